@@ -1,0 +1,66 @@
+"""Resumable parser combinators: the core of protocall. Knows nothing about models.
+
+Every parser answers, over the input seen so far: done (value, end), need more, fail
+(backtrackable) or error (committed after a `cut`). End of input is explicit (`Run.finish`),
+after which nothing needs more.
+"""
+
+from .choice import ERROR, Alt, Many, Recovered, alt, cut, many, optional, recover
+from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
+from .primitives import fail, literal, regex, success, whitespace
+from .result import (
+    DONE,
+    FAILED,
+    NEED_MORE,
+    Backtrack,
+    Committed,
+    ParseError,
+    ParseFailure,
+    Status,
+    UsageError,
+)
+from .stream import Close, Input, Item, Open, Text
+from .tags import dispatch, emit, tag
+from .text import until
+
+__all__ = [
+    "DONE",
+    "ERROR",
+    "FAILED",
+    "NEED_MORE",
+    "Alt",
+    "Backtrack",
+    "Close",
+    "Committed",
+    "Input",
+    "Item",
+    "Many",
+    "Open",
+    "ParseError",
+    "ParseFailure",
+    "Parser",
+    "Recovered",
+    "Run",
+    "Status",
+    "Step",
+    "Text",
+    "UsageError",
+    "alt",
+    "cut",
+    "dispatch",
+    "emit",
+    "end_of_input",
+    "fail",
+    "forward",
+    "generate",
+    "literal",
+    "many",
+    "optional",
+    "recover",
+    "regex",
+    "seq",
+    "success",
+    "tag",
+    "until",
+    "whitespace",
+]

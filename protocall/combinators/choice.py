@@ -1,0 +1,187 @@
+"""Ordered choice, repetition, commitment and recovery.
+
+While a choice is undecided it keeps its start in the buffer and holds the output of the
+branch it is trying; a failed branch's output is discarded, a successful one's flushed. The
+last branch of an `alt` needs no backtrack point, so its output flows straight through.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from .parser import Parser, Step
+from .primitives import Success
+from .result import Backtrack, Committed, ParseFailure
+from .stream import Close, Input, Open, Text
+
+T = TypeVar("T")
+
+
+def _commit_failure(failure: Backtrack) -> Committed:
+    committed = Committed(failure.position, failure.expected)
+    committed.context = failure.context
+    return committed
+
+
+class Alt(Parser[T]):
+    """The first branch that matches (PEG ordered choice).
+
+    It needs more while the branch it is trying does. A branch that fails before any `cut`
+    lets the next one try from the same start; after a `cut` its failure is `Committed` and no
+    other branch is tried. If all fail, the furthest failure is reported, with the
+    expectations of every branch that reached that far.
+    """
+
+    def __init__(self, *parsers: Parser[Any]) -> None:
+        if not parsers:
+            raise ValueError("alt() needs at least one parser")
+        self.parsers: tuple[Parser[Any], ...] = parsers
+
+    def __or__(self, other: Parser[Any]) -> Alt[Any]:
+        return Alt(*self.parsers, other)
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        best: Backtrack | None = None
+        *tried, last = self.parsers
+        for parser in tried:
+            choice = inp.open_choice(pos)
+            try:
+                result = yield from parser.step(inp, pos)
+            except Backtrack as failure:
+                inp.close_choice(choice, keep_output=False)
+                if choice.committed:
+                    raise _commit_failure(failure) from None
+                best = failure if best is None else best.merge(failure)
+                continue
+            except Committed:
+                inp.close_choice(choice, keep_output=False)
+                raise
+            inp.close_choice(choice, keep_output=True)
+            return result
+        try:
+            return (yield from last.step(inp, pos))
+        except Backtrack as failure:
+            raise (failure if best is None else best.merge(failure)) from None
+
+
+def alt(*parsers: Parser[Any]) -> Parser[Any]:
+    """Try `parsers` in order; the first that matches wins (see `Alt`)."""
+    return Alt(*parsers)
+
+
+class Many(Parser[list[T]]):
+    """Zero or more repetitions, as many as match.
+
+    Each repetition is an undecided choice until it matches or cuts; a repetition that fails
+    before a cut ends the loop there (its output dropped). A repetition that matches nothing
+    ends the loop too, so `many` never spins. Needs more while a repetition does.
+    """
+
+    def __init__(self, parser: Parser[T], minimum: int = 0) -> None:
+        self.parser = parser
+        self.minimum = minimum
+
+    def step(self, inp: Input, pos: int) -> Step[list[T]]:
+        values: list[T] = []
+        while True:
+            choice = inp.open_choice(pos)
+            try:
+                value, end = yield from self.parser.step(inp, pos)
+            except Backtrack as failure:
+                inp.close_choice(choice, keep_output=False)
+                if choice.committed or len(values) < self.minimum:
+                    raise _commit_failure(failure) if choice.committed else failure from None
+                return values, pos
+            except Committed:
+                inp.close_choice(choice, keep_output=False)
+                raise
+            inp.close_choice(choice, keep_output=True)
+            values.append(value)
+            if end == pos:
+                return values, pos
+            pos = end
+
+
+def many(parser: Parser[T], minimum: int = 0) -> Parser[list[T]]:
+    """Repeat `parser` while it matches; at least `minimum` times (see `Many`)."""
+    return Many(parser, minimum)
+
+
+def optional(parser: Parser[T], default: Any = None) -> Parser[Any]:
+    """`parser`, or nothing (giving `default`) if it fails before a cut."""
+    return Alt(parser, Success(default))
+
+
+class Cut(Parser[None]):
+    """Commit: the enclosing choices (up to the innermost `recover`) stop being undecided.
+
+    Their held output becomes final and any later failure inside them is `Committed`.
+    Matches nothing; never needs input.
+    """
+
+    def step(self, inp: Input, pos: int) -> Step[None]:
+        inp.cut()
+        return None, pos
+        yield pos  # pragma: no cover - makes this a generator
+
+
+cut = Cut()
+
+
+class Recovered:
+    """What `recover` gives for a region that failed: the failure and the raw text."""
+
+    __slots__ = ("failure", "raw", "start", "truncated")
+
+    def __init__(self, failure: ParseFailure, raw: str, start: int, truncated: bool) -> None:
+        self.failure = failure
+        self.raw = raw
+        self.start = start
+        self.truncated = truncated
+
+    def __repr__(self) -> str:
+        return f"Recovered({self.raw!r}, truncated={self.truncated})"
+
+
+ERROR = "error"
+
+
+class Recover(Parser[Any]):
+    """Run `parser`; if it fails after a cut, skip with `resync` and report the region.
+
+    The region from the start to where `resync` stops is emitted as one node tagged `error`
+    whose value is a `Recovered` (failure, raw text, whether the input ended inside it), so
+    nothing is lost; nodes the region opened stay unclosed before it. A `cut` inside `parser`
+    commits this combinator but nothing outside it. A failure before any cut passes through
+    as a backtrack (the region was not this construct) and its output is dropped.
+    `resync` starts where the failure happened and must not fail (e.g. an `until`).
+    """
+
+    def __init__(self, parser: Parser[Any], resync: Parser[Any]) -> None:
+        self.parser = parser
+        self.resync = resync
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        barrier = inp.open_choice(pos, barrier=True)
+        try:
+            result = yield from self.parser.step(inp, pos)
+        except ParseFailure as failure:
+            if isinstance(failure, Backtrack) and not barrier.committed:
+                inp.close_choice(barrier, keep_output=False)
+                raise
+            at = min(max(failure.position, pos, inp.base), inp.end)
+            _, end = yield from self.resync.step(inp, at)
+            truncated = inp.eof and failure.position >= inp.end
+            recovered = Recovered(failure, inp.raw(pos, end), pos, truncated)
+            inp.close_choice(barrier, keep_output=True)
+            inp.out.append(Open(ERROR, pos))
+            inp.out.append(Text(recovered.raw, pos))
+            inp.out.append(Close(ERROR, end, recovered))
+            return recovered, end
+        inp.close_choice(barrier, keep_output=True)
+        return result
+
+
+def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
+    """Turn a committed failure of `parser` into an `error` node and carry on (see `Recover`)."""
+    return Recover(parser, resync)

@@ -1,0 +1,327 @@
+"""The parser protocol, the resumable `Run`, and the sequencing combinators.
+
+A parser's `step(inp, pos)` is a generator: it `yield`s the lowest offset it may still read
+whenever it needs more input than has arrived, returns `(value, end)` on a match, and raises
+`Backtrack` (no match) or `Committed` (no match after a `cut`). `yield from` composes parsers,
+so a suspended parse resumes exactly where it stopped. A parser never yields once
+`inp.eof` is set: at end of input every construct decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .result import (
+    DONE,
+    END_OF_INPUT,
+    FAILED,
+    NEED_MORE,
+    Backtrack,
+    Committed,
+    ParseError,
+    ParseFailure,
+    Status,
+    UsageError,
+    describe_expected,
+)
+from .stream import Input, Item
+
+if TYPE_CHECKING:
+    from .choice import Alt
+
+T = TypeVar("T")
+U = TypeVar("U")
+T_co = TypeVar("T_co", covariant=True)
+
+Step = Generator[int, None, tuple[T, int]]
+
+
+class Parser(Generic[T_co]):
+    """Base class: subclasses implement `step`; everything else is derived sugar."""
+
+    def step(self, inp: Input, pos: int) -> Step[T_co]:
+        raise NotImplementedError
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self) -> Run[T_co]:
+        """A resumable run over input fed in pieces."""
+        return Run(self)
+
+    def parse(self, text: str) -> T_co:
+        """Parse complete `text`, which must be consumed entirely; raise `ParseError`."""
+        run = Run(Seq(self, end_of_input)).feed(text).finish()
+        if run.error is not None:
+            raise run.error
+        value: T_co = run.value[0]
+        return value
+
+    # -- derived combinators -------------------------------------------------------------
+
+    def map(self, fn: Callable[[T_co], U]) -> Parser[U]:
+        """Transform the value."""
+        return Map(self, fn)
+
+    def bind(self, fn: Callable[[T_co], Parser[U]]) -> Parser[U]:
+        """Choose the next parser from this one's value (parsy's `bind`)."""
+        return Bind(self, fn)
+
+    def result(self, value: U) -> Parser[U]:
+        """Match like this parser, then give `value`."""
+        return Map(self, lambda _: value)
+
+    def desc(self, description: str) -> Parser[T_co]:
+        """Name this parser in errors: a backtrackable failure inside it expects `description`."""
+        return Desc(self, description)
+
+    def then(self, other: Parser[U]) -> Parser[U]:
+        """This, then `other`; `other`'s value."""
+        return Seq(self, other).map(_last)
+
+    def skip(self, other: Parser[Any]) -> Parser[T_co]:
+        """This, then `other`; this parser's value."""
+        return Seq(self, other).map(_first)
+
+    def __rshift__(self, other: Parser[U]) -> Parser[U]:
+        return self.then(other)
+
+    def __lshift__(self, other: Parser[Any]) -> Parser[T_co]:
+        return self.skip(other)
+
+    def __or__(self, other: Parser[U]) -> Alt[T_co | U]:
+        from .choice import Alt
+
+        return Alt(self, other)
+
+    def many(self) -> Parser[list[T_co]]:
+        from .choice import Many
+
+        return Many(self)
+
+    def optional(self) -> Parser[T_co | None]:
+        from .choice import optional
+
+        return optional(self)
+
+
+def _first(values: tuple[Any, ...]) -> Any:
+    return values[0]
+
+
+def _last(values: tuple[Any, ...]) -> Any:
+    return values[-1]
+
+
+class Run(Generic[T]):
+    """A resumable parse. `feed` and `finish` return the `Status`; emitted items are `take`n.
+
+    Feeding resumes the suspended parser tree where it stopped: nothing is re-parsed and no
+    text is scanned twice beyond what a parser holds back. After `DONE`, further input is kept
+    as the `rest`; after `finish()` or `FAILED`, feeding is a `UsageError`.
+    """
+
+    def __init__(self, parser: Parser[T]) -> None:
+        self._inp = Input()
+        self._steps: Step[T] = parser.step(self._inp, 0)
+        self._finished = False
+        self.status: Status = NEED_MORE
+        self.value: Any = None
+        self.end: int | None = None
+        self.error: ParseError | None = None
+        self._advance()
+
+    def feed(self, text: str) -> Run[T]:
+        if self._finished:
+            raise UsageError("feed() after finish(): the run has ended")
+        if self.status is FAILED:
+            raise UsageError(f"feed() after the parse failed: {self.error}")
+        self._inp.append(text)
+        if self.status is NEED_MORE and text:
+            self._advance()
+        return self
+
+    def finish(self) -> Run[T]:
+        """Mark the end of input: every open construct decides now."""
+        if self._finished:
+            raise UsageError("finish() called twice")
+        self._finished = True
+        self._inp.eof = True
+        if self.status is NEED_MORE:
+            self._advance()
+        return self
+
+    def take(self) -> list[Item]:
+        """Items emitted for committed input since the last call (never retracted)."""
+        items = self._inp.root[:]
+        self._inp.root.clear()
+        return items
+
+    @property
+    def rest(self) -> str:
+        """Input received after the end of a `DONE` match."""
+        if self.end is None:
+            raise UsageError("rest is only defined once the run is done")
+        return self._inp.text(self.end, self._inp.end)
+
+    @property
+    def offset(self) -> int:
+        """Stream offset just past the input received so far."""
+        return self._inp.end
+
+    def _advance(self) -> None:
+        try:
+            keep = self._steps.send(None)
+        except StopIteration as stop:
+            self.value, self.end = stop.value
+            self.status = DONE
+        except ParseFailure as failure:
+            self.status = FAILED
+            self.error = self._error(failure)
+        else:
+            if self._inp.eof:
+                raise RuntimeError("a parser asked for more input after the end of input")
+            self._inp.release(keep)
+
+    def _error(self, failure: ParseFailure) -> ParseError:
+        inp = self._inp
+        line, column = inp.line_column(failure.position)
+        return ParseError(
+            failure.position,
+            line,
+            column,
+            describe_expected(failure.expected),
+            excerpt(inp, failure.position),
+            tuple(reversed(failure.context)),
+            isinstance(failure, Committed),
+        )
+
+
+def excerpt(inp: Input, position: int, width: int = 24) -> str:
+    """What arrived at `position`, quoted, for error messages."""
+    if position >= inp.end:
+        return END_OF_INPUT
+    text = inp.text(max(position, inp.base), min(position + width, inp.end))
+    more = "…" if position + width < inp.end else ""
+    return quote(text) + more
+
+
+def quote(text: str) -> str:
+    """Backquoted text with control characters escaped, as errors show markers."""
+    shown = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return f"`{shown}`"
+
+
+class Seq(Parser[tuple[Any, ...]]):
+    """Each parser in turn; the tuple of their values."""
+
+    def __init__(self, *parsers: Parser[Any]) -> None:
+        self.parsers = parsers
+
+    def step(self, inp: Input, pos: int) -> Step[tuple[Any, ...]]:
+        values = []
+        for parser in self.parsers:
+            value, pos = yield from parser.step(inp, pos)
+            values.append(value)
+        return tuple(values), pos
+
+
+def seq(*parsers: Parser[Any]) -> Parser[tuple[Any, ...]]:
+    """Match `parsers` one after another; give the tuple of their values."""
+    return Seq(*parsers)
+
+
+class Map(Parser[U]):
+    def __init__(self, parser: Parser[Any], fn: Callable[[Any], U]) -> None:
+        self.parser = parser
+        self.fn = fn
+
+    def step(self, inp: Input, pos: int) -> Step[U]:
+        value, end = yield from self.parser.step(inp, pos)
+        return self.fn(value), end
+
+
+class Bind(Parser[U]):
+    def __init__(self, parser: Parser[Any], fn: Callable[[Any], Parser[U]]) -> None:
+        self.parser = parser
+        self.fn = fn
+
+    def step(self, inp: Input, pos: int) -> Step[U]:
+        value, end = yield from self.parser.step(inp, pos)
+        return (yield from self.fn(value).step(inp, end))
+
+
+class Desc(Parser[T]):
+    def __init__(self, parser: Parser[T], description: str) -> None:
+        self.parser = parser
+        self.description = description
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        try:
+            return (yield from self.parser.step(inp, pos))
+        except Backtrack as failure:
+            named = Backtrack(failure.position, (self.description,))
+            named.context = failure.context
+            raise named from None
+
+
+class Forward(Parser[T]):
+    """A parser defined later, for recursive grammars: `p = forward(); p.define(...)`."""
+
+    def __init__(self) -> None:
+        self.parser: Parser[T] | None = None
+
+    def define(self, parser: Parser[T]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        if self.parser is None:
+            raise UsageError("forward() parser used before define()")
+        return (yield from self.parser.step(inp, pos))
+
+
+def forward() -> Forward[Any]:
+    return Forward()
+
+
+class Generate(Parser[T]):
+    def __init__(self, fn: Callable[[], Generator[Parser[Any], Any, T]]) -> None:
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        body = self.fn()
+        value: Any = None
+        try:
+            while True:
+                parser = body.send(value)
+                value, pos = yield from parser.step(inp, pos)
+        except StopIteration as stop:
+            return stop.value, pos
+
+
+def generate(fn: Callable[[], Generator[Parser[Any], Any, T]]) -> Parser[T]:
+    """Write a sequential or recursive parser as a generator that `yield`s parsers and
+    receives their values, like parsy's `@generate`; its `return` value is the result.
+
+        @generate
+        def call():
+            name = yield tool_name
+            yield literal(">")
+            return name
+    """
+    return Generate(fn)
+
+
+class EndOfInput(Parser[None]):
+    """Matches only at the end of input; needs more while the stream is open."""
+
+    def step(self, inp: Input, pos: int) -> Step[None]:
+        while pos >= inp.end and not inp.eof:
+            yield pos
+        if pos < inp.end:
+            raise Backtrack(pos, ("end of input",))
+        return None, pos
+
+
+end_of_input = EndOfInput()

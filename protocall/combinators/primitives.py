@@ -1,0 +1,112 @@
+"""Leaf parsers: literals, token regexes, constant results."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+from .parser import Parser, Step, quote
+from .result import Backtrack
+from .stream import Input
+
+T = TypeVar("T")
+
+
+class Literal(Parser[str]):
+    """Exactly `text`.
+
+    At end of available input it needs more while what arrived is a prefix of `text`; it fails
+    at the first character that differs (or at end of input), so the error points there.
+    """
+
+    def __init__(self, text: str) -> None:
+        if not text:
+            raise ValueError("literal() needs a non-empty string; use success() for nothing")
+        self.text = text
+        self.expected = (quote(text),)
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        text = self.text
+        size = len(text)
+        while True:
+            start = pos - inp.base
+            got = inp.buf[start : start + size]
+            if got == text:
+                return text, pos + size
+            if not text.startswith(got):
+                same = 0
+                while got[same] == text[same]:
+                    same += 1
+                raise Backtrack(pos + same, self.expected)
+            if inp.eof:
+                raise Backtrack(pos + len(got), self.expected)
+            yield pos
+
+
+def literal(text: str) -> Parser[str]:
+    """Match `text` exactly; its value is `text`."""
+    return Literal(text)
+
+
+class Regex(Parser[Any]):
+    """A token regex anchored at the current position.
+
+    A match that reaches the end of the available input needs more (it might grow). A pattern
+    that does not match the available text fails at once, so patterns must be *token-like*:
+    any text that starts a match must already match a prefix of it (`\\s*`, `[A-Za-z_]\\w*`,
+    `-?\\d+`). Structured text belongs in `seq` of literals and tokens, or in `until` spans.
+    Only linear-time patterns (no nested unbounded repetition) should be used.
+    """
+
+    def __init__(self, pattern: str | re.Pattern[str], group: int | str = 0) -> None:
+        self.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
+        self.group = group
+        self.expected = (f"/{self.pattern.pattern}/",)
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        while True:
+            match = self.pattern.match(inp.buf, pos - inp.base)
+            if match is not None and (match.end() < len(inp.buf) or inp.eof):
+                return match.group(self.group), match.end() + inp.base
+            if match is None and (pos < inp.end or inp.eof):
+                raise Backtrack(pos, self.expected)
+            yield pos
+
+
+def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:
+    """Match a token-like `pattern` here; its value is `group` of the match (see `Regex`)."""
+    return Regex(pattern, group)
+
+
+class Success(Parser[T]):
+    """Match nothing; give `value`. Never needs input."""
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        return self.value, pos
+        yield pos  # pragma: no cover - makes this a generator
+
+
+def success(value: T) -> Parser[T]:
+    return Success(value)
+
+
+class Fail(Parser[Any]):
+    """Never match; expect `description`."""
+
+    def __init__(self, description: str) -> None:
+        self.expected = (description,)
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        raise Backtrack(pos, self.expected)
+        yield pos  # pragma: no cover - makes this a generator
+
+
+def fail(description: str) -> Parser[Any]:
+    return Fail(description)
+
+
+whitespace = regex(r"\s*").desc("whitespace")
+"""Any run of whitespace, possibly empty (needs more while the run reaches the end)."""

@@ -1,0 +1,166 @@
+"""The shared input of a parse: a sliding text buffer, the choice stack and the output.
+
+Positions are absolute stream offsets. The buffer holds the text from `base` on; text before
+the lowest position anything may still read (an undecided choice, or the innermost parser's
+own position) is dropped, so memory stays bounded by the undecided region.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Open(NamedTuple):
+    """A tagged node starts at `start`."""
+
+    tag: str
+    start: int
+
+
+class Text(NamedTuple):
+    """Streamed text of the innermost open node, from stream offset `start`."""
+
+    text: str
+    start: int
+
+
+class Close(NamedTuple):
+    """The innermost open node, tagged `tag`, ends at `end` with parse value `value`."""
+
+    tag: str
+    end: int
+    value: Any
+
+
+Item = Open | Text | Close
+
+
+class Choice:
+    """An undecided backtrack point: its start must stay in the buffer, its output is held.
+
+    A `barrier` (opened by `recover`) is a choice that a `cut` inside it commits, and where
+    the cut stops: choices outside it stay undecided. While it is open, the raw text from its
+    start is kept even after the buffer drops it.
+    """
+
+    __slots__ = ("barrier", "committed", "out", "start")
+
+    def __init__(self, start: int, barrier: bool = False) -> None:
+        self.start = start
+        self.out: list[Item] = []
+        self.committed = False
+        self.barrier = barrier
+
+
+class Input:
+    """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree."""
+
+    __slots__ = ("_captures", "_dropped", "_line_start", "_lines", "base", "buf", "choices",
+                 "eof", "out", "root")
+
+    def __init__(self) -> None:
+        self.buf = ""
+        self.base = 0
+        self.eof = False
+        self.root: list[Item] = []
+        self.out: list[Item] = self.root
+        self.choices: list[Choice] = []
+        self._lines = 1
+        self._line_start = 0
+        self._captures = 0
+        self._dropped: list[str] = []
+
+    @property
+    def end(self) -> int:
+        """Stream offset just past the last character received."""
+        return self.base + len(self.buf)
+
+    def text(self, start: int, end: int) -> str:
+        """Text between two offsets that are still in the buffer."""
+        return self.buf[start - self.base : end - self.base]
+
+    # -- choices -------------------------------------------------------------------------
+
+    def open_choice(self, start: int, barrier: bool = False) -> Choice:
+        choice = Choice(start, barrier)
+        if barrier:
+            if not self._captures:
+                self._dropped.clear()
+            self._captures += 1
+        self.choices.append(choice)
+        self.out = choice.out
+        return choice
+
+    def close_choice(self, choice: Choice, keep_output: bool) -> None:
+        """Pop `choice` (the innermost); flush its held output to the parent or drop it."""
+        popped = self.choices.pop()
+        assert popped is choice
+        parent = self.choices[-1].out if self.choices else self.root
+        if choice.barrier:
+            self._captures -= 1
+        if keep_output and choice.out is not parent:
+            parent.extend(choice.out)
+        self.out = parent
+
+    def cut(self) -> None:
+        """Commit every open choice up to and including the innermost barrier: no
+        backtracking over them, and their held output goes to the choice outside them."""
+        choices = self.choices
+        first = len(choices)
+        while first and not choices[first - 1].barrier:
+            first -= 1
+        if first:
+            first -= 1  # the barrier itself commits too
+        if first == len(choices):
+            return
+        target = choices[first - 1].out if first else self.root
+        for choice in choices[first:]:
+            if not choice.committed:
+                target.extend(choice.out)
+                choice.out = target
+                choice.committed = True
+        self.out = target
+
+    # -- buffer --------------------------------------------------------------------------
+
+    def append(self, text: str) -> None:
+        self.buf += text
+
+    def release(self, keep: int) -> None:
+        """Drop buffered text before `keep` and before every undecided choice's start."""
+        for choice in self.choices:
+            if not choice.committed:
+                keep = min(keep, choice.start)
+                break
+        drop = keep - self.base
+        if drop < 256 or drop < len(self.buf) // 2:
+            return
+        gone = self.buf[:drop]
+        newlines = gone.count("\n")
+        if newlines:
+            self._lines += newlines
+            self._line_start = self.base + gone.rfind("\n") + 1
+        if self._captures:
+            self._dropped.append(gone)
+        else:
+            self._dropped.clear()
+        self.buf = self.buf[drop:]
+        self.base = keep
+
+    def raw(self, start: int, end: int) -> str:
+        """Text from `start` (an open barrier's start or later) to `end`, dropped or not."""
+        if start >= self.base:
+            return self.text(start, end)
+        dropped = "".join(self._dropped)
+        dropped_from = self.base - len(dropped)
+        return dropped[start - dropped_from :] + self.text(self.base, end)
+
+    def line_column(self, position: int) -> tuple[int, int]:
+        """1-based line and column of a stream offset (exact while it is buffered)."""
+        if position < self.base:
+            return self._lines, 1
+        before = self.buf[: position - self.base]
+        newlines = before.count("\n")
+        if newlines:
+            return self._lines + newlines, len(before) - before.rfind("\n")
+        return self._lines, position - self._line_start + 1

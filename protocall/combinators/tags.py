@@ -1,0 +1,97 @@
+"""Semantic tags on the parse, and choice of a sub-parser by key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from .parser import Parser, Step, quote
+from .result import Backtrack, ParseFailure
+from .stream import Close, Input, Open
+
+T = TypeVar("T")
+
+
+class Tag(Parser[T]):
+    """`parser`, bracketed by `Open(name)` and `Close(name, value)` items.
+
+    `Open` is emitted when the node starts (held by any undecided choice around it), so the
+    text a streaming parser emits inside belongs to this node. A failure inside adds `name`
+    to its context, so errors say what was open.
+    """
+
+    def __init__(self, name: str, parser: Parser[T]) -> None:
+        self.name = name
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        inp.out.append(Open(self.name, pos))
+        try:
+            value, end = yield from self.parser.step(inp, pos)
+        except ParseFailure as failure:
+            failure.context.append(self.name)
+            raise
+        inp.out.append(Close(self.name, end, value))
+        return value, end
+
+
+def tag(name: str, parser: Parser[T]) -> Parser[T]:
+    """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
+    return Tag(name, parser)
+
+
+class Emit(Parser[T]):
+    """A zero-width node tagged `name` with `value`: a fact the grammar derived."""
+
+    def __init__(self, name: str, value: T) -> None:
+        self.name = name
+        self.value = value
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        inp.out.append(Open(self.name, pos))
+        inp.out.append(Close(self.name, pos, self.value))
+        return self.value, pos
+        yield pos  # pragma: no cover - makes this a generator
+
+
+def emit(name: str, value: T) -> Parser[T]:
+    return Emit(name, value)
+
+
+class Dispatch(Parser[tuple[str, Any]]):
+    """Parse a key, then the parser registered for it; the value is `(key, value)`.
+
+    The lookup is one dict access, whatever the size of the table. An unknown key fails at
+    the key's start expecting one of the known keys, unless `default(key)` supplies a parser.
+    """
+
+    def __init__(
+        self,
+        key: Parser[str],
+        table: Mapping[str, Parser[Any]],
+        default: Callable[[str], Parser[Any]] | None = None,
+    ) -> None:
+        self.key = key
+        self.table = table
+        self.default = default
+        shown = [quote(k) for k in sorted(table)[:6]]
+        self.expected = (("one of " + ", ".join(shown) + (", …" if len(table) > 6 else "")),)
+
+    def step(self, inp: Input, pos: int) -> Step[tuple[str, Any]]:
+        key, end = yield from self.key.step(inp, pos)
+        parser = self.table.get(key)
+        if parser is None:
+            if self.default is None:
+                raise Backtrack(pos, self.expected)
+            parser = self.default(key)
+        value, end = yield from parser.step(inp, end)
+        return (key, value), end
+
+
+def dispatch(
+    key: Parser[str],
+    table: Mapping[str, Parser[Any]],
+    default: Callable[[str], Parser[Any]] | None = None,
+) -> Parser[tuple[str, Any]]:
+    """Choose the parser to run next by a parsed key (see `Dispatch`)."""
+    return Dispatch(key, table, default)

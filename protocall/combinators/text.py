@@ -1,0 +1,88 @@
+"""Streaming text up to a marker, with hold-back of partial markers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .parser import Parser, Step, quote
+from .result import Backtrack
+from .stream import Input, Text
+
+
+def _proper_prefixes(markers: Iterable[str]) -> str:
+    """A regex matching exactly the non-empty proper prefixes of `markers` (trie-shaped, so
+    matching one start position costs at most the length of the longest marker)."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for marker in markers:
+        node = trie
+        for char in marker:
+            node = node.setdefault(char, {})
+
+    def branches(node: dict) -> str:  # type: ignore[type-arg]
+        alts = []
+        for char, child in node.items():
+            if child:  # a leaf completes a marker, which is not a proper prefix
+                inner = branches(child)
+                alts.append(re.escape(char) + (f"(?:{inner})?" if inner else ""))
+        return "|".join(alts)
+
+    return branches(trie)
+
+
+class Until(Parser[str]):
+    """Text up to, not including, the earliest of `markers`; the value is that text.
+
+    Streams: each piece of text that can no longer be the start of a marker is emitted as a
+    `Text` item (unless `emit=False`) as soon as it arrives; a tail that is a proper prefix of
+    a marker (`Hi <tool_ca`) is held back until the next input completes or rules it out.
+    Each character is searched once, plus at most the held tail. At end of input the held
+    tail is released and the text so far is the value, or, with `required=True`, it fails
+    expecting one of the markers.
+    """
+
+    def __init__(self, *markers: str, emit: bool = True, required: bool = False) -> None:
+        if not markers or not all(markers):
+            raise ValueError("until() needs one or more non-empty markers")
+        self.markers = markers
+        ordered = sorted(set(markers), key=len, reverse=True)
+        self.find = re.compile("|".join(map(re.escape, ordered)))
+        prefixes = _proper_prefixes(ordered)
+        self.partial = re.compile(f"(?:{prefixes})\\Z") if prefixes else None
+        self.reach = max(map(len, markers)) - 1
+        self.emit = emit
+        self.required = required
+        self.expected = tuple(quote(m) for m in markers)
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        pieces: list[str] = []
+        emitted = scan = pos
+        while True:
+            buf, base = inp.buf, inp.base
+            found = self.find.search(buf, scan - base)
+            limit = found.start() + base if found else base + len(buf)
+            if not inp.eof and self.partial is not None:
+                window = max(scan, base + len(buf) - self.reach)
+                if window < limit:
+                    held = self.partial.search(buf, window - base)
+                    if held is not None and held.start() + base < limit:
+                        limit, found = held.start() + base, None
+            if limit > emitted:
+                piece = buf[emitted - base : limit - base]
+                pieces.append(piece)
+                if self.emit:
+                    inp.out.append(Text(piece, emitted))
+                emitted = limit
+            if found is not None:
+                return "".join(pieces), limit
+            if inp.eof:
+                if self.required:
+                    raise Backtrack(limit, self.expected)
+                return "".join(pieces), limit
+            scan = limit
+            yield emitted
+
+
+def until(*markers: str, emit: bool = True, required: bool = False) -> Parser[str]:
+    """Text up to the earliest of `markers`, streamed with hold-back (see `Until`)."""
+    return Until(*markers, emit=emit, required=required)
