@@ -5,7 +5,19 @@ Every parser answers, over the input seen so far: done (value, end), need more, 
 after which nothing needs more.
 """
 
-from .choice import ERROR, Alt, Many, Recovered, alt, cut, many, optional, recover
+from .choice import (
+    ERROR,
+    Alt,
+    Many,
+    Recovered,
+    alt,
+    cut,
+    many,
+    not_followed_by,
+    optional,
+    peek,
+    recover,
+)
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .primitives import fail, literal, regex, success, whitespace
 from .result import (
@@ -20,7 +32,7 @@ from .result import (
     UsageError,
 )
 from .stream import Close, Input, Item, Open, Text
-from .tags import dispatch, emit, tag
+from .tags import as_text, dispatch, emit, tag
 from .text import until
 
 __all__ = [
@@ -46,6 +58,7 @@ __all__ = [
     "Text",
     "UsageError",
     "alt",
+    "as_text",
     "cut",
     "dispatch",
     "emit",
@@ -55,7 +68,9 @@ __all__ = [
     "generate",
     "literal",
     "many",
+    "not_followed_by",
     "optional",
+    "peek",
     "recover",
     "regex",
     "seq",

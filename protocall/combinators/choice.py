@@ -113,10 +113,10 @@ def optional(parser: Parser[T], default: Any = None) -> Parser[Any]:
 
 
 class Cut(Parser[None]):
-    """Commit: the enclosing choices (up to the innermost `recover`) stop being undecided.
+    """Commit: every enclosing choice stops being undecided.
 
-    Their held output becomes final and any later failure inside them is `Committed`.
-    Matches nothing; never needs input.
+    Their held output becomes final and a later failure inside them is `Committed` (only a
+    `recover` around the cut turns it back into a result). Matches nothing; never needs input.
     """
 
     def step(self, inp: Input, pos: int) -> Step[None]:
@@ -126,6 +126,55 @@ class Cut(Parser[None]):
 
 
 cut = Cut()
+
+
+class Peek(Parser[T]):
+    """Lookahead: match `parser` here, then give its value without consuming or emitting.
+
+    Needs more while `parser` does; fails where it fails. `parser` must not `cut`.
+    """
+
+    def __init__(self, parser: Parser[T]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        choice = inp.open_choice(pos)
+        try:
+            value, _ = yield from self.parser.step(inp, pos)
+        finally:
+            inp.close_choice(choice, keep_output=False)
+        return value, pos
+
+
+def peek(parser: Parser[T]) -> Parser[T]:
+    """Succeed without consuming where `parser` would match (see `Peek`)."""
+    return Peek(parser)
+
+
+class NotFollowedBy(Parser[None]):
+    """Negative lookahead: succeed, consuming nothing, where `parser` would fail.
+
+    Needs more while `parser` is undecided; `parser` must not `cut`.
+    """
+
+    def __init__(self, parser: Parser[Any], description: str) -> None:
+        self.parser = parser
+        self.expected = (description,)
+
+    def step(self, inp: Input, pos: int) -> Step[None]:
+        choice = inp.open_choice(pos)
+        try:
+            yield from self.parser.step(inp, pos)
+        except Backtrack:
+            return None, pos
+        finally:
+            inp.close_choice(choice, keep_output=False)
+        raise Backtrack(pos, self.expected)
+
+
+def not_followed_by(parser: Parser[Any], description: str = "something else") -> Parser[None]:
+    """Succeed without consuming where `parser` would not match (see `NotFollowedBy`)."""
+    return NotFollowedBy(parser, description)
 
 
 class Recovered:
@@ -151,9 +200,8 @@ class Recover(Parser[Any]):
 
     The region from the start to where `resync` stops is emitted as one node tagged `error`
     whose value is a `Recovered` (failure, raw text, whether the input ended inside it), so
-    nothing is lost; nodes the region opened stay unclosed before it. A `cut` inside `parser`
-    commits this combinator but nothing outside it. A failure before any cut passes through
-    as a backtrack (the region was not this construct) and its output is dropped.
+    nothing is lost; nodes the region opened stay unclosed before it. A failure before any
+    cut passes through as a backtrack (the region was not this construct), its output dropped.
     `resync` starts where the failure happened and must not fail (e.g. an `until`).
     """
 

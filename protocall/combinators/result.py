@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 
+from typing_extensions import Self
+
 
 class Status(enum.Enum):
     """Where a resumable run stands after a `feed` or `finish`."""
@@ -37,7 +39,7 @@ class ParseFailure(Exception):
         self.expected: tuple[str, ...] = tuple(dict.fromkeys(expected))
         self.context: list[str] = []
 
-    def merge(self, other: ParseFailure) -> ParseFailure:
+    def merge(self, other: Self) -> Self:
         """The furthest of two failures; at the same position, their expectations combined."""
         if other.position > self.position:
             return other

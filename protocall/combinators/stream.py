@@ -38,9 +38,8 @@ Item = Open | Text | Close
 class Choice:
     """An undecided backtrack point: its start must stay in the buffer, its output is held.
 
-    A `barrier` (opened by `recover`) is a choice that a `cut` inside it commits, and where
-    the cut stops: choices outside it stay undecided. While it is open, the raw text from its
-    start is kept even after the buffer drops it.
+    A `barrier` (opened by `recover`) never backtracks once committed; while it is open the
+    raw text from its start is kept, even after the buffer drops it, for the error report.
     """
 
     __slots__ = ("barrier", "committed", "out", "start")
@@ -55,8 +54,18 @@ class Choice:
 class Input:
     """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree."""
 
-    __slots__ = ("_captures", "_dropped", "_line_start", "_lines", "base", "buf", "choices",
-                 "eof", "out", "root")
+    __slots__ = (
+        "_captures",
+        "_dropped",
+        "_line_start",
+        "_lines",
+        "base",
+        "buf",
+        "choices",
+        "eof",
+        "out",
+        "root",
+    )
 
     def __init__(self) -> None:
         self.buf = ""
@@ -103,23 +112,14 @@ class Input:
         self.out = parent
 
     def cut(self) -> None:
-        """Commit every open choice up to and including the innermost barrier: no
-        backtracking over them, and their held output goes to the choice outside them."""
-        choices = self.choices
-        first = len(choices)
-        while first and not choices[first - 1].barrier:
-            first -= 1
-        if first:
-            first -= 1  # the barrier itself commits too
-        if first == len(choices):
-            return
-        target = choices[first - 1].out if first else self.root
-        for choice in choices[first:]:
+        """Commit every open choice: none of them may backtrack any more, and the output
+        they held becomes final. (Committed choices always form the bottom of the stack.)"""
+        for choice in self.choices:
             if not choice.committed:
-                target.extend(choice.out)
-                choice.out = target
+                self.root.extend(choice.out)
+                choice.out = self.root
                 choice.committed = True
-        self.out = target
+        self.out = self.root
 
     # -- buffer --------------------------------------------------------------------------
 

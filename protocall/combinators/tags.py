@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from .parser import Parser, Step, quote
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open
+from .stream import Close, Input, Open, Text
 
 T = TypeVar("T")
 
@@ -38,6 +38,25 @@ class Tag(Parser[T]):
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
     return Tag(name, parser)
+
+
+class AsText(Parser[T]):
+    """`parser`, whose matched text is then emitted as one `Text` item (e.g. a marker that
+    turned out to be prose). Emits nothing until `parser` has matched."""
+
+    def __init__(self, parser: Parser[T]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        value, end = yield from self.parser.step(inp, pos)
+        if end > pos:
+            inp.out.append(Text(inp.text(pos, end), pos))
+        return value, end
+
+
+def as_text(parser: Parser[T]) -> Parser[T]:
+    """Emit what `parser` matched as text of the enclosing node (see `AsText`)."""
+    return AsText(parser)
 
 
 class Emit(Parser[T]):

@@ -38,10 +38,19 @@ class Until(Parser[str]):
     a marker (`Hi <tool_ca`) is held back until the next input completes or rules it out.
     Each character is searched once, plus at most the held tail. At end of input the held
     tail is released and the text so far is the value, or, with `required=True`, it fails
-    expecting one of the markers.
+    expecting one of the markers. With `nonempty=True` it fails, consuming nothing, where the
+    text would be empty. With `commit=True` it cuts as soon as it has consumed text, so a
+    text branch of a choice streams instead of being held until the marker arrives.
     """
 
-    def __init__(self, *markers: str, emit: bool = True, required: bool = False) -> None:
+    def __init__(
+        self,
+        *markers: str,
+        emit: bool = True,
+        required: bool = False,
+        nonempty: bool = False,
+        commit: bool = False,
+    ) -> None:
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
@@ -52,6 +61,8 @@ class Until(Parser[str]):
         self.reach = max(map(len, markers)) - 1
         self.emit = emit
         self.required = required
+        self.nonempty = nonempty
+        self.commit = commit
         self.expected = tuple(quote(m) for m in markers)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
@@ -68,21 +79,29 @@ class Until(Parser[str]):
                     if held is not None and held.start() + base < limit:
                         limit, found = held.start() + base, None
             if limit > emitted:
+                if emitted == pos and self.commit:
+                    inp.cut()
                 piece = buf[emitted - base : limit - base]
                 pieces.append(piece)
                 if self.emit:
                     inp.out.append(Text(piece, emitted))
                 emitted = limit
-            if found is not None:
-                return "".join(pieces), limit
-            if inp.eof:
-                if self.required:
+            if found is not None or inp.eof:
+                if limit == pos and self.nonempty:
+                    raise Backtrack(pos, ("text",))
+                if found is None and self.required:
                     raise Backtrack(limit, self.expected)
                 return "".join(pieces), limit
             scan = limit
             yield emitted
 
 
-def until(*markers: str, emit: bool = True, required: bool = False) -> Parser[str]:
+def until(
+    *markers: str,
+    emit: bool = True,
+    required: bool = False,
+    nonempty: bool = False,
+    commit: bool = False,
+) -> Parser[str]:
     """Text up to the earliest of `markers`, streamed with hold-back (see `Until`)."""
-    return Until(*markers, emit=emit, required=required)
+    return Until(*markers, emit=emit, required=required, nonempty=nonempty, commit=commit)
