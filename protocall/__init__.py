@@ -1,3 +1,65 @@
-"""protocall: parse the streaming output of language models as a protocol."""
+"""protocall: parse the streaming output of language models as a protocol.
+
+session = protocall.formats.get("hermes").parser(tools=TOOLS)
+for chunk in stream:
+    for event in session.feed(chunk):
+        ...
+session.finish()
+session.message
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import formats
+from .combinators import ParseError, UsageError
+from .events import (
+    ContentDelta,
+    Event,
+    ProtocolError,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from .message import Message, ToolCall
+from .session import Session
+from .tools import Tool, Tools
 
 __version__ = "0.1.0"
+
+
+def parse(
+    text: str | bytes,
+    format: str,
+    tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
+    generation_prompt: str | None = None,
+    **options: Any,
+) -> Message:
+    """Parse a complete output in one shot; the same result as streaming it in any chunks."""
+    session = formats.get(format).parser(tools, generation_prompt, **options)
+    session.feed(text)
+    session.finish()
+    return session.message
+
+
+__all__ = [
+    "ContentDelta",
+    "Event",
+    "Message",
+    "ParseError",
+    "ProtocolError",
+    "ReasoningDelta",
+    "Session",
+    "Tool",
+    "ToolCall",
+    "ToolCallArgumentsDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Tools",
+    "UsageError",
+    "formats",
+    "parse",
+]

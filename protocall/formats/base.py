@@ -1,0 +1,56 @@
+"""What a format is: a name, a turn grammar built for a tool set and a starting channel,
+and the markers that tell from the generation prompt which channel is pre-opened."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..combinators import Parser
+from ..session import Session
+from ..tools import Tool, Tools, normalize_tools
+
+Grammar = Callable[[Tools | None, str | None], Parser[Any]]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A model family's output format.
+
+    `grammar(tools, start)` builds the turn grammar; `start` names the channel the
+    generation prompt left open (a key of `channels`) or is `None`. `channels` maps a channel
+    to its (open, close) markers; `default_start` is the template default used when no
+    generation prompt is given.
+    """
+
+    name: str
+    grammar: Grammar
+    channels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    default_start: str | None = None
+    summary: str = ""
+    markers: Mapping[str, str] = field(default_factory=dict)
+
+    def start_state(self, generation_prompt: str | None) -> str | None:
+        """The channel left open at the end of `generation_prompt` (the last open marker
+        with no close after it), or the template default when the prompt is `None`."""
+        if generation_prompt is None:
+            return self.default_start
+        best: tuple[int, str] | None = None
+        for channel, (opener, closer) in self.channels.items():
+            opened = generation_prompt.rfind(opener)
+            still_open = opened >= 0 and closer not in generation_prompt[opened + len(opener) :]
+            if still_open and (best is None or opened > best[0]):
+                best = (opened, channel)
+        return best[1] if best else None
+
+    def parser(
+        self,
+        tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
+        generation_prompt: str | None = None,
+        **options: Any,
+    ) -> Session:
+        """A streaming session for one turn (options: see `Session`)."""
+        declared = normalize_tools(tools)
+        grammar = self.grammar(declared, self.start_state(generation_prompt))
+        return Session(grammar, declared, **options)

@@ -1,0 +1,173 @@
+"""Building blocks that format definitions compose: tool names, calls, reasoning, the turn.
+
+A turn is: an optional reasoning block (or one the generation prompt pre-opened), then
+content and tool calls in any order, with end-of-turn tokens consumed wherever they appear.
+Text that merely looks like a call opener (`<tool_call>` in prose) stays text: an opener
+counts only where the format's *head* — the opener through the tool name — matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ast
+from ..combinators import (
+    Parser,
+    alt,
+    as_text,
+    cut,
+    end_of_input,
+    literal,
+    many,
+    not_followed_by,
+    optional,
+    recover,
+    regex,
+    seq,
+    success,
+    tag,
+    until,
+    whitespace,
+)
+from ..tools import Tools
+
+NAME_CHARS = r"[^\s<>\"'`(){}\[\],;|=]+"
+"""A tool name: a run of characters that cannot terminate one in any format."""
+
+
+def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
+    """The tool name as a `tool_name` node (by default a run of `NAME_CHARS`), closed only
+    once its terminator has arrived, so `get_weather` never shows while `get_weather_x`
+    is still arriving."""
+    return tag(ast.TOOL_NAME, parser or regex(NAME_CHARS).desc("a tool name"))
+
+
+def markers(*texts: str) -> Parser[str]:
+    """Any of several literal markers."""
+    return alt(*map(literal, texts))
+
+
+def lenient(text: str) -> Parser[str]:
+    """`text` with any whitespace before it (decoders sometimes add some around markers)."""
+    return whitespace.then(literal(text))
+
+
+@dataclass(frozen=True)
+class Calls:
+    """How a format's tool calls begin and parse.
+
+    `openers` are the markers at which content stops to try a call; `head` matches from an
+    opener through whatever proves a genuine call (typically the tool name) and must not
+    `cut`; `call` parses the whole region (one call or a section of calls) from the opener.
+    """
+
+    openers: tuple[str, ...]
+    head: Parser[Any]
+    call: Parser[Any]
+
+
+def tool_call(
+    head: Parser[Any], body: Callable[[str], Parser[Any]], resync: Iterable[str]
+) -> Parser[Any]:
+    """One call: `head` (whose value is the tool name), a cut, then `body(name)`.
+
+    A failure after the cut becomes an `error` node: the region is skipped up to the first
+    `resync` marker, consuming the first one (the call's closer) if that is what stopped it.
+    """
+    closer, *others = resync
+    skip = until(closer, *others, emit=False).then(optional(literal(closer)))
+    return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+
+
+def arguments(parser: Parser[Any]) -> Parser[Any]:
+    """The `tool_arguments` node: its streamed text is the arguments JSON."""
+    return tag(ast.TOOL_ARGUMENTS, parser)
+
+
+def per_tool(
+    tools: Tools | None, build: Callable[[Any], Parser[Any]]
+) -> Callable[[str], Parser[Any]]:
+    """`name -> parser` built once per name from the tool's parameter schema (None when
+    the tool is not declared), so lookups cost one dict access whatever the tool count."""
+    cache: dict[str, Parser[Any]] = {}
+
+    def for_name(name: str) -> Parser[Any]:
+        parser = cache.get(name)
+        if parser is None:
+            tool = tools.get(name) if tools is not None else None
+            parser = cache[name] = build(tool.parameters if tool is not None else None)
+        return parser
+
+    return for_name
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """A reasoning block `open` … `close`. With `ends_at_call`, a genuine call opener inside
+    it ends it implicitly (the call is then parsed as a call)."""
+
+    open: str
+    close: str
+    ends_at_call: bool = True
+
+
+def prose(node: str, stops: tuple[str, ...], calls: Calls | None) -> Parser[Any]:
+    """A `node`-tagged text region, streamed, up to a stop marker or a genuine call.
+
+    An opener that does not head a call is kept as text. Ends (consuming nothing more) at a
+    stop marker, at a call head, or at end of input.
+    """
+    openers = calls.openers if calls else ()
+    text = until(*stops, *openers, nonempty=True, commit=True)
+    if not openers or calls is None:
+        return tag(node, many(text))
+    not_a_call = seq(not_followed_by(calls.head, "text"), as_text(markers(*openers)))
+    return tag(node, many(alt(text, not_a_call)))
+
+
+def reasoning_block(
+    reasoning: Reasoning, calls: Calls | None, stops: tuple[str, ...], pre_opened: bool
+) -> Parser[Any]:
+    """The reasoning block: pre-opened by the generation prompt, or opened by the model
+    at the very start (after optional whitespace). It ends at its close marker (consumed),
+    at a genuine call (if `ends_at_call`), at an end-of-turn marker or at end of input."""
+    body = prose(
+        ast.REASONING, (reasoning.close, *stops), calls if reasoning.ends_at_call else None
+    )
+    block = body.skip(optional(literal(reasoning.close)))
+    if pre_opened:
+        return block
+    return optional(seq(whitespace, literal(reasoning.open), cut, block))
+
+
+def turn(
+    *,
+    calls: Calls | None,
+    stops: Iterable[str],
+    reasoning: Reasoning | None = None,
+    start: str | None = None,
+) -> Parser[Any]:
+    """A whole assistant turn (see the module docstring); `start == "reasoning"` when the
+    generation prompt pre-opened the reasoning block."""
+    stops = tuple(stops)
+    lead = (
+        reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning")
+        if reasoning is not None
+        else success(None)
+    )
+    segments: list[Parser[Any]] = []
+    if calls is not None:
+        segments.append(calls.call)
+    if stops:
+        segments.append(tag(ast.END_OF_TURN, markers(*stops)))
+    if calls is not None:
+        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
+    segments.append(
+        tag(
+            ast.CONTENT,
+            until(*stops, *(calls.openers if calls else ()), nonempty=True, commit=True),
+        )
+    )
+    return seq(lead, many(alt(*segments)), end_of_input)

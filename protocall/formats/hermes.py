@@ -1,0 +1,42 @@
+"""Hermes / Qwen2.5 / Qwen3 / Granite 4 (FORMATS.md §6.1): JSON objects in `<tool_call>` tags.
+
+<think>R</think>content<tool_call>\n{"name": N, "arguments": {...}}\n</tool_call><|im_end|>
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..combinators import Parser, json_object, json_string, literal, seq, whitespace
+from ..tools import Tools
+from .base import Format
+from .blocks import Calls, Reasoning, arguments, markers, tool_call, tool_name, turn
+
+THINK, END_THINK = "<think>", "</think>"
+TOOL_CALL, END_TOOL_CALL = "<tool_call>", "</tool_call>"
+END_OF_TURN = "<|im_end|>"
+
+
+def key(*names: str) -> Parser[Any]:
+    return seq(whitespace, markers(*(f'"{name}"' for name in names)), whitespace, literal(":"))
+
+
+def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+    head = seq(literal(TOOL_CALL), whitespace, literal("{"), key("name"), whitespace,
+               tool_name(json_string()))  # fmt: skip
+    body = seq(whitespace, literal(","), key("arguments", "parameters"), whitespace,
+               arguments(json_object()), whitespace, literal("}"), whitespace,
+               literal(END_TOOL_CALL))  # fmt: skip
+    call = tool_call(head.map(lambda parts: parts[-1]), lambda _: body,
+                     (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
+    return turn(calls=Calls((TOOL_CALL,), head, call), stops=(END_OF_TURN,),
+                reasoning=Reasoning(THINK, END_THINK), start=start)  # fmt: skip
+
+
+FORMAT = Format(
+    "hermes",
+    grammar,
+    channels={"reasoning": (THINK, END_THINK)},
+    summary="Hermes / Qwen2.5 / Qwen3 / Granite 4: JSON objects in <tool_call> tags",
+    markers={"reasoning": "<think>…</think>", "call": '<tool_call>{"name", "arguments"}'},
+)

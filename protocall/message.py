@@ -1,0 +1,55 @@
+"""The normalised result of a turn, and its OpenAI chat-completions shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import ProtocolError
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A completed call. `arguments_json` is the exact concatenation of its argument deltas."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    arguments_json: str
+    validation_errors: tuple[str, ...] = ()
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments_json},
+        }
+
+
+@dataclass(frozen=True)
+class Message:
+    """`content` and `reasoning_content` are stripped (empty becomes `None`); `tool_calls`
+    holds completed calls only, in order; `errors` every protocol error of the turn."""
+
+    content: str | None = None
+    reasoning_content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    errors: tuple[ProtocolError, ...] = field(default=())
+
+    def to_openai(self) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": self.content,
+            "reasoning_content": self.reasoning_content,
+        }
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
+        return message
+
+    def to_dict(self) -> dict[str, Any]:
+        """The normalised shape of FORMATS.md (`tool_calls` as name + arguments)."""
+        return {
+            "reasoning_content": self.reasoning_content,
+            "content": self.content,
+            "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in self.tool_calls],
+        }

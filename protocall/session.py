@@ -1,0 +1,371 @@
+"""The sans-I/O streaming session: feed text or bytes, get events, read the message.
+
+A session runs a format's turn grammar over the stream and folds the items it emits into
+the semantic AST, events and the `Message`. It never does I/O.
+"""
+
+from __future__ import annotations
+
+import codecs
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from . import ast
+from .ast import Node, TreeBuilder
+from .combinators import FAILED, Item, Open, Parser, Recovered, Text, UsageError
+from .events import (
+    ContentDelta,
+    Event,
+    ProtocolError,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from .message import Message, ToolCall
+from .tools import Tools, jsonschema_available, validate_arguments
+
+IdFactory = Callable[[int], str]
+
+
+class StrippedField:
+    """One text field (content or reasoning) streamed so that its deltas add up to the
+    stripped whole: leading whitespace is never emitted, a trailing whitespace run is held
+    until more text follows it (and dropped at the end)."""
+
+    __slots__ = ("_held", "_pieces")
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+        self._held: list[str] = []
+
+    def push(self, text: str) -> str:
+        """Add raw text; return the delta that may be emitted now (possibly empty)."""
+        if not self._pieces:
+            text = text.lstrip()
+        body = text.rstrip()
+        if not body:
+            if text and self._pieces:
+                self._held.append(text)
+            return ""
+        delta = "".join(self._held) + body if self._held else body
+        self._held = [text[len(body) :]] if len(body) < len(text) else []
+        self._pieces.append(delta)
+        return delta
+
+    @property
+    def value(self) -> str | None:
+        return "".join(self._pieces) or None
+
+
+class _Call:
+    """A tool call in progress."""
+
+    __slots__ = ("announced", "argument", "arguments", "id", "index", "name", "pieces", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.id: str | None = None
+        self.name: str | None = None
+        self.index: int | None = None
+        self.arguments: Any = None
+        self.argument: str | None = None
+        self.pieces: list[str] = []
+        self.announced = False
+
+
+class Session:
+    """One assistant turn being parsed. Create it with `Format.parser(...)`.
+
+    `feed(chunk)` and `finish()` return the events the new input made final. Options:
+    `passthrough_malformed` (default True) also passes the raw text of a malformed but
+    finished region through as content; `truncated_as_content` (default False) does the same
+    for a call cut off by the end of the stream; `validate` (None: when jsonschema is
+    installed) checks complete arguments against the tool schema, and `reject_invalid` turns
+    a violation into a `ProtocolError` instead of `validation_errors` on the call.
+    """
+
+    def __init__(
+        self,
+        grammar: Parser[Any],
+        tools: Tools | None = None,
+        *,
+        id_factory: IdFactory | None = None,
+        seed: int | None = None,
+        passthrough_malformed: bool = True,
+        truncated_as_content: bool = False,
+        validate: bool | None = None,
+        reject_invalid: bool = False,
+    ) -> None:
+        if validate and not jsonschema_available():
+            raise UsageError(
+                "validate=True needs the jsonschema package: pip install 'protocall[schema]'"
+            )
+        self.tools = tools
+        self._validate = jsonschema_available() if validate is None else validate
+        self._reject_invalid = reject_invalid
+        self._passthrough = passthrough_malformed
+        self._truncated_as_content = truncated_as_content
+        self._new_id = id_factory or _random_ids(seed)
+        self._run = grammar.run()
+        self._tree = TreeBuilder()
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._raw: list[str] = []
+        self._raw_length = 0
+        self._content = StrippedField()
+        self._reasoning = StrippedField()
+        self._calls: list[ToolCall] = []
+        self._errors: list[ProtocolError] = []
+        self._call: _Call | None = None
+        self._announced = 0
+        self._mode = ast.CONTENT
+        self._finished = False
+        self._fatal: ProtocolError | None = None
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    def feed(self, chunk: str | bytes) -> list[Event]:
+        """Parse more output; bytes are decoded as UTF-8 incrementally (invalid → U+FFFD)."""
+        if self._finished:
+            raise UsageError("feed() after finish(): this turn has ended")
+        if self._fatal is not None:
+            raise UsageError(f"feed() after a fatal protocol error: {self._fatal.message}")
+        if isinstance(chunk, bytes):
+            if self._decoder is None:
+                self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            chunk = self._decoder.decode(chunk)
+        return self._advance(chunk, final=False)
+
+    def finish(self) -> list[Event]:
+        """End of stream: open constructs decide (a call cut off becomes a `truncated` error)."""
+        if self._finished:
+            raise UsageError("finish() called twice")
+        if self._fatal is not None:
+            raise UsageError(f"finish() after a fatal protocol error: {self._fatal.message}")
+        tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
+        self._finished = True
+        return self._advance(tail, final=True)
+
+    def _advance(self, text: str, final: bool) -> list[Event]:
+        events: list[Event] = []
+        if text:
+            self._raw.append(text)
+            self._raw_length += len(text)
+            self._run.feed(text)
+        if final:
+            self._run.finish()
+        for item in self._run.take():
+            self._on_item(item, events)
+        if self._run.status is FAILED and self._run.error is not None:
+            error = self._run.error
+            self._fatal = ProtocolError(
+                "invalid_output", str(error), error.position, self._raw_text(error.position)
+            )
+            self._errors.append(self._fatal)
+            events.append(self._fatal)
+        return events
+
+    # -- folding items into events -----------------------------------------------------------
+
+    def _on_item(self, item: Item, events: list[Event]) -> None:
+        node = self._tree.add(item)
+        if isinstance(item, Text):
+            self._on_text(item.text, events)
+        elif isinstance(item, Open):
+            self._on_open(item, events)
+            self._mode = self._innermost_mode()
+        elif node is not None:
+            self._on_close(node, events)
+            self._mode = self._innermost_mode()
+
+    def _innermost_mode(self) -> str:
+        for node in reversed(self._tree.stack):
+            if node.tag in _MODES:
+                return node.tag
+        return ast.CONTENT
+
+    def _on_text(self, text: str, events: list[Event]) -> None:
+        mode = self._mode
+        if mode == ast.CONTENT:
+            delta = self._content.push(text)
+            if delta:
+                events.append(ContentDelta(delta))
+        elif mode == ast.REASONING:
+            delta = self._reasoning.push(text)
+            if delta:
+                events.append(ReasoningDelta(delta))
+        elif mode == ast.TOOL_ARGUMENTS and self._call is not None:
+            self._call.pieces.append(text)
+            if self._call.index is not None:
+                events.append(ToolCallArgumentsDelta(self._call.index, text))
+
+    def _on_open(self, item: Open, events: list[Event]) -> None:
+        if item.tag == ast.TOOL_CALL:
+            self._call = _Call(item.start)
+        elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
+            self._announce(self._call, events)
+
+    def _on_close(self, node: Node, events: list[Event]) -> None:
+        call = self._call
+        tag = node.tag
+        if tag == ast.ERROR:
+            self._on_error(node.value, events)
+        elif call is None:
+            return
+        elif tag == ast.TOOL_ID:
+            call.id = str(node.value)
+        elif tag == ast.TOOL_NAME:
+            call.name = str(node.value)
+        elif tag == ast.ARGUMENT_NAME:
+            call.argument = str(node.value)
+        elif tag == ast.TOOL_ARGUMENTS:
+            call.arguments = node.value
+        elif tag == ast.TOOL_CALL:
+            self._call = None
+            self._complete(call, node, events)
+
+    def _announce(self, call: _Call, events: list[Event]) -> None:
+        if call.announced or call.name is None or not self._declared(call.name):
+            return
+        call.announced = True
+        call.index = self._announced
+        self._announced += 1
+        if call.id is None:
+            call.id = self._new_id(call.index)
+        events.append(ToolCallStart(call.index, call.id, call.name))
+
+    def _declared(self, name: str) -> bool:
+        return self.tools is None or name in self.tools
+
+    def _complete(self, call: _Call, node: Node, events: list[Event]) -> None:
+        raw = self._raw_text(node.start, node.end)
+        if call.name is None or not self._declared(call.name):
+            names = ", ".join(f"`{n}`" for n in sorted(self.tools or ())[:8])
+            self._error(
+                "unknown_tool",
+                f"call to undeclared tool `{call.name}` (declared: {names or 'none'})",
+                node.start,
+                raw,
+                events,
+                passthrough=self._passthrough,
+            )
+            return
+        if not call.announced:
+            self._announce(call, events)
+        assert call.index is not None and call.id is not None
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        if not call.pieces:
+            call.pieces.append("{}")
+            events.append(ToolCallArgumentsDelta(call.index, "{}"))
+        arguments_json = "".join(call.pieces)
+        problems: tuple[str, ...] = ()
+        if self._validate and self.tools is not None:
+            problems = validate_arguments(self.tools[call.name], arguments)
+        if problems and self._reject_invalid:
+            self._error(
+                "invalid_arguments",
+                f"tool call `{call.name}`: arguments violate the schema: " + "; ".join(problems),
+                node.start,
+                raw,
+                events,
+                passthrough=False,
+            )
+            return
+        done = ToolCall(call.id, call.name, arguments, arguments_json, problems)
+        self._calls.append(done)
+        events.append(ToolCallEnd(call.index, done))
+
+    def _on_error(self, recovered: Recovered, events: list[Event]) -> None:
+        call = self._call
+        where = []
+        if call is not None and call.start >= recovered.start:
+            self._call = None
+            if call.name is not None:
+                where.append(f"tool call `{call.name}`")
+            if call.argument is not None:
+                where.append(f"argument `{call.argument}`")
+        failure = recovered.failure
+        context = ", ".join(where) or " > ".join(reversed(failure.context)) or "the turn"
+        expected = " or ".join(failure.expected) or "nothing"
+        if recovered.truncated:
+            message = f"output ended inside {context}: expected {expected}"
+        else:
+            message = f"malformed {context} at offset {failure.position}: expected {expected}"
+        self._error(
+            "truncated" if recovered.truncated else "malformed",
+            message,
+            recovered.start,
+            recovered.raw,
+            events,
+            passthrough=self._truncated_as_content if recovered.truncated else self._passthrough,
+        )
+
+    def _error(
+        self, code: str, message: str, offset: int, raw: str, events: list[Event], passthrough: bool
+    ) -> None:
+        error = ProtocolError(code, message, offset, raw)
+        self._errors.append(error)
+        events.append(error)
+        if passthrough:
+            delta = self._content.push(raw)
+            if delta:
+                events.append(ContentDelta(delta))
+
+    def _raw_text(self, start: int, end: int | None = None) -> str:
+        if len(self._raw) > 1:
+            self._raw = ["".join(self._raw)]
+        return self._raw[0][start:end] if self._raw else ""
+
+    # -- results -------------------------------------------------------------------------------
+
+    @property
+    def message(self) -> Message:
+        """A snapshot of the turn so far (complete calls only)."""
+        return Message(
+            content=self._content.value,
+            reasoning_content=self._reasoning.value,
+            tool_calls=tuple(self._calls),
+            errors=tuple(self._errors),
+        )
+
+    @property
+    def ast(self) -> Node:
+        """The semantic tree of the turn (complete once `finish()` has run)."""
+        if not self._finished:
+            raise UsageError("the AST is available once finish() has run")
+        return self._tree.finish(self._raw_length)
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    @property
+    def truncated(self) -> bool:
+        """True when the stream ended inside a tool call."""
+        return any(error.code == "truncated" for error in self._errors)
+
+
+_MODES = frozenset(
+    {ast.CONTENT, ast.REASONING, ast.TOOL_ARGUMENTS, ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN}
+)
+
+
+def _random_ids(seed: int | None) -> IdFactory:
+    """`call_` + 24 alphanumerics; deterministic for a given seed."""
+    rng = random.Random(seed) if seed is not None else random.SystemRandom()
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+    def new_id(index: int) -> str:
+        return "call_" + "".join(rng.choice(alphabet) for _ in range(24))
+
+    return new_id
+
+
+def dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+__all__ = ["IdFactory", "Mapping", "Session", "StrippedField", "dumps"]

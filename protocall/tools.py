@@ -1,0 +1,99 @@
+"""Declared tools: normalising OpenAI-style tool lists and validating complete arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .combinators import UsageError
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A declared function: its name and the JSON schema of its `parameters` object."""
+
+    name: str
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+    def parameter(self, name: str) -> Mapping[str, Any] | None:
+        """The schema of one parameter, or `None` when it is not declared."""
+        properties = self.parameters.get("properties")
+        if isinstance(properties, Mapping):
+            schema = properties.get(name)
+            if isinstance(schema, Mapping):
+                return schema
+        return None
+
+
+class Tools(Mapping[str, Tool]):
+    """Tools by name (lookup is one dict access, whatever their number)."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._by_name = {tool.name: tool for tool in tools}
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._by_name[name]
+
+    def __iter__(self) -> Any:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __repr__(self) -> str:
+        return f"Tools({sorted(self._by_name)})"
+
+
+def normalize_tools(tools: Iterable[Mapping[str, Any] | Tool] | Tools | None) -> Tools | None:
+    """Accept OpenAI tool entries (`{"type": "function", "function": {...}}`), bare function
+    dicts (`{"name", "parameters"}`) or `Tool`s; `None` stays `None` (no declared tools)."""
+    if tools is None or isinstance(tools, Tools):
+        return tools
+    normalized = []
+    for entry in tools:
+        if isinstance(entry, Tool):
+            normalized.append(entry)
+            continue
+        function = entry.get("function", entry) if isinstance(entry, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise UsageError(f"a tool needs a function name: {entry!r}")
+        parameters = function.get("parameters") or {}
+        if not isinstance(parameters, Mapping):
+            raise UsageError(f"tool {function['name']!r}: parameters must be a JSON schema object")
+        normalized.append(
+            Tool(function["name"], parameters, str(function.get("description") or ""))
+        )
+    return Tools(normalized)
+
+
+def jsonschema_available() -> bool:
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def validate_arguments(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """Schema violations of complete `arguments`, as readable messages (empty when valid).
+
+    Needs the optional `jsonschema` package (`pip install 'protocall[schema]'`); raises
+    `UsageError` saying so when it is missing.
+    """
+    try:
+        import jsonschema
+    except ImportError:
+        raise UsageError(
+            "validating tool arguments needs the jsonschema package: "
+            "pip install 'protocall[schema]' (or pass validate=False)"
+        ) from None
+    if not tool.parameters:
+        return ()
+    validator_class = jsonschema.validators.validator_for(tool.parameters)
+    validator = validator_class(tool.parameters)
+    return tuple(
+        f"{'/'.join(map(str, error.absolute_path)) or '(arguments)'}: {error.message}"
+        for error in sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+    )
