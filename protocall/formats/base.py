@@ -10,8 +10,10 @@ from typing import Any
 from ..combinators import Parser
 from ..session import Session
 from ..tools import Tool, Tools, normalize_tools
+from .turns import Turn
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
+Renderer = Callable[[Turn, str | None], str]
 
 
 @dataclass(frozen=True)
@@ -21,15 +23,20 @@ class Format:
     `grammar(tools, start)` builds the turn grammar; `start` names the channel the
     generation prompt left open (a key of `channels`) or is `None`. `channels` maps a channel
     to its (open, close) markers; `default_start` is the template default used when no
-    generation prompt is given.
+    generation prompt is given. `render(turn, start)` writes a turn the way the model would
+    (what follows the generation prompt); `reserved` lists marker texts that prose must not
+    contain for a rendered turn to mean what it says.
     """
 
     name: str
     grammar: Grammar
+    render: Renderer
+    reserved: tuple[str, ...] = ()
     channels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     default_start: str | None = None
     summary: str = ""
     markers: Mapping[str, str] = field(default_factory=dict)
+    prompts: Mapping[str | None, str] = field(default_factory=dict)
 
     def start_state(self, generation_prompt: str | None) -> str | None:
         """The channel left open at the end of `generation_prompt` (the last open marker
@@ -43,6 +50,10 @@ class Format:
             if still_open and (best is None or opened > best[0]):
                 best = (opened, channel)
         return best[1] if best else None
+
+    def prompt_for(self, start: str | None) -> str | None:
+        """A generation prompt tail that leaves `start` open (from `prompts`), if known."""
+        return self.prompts.get(start)
 
     def parser(
         self,

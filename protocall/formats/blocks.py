@@ -32,6 +32,7 @@ from ..combinators import (
     whitespace,
 )
 from ..tools import Tools
+from .turns import ToolUse, Turn
 
 NAME_CHARS = r"[^\s<>\"'`(){}\[\],;|=]+"
 """A tool name: a run of characters that cannot terminate one in any format."""
@@ -142,7 +143,7 @@ def reasoning_block(
     return optional(seq(whitespace, literal(reasoning.open), cut, block))
 
 
-def turn(
+def assistant_turn(
     *,
     calls: Calls | None,
     stops: Iterable[str],
@@ -171,3 +172,32 @@ def turn(
         )
     )
     return seq(lead, many(alt(*segments)), end_of_input)
+
+
+def render_turn(
+    turn: Turn,
+    start: str | None,
+    *,
+    reasoning: Reasoning | None,
+    call: Callable[[ToolUse], str],
+    between_calls: str = "",
+    section: tuple[str, str] | None = None,
+    stop: str = "",
+) -> str:
+    """Write `turn` as a model would after a generation prompt that left `start` open:
+    the reasoning block (its opener omitted when pre-opened), then content and calls —
+    consecutive calls joined by `between_calls`, wrapped in `section` when the format has
+    one — then the `stop` token."""
+    out = []
+    if reasoning is not None and (turn.reasoning is not None or start == "reasoning"):
+        if start != "reasoning":
+            out.append(reasoning.open)
+        out += [turn.reasoning or "", reasoning.close]
+    for group in turn.groups():
+        if isinstance(group, str):
+            out.append(group)
+            continue
+        body = between_calls.join(map(call, group))
+        out.append(f"{section[0]}{body}{section[1]}" if section else body)
+    out.append(stop)
+    return "".join(out)

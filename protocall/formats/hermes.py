@@ -5,14 +5,26 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..combinators import Parser, json_object, json_string, literal, seq, whitespace
 from ..tools import Tools
 from .base import Format
-from .blocks import Calls, Reasoning, arguments, markers, tool_call, tool_name, turn
+from .blocks import (
+    Calls,
+    Reasoning,
+    arguments,
+    assistant_turn,
+    markers,
+    render_turn,
+    tool_call,
+    tool_name,
+)
+from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<think>", "</think>"
+REASONING = Reasoning(THINK, END_THINK)
 TOOL_CALL, END_TOOL_CALL = "<tool_call>", "</tool_call>"
 END_OF_TURN = "<|im_end|>"
 
@@ -29,13 +41,26 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
                literal(END_TOOL_CALL))  # fmt: skip
     call = tool_call(head.map(lambda parts: parts[-1]), lambda _: body,
                      (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
-    return turn(calls=Calls((TOOL_CALL,), head, call), stops=(END_OF_TURN,),
-                reasoning=Reasoning(THINK, END_THINK), start=start)  # fmt: skip
+    return assistant_turn(calls=Calls((TOOL_CALL,), head, call), stops=(END_OF_TURN,),
+                reasoning=REASONING, start=start)  # fmt: skip
+
+
+def render_call(call: ToolUse) -> str:
+    payload = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+    return f"{TOOL_CALL}\n{payload}\n{END_TOOL_CALL}"
+
+
+def render(turn: Turn, start: str | None) -> str:
+    return render_turn(turn, start, reasoning=REASONING, call=render_call, between_calls="\n",
+                       stop=END_OF_TURN)  # fmt: skip
 
 
 FORMAT = Format(
     "hermes",
     grammar,
+    render,
+    reserved=(THINK, END_THINK, TOOL_CALL, END_TOOL_CALL, END_OF_TURN),
+    prompts={None: "<|im_start|>assistant\n", "reasoning": "<|im_start|>assistant\n<think>\n"},
     channels={"reasoning": (THINK, END_THINK)},
     summary="Hermes / Qwen2.5 / Qwen3 / Granite 4: JSON objects in <tool_call> tags",
     markers={"reasoning": "<think>…</think>", "call": '<tool_call>{"name", "arguments"}'},
