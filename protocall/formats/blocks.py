@@ -19,6 +19,7 @@ from ..combinators import (
     as_text,
     cut,
     end_of_input,
+    fail,
     literal,
     many,
     not_followed_by,
@@ -43,6 +44,16 @@ def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
     once its terminator has arrived, so `get_weather` never shows while `get_weather_x`
     is still arriving."""
     return tag(ast.TOOL_NAME, parser or regex(NAME_CHARS).desc("a tool name"))
+
+
+def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
+    """A tool name that must be one of `tools` (any name when none are declared); an
+    undeclared one fails, so the text around it is not taken for a call."""
+    names = regex(pattern).desc("a tool name")
+    if tools is None:
+        return names
+    expected = f"a declared tool name ({len(tools)} declared)"
+    return names.bind(lambda name: success(name) if name in tools else fail(expected))
 
 
 def markers(*texts: str) -> Parser[str]:
@@ -80,6 +91,15 @@ def tool_call(
     closer, *others = resync
     skip = until(closer, *others, emit=False).then(optional(literal(closer)))
     return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+
+
+def section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:
+    """A tool section: `begin`, a cut, calls separated by optional whitespace, then `end`.
+
+    A missing `end` is tolerated (the calls before it are kept): the section closes at the
+    first thing that is not a call, which the turn then reads as content.
+    """
+    return seq(begin, cut, many(whitespace.then(call)), whitespace, optional(literal(end)))
 
 
 def arguments(parser: Parser[Any]) -> Parser[Any]:
