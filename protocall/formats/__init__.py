@@ -34,6 +34,8 @@ def get(name: str) -> Format:
 
 
 _BUILTINS = ("hermes",)
+"""The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
+or a tuple `FORMATS` when one module defines several registry names."""
 
 
 def _load_builtins() -> None:
@@ -42,8 +44,10 @@ def _load_builtins() -> None:
         return
     from importlib import import_module
 
-    for module in _BUILTINS:
-        register(import_module(f".{module.replace('-', '_')}", __name__).FORMAT)
+    for name in _BUILTINS:
+        module = import_module(f".{name.replace('-', '_')}", __name__)
+        for fmt in getattr(module, "FORMATS", None) or (module.FORMAT,):
+            register(fmt)
 
 
 __all__ = ["Format", "get", "names", "register"]
