@@ -132,13 +132,16 @@ class Run(Generic[T]):
         self._advance()
 
     def feed(self, text: str) -> Run[T]:
+        if self.status is NEED_MORE and not self._finished:
+            self._inp.buf += text
+            if text:
+                self._advance()
+            return self
         if self._finished:
             raise UsageError("feed() after finish(): the run has ended")
         if self.status is FAILED:
             raise UsageError(f"feed() after the parse failed: {self.error}")
         self._inp.append(text)
-        if self.status is NEED_MORE and text:
-            self._advance()
         return self
 
     def finish(self) -> Run[T]:
@@ -170,6 +173,7 @@ class Run(Generic[T]):
         return self._inp.end
 
     def _advance(self) -> None:
+        inp = self._inp
         try:
             keep = self._steps.send(None)
         except StopIteration as stop:
@@ -179,9 +183,10 @@ class Run(Generic[T]):
             self.status = FAILED
             self.error = self._error(failure)
         else:
-            if self._inp.eof:
+            if inp.eof:
                 raise RuntimeError("a parser asked for more input after the end of input")
-            self._inp.release(keep)
+            if keep - inp.base >= 256:
+                inp.release(keep)
 
     def _error(self, failure: ParseFailure) -> ParseError:
         inp = self._inp

@@ -128,6 +128,8 @@ class Input:
 
     def release(self, keep: int) -> None:
         """Drop buffered text before `keep` and before every undecided choice's start."""
+        if keep - self.base < 256:
+            return
         for choice in self.choices:
             if not choice.committed:
                 keep = min(keep, choice.start)

@@ -54,11 +54,12 @@ class Until(Parser[str]):
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
-        ordered = sorted(set(markers), key=len, reverse=True)
-        self.find = re.compile("|".join(map(re.escape, ordered)))
-        prefixes = _proper_prefixes(ordered)
-        self.partial = re.compile(f"(?:{prefixes})\\Z") if prefixes else None
-        self.reach = max(map(len, markers)) - 1
+        ordered = "|".join(map(re.escape, sorted(set(markers), key=len, reverse=True)))
+        prefixes = _proper_prefixes(markers)
+        self.find = re.compile(ordered)
+        # While the stream is open, one search finds the earliest complete marker or the
+        # earliest proper marker prefix that reaches the end of the buffer (to hold back).
+        self.scan = re.compile(f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered)
         self.emit = emit
         self.required = required
         self.nonempty = nonempty
@@ -66,34 +67,37 @@ class Until(Parser[str]):
         self.expected = tuple(quote(m) for m in markers)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
+        find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
         pieces: list[str] = []
         emitted = scan = pos
         while True:
-            buf, base = inp.buf, inp.base
-            found = self.find.search(buf, scan - base)
-            limit = found.start() + base if found else base + len(buf)
-            if not inp.eof and self.partial is not None:
-                window = max(scan, base + len(buf) - self.reach)
-                if window < limit:
-                    held = self.partial.search(buf, window - base)
-                    if held is not None and held.start() + base < limit:
-                        limit, found = held.start() + base, None
+            buf, base, eof = inp.buf, inp.base, inp.eof
+            size = len(buf)
+            match = (find if eof else scan_open).search(buf, scan - base)
+            if match is None:
+                limit, found = base + size, False
+            else:
+                limit = base + match.start()
+                found = eof or match.end() < size or find.fullmatch(match.group()) is not None
             if limit > emitted:
                 if emitted == pos and self.commit:
                     inp.cut()
                 piece = buf[emitted - base : limit - base]
                 pieces.append(piece)
-                if self.emit:
-                    inp.out.append(Text(piece, emitted))
+                if emit:
+                    inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
-            if found is not None or inp.eof:
+            if found or eof:
                 if limit == pos and self.nonempty:
                     raise Backtrack(pos, ("text",))
-                if found is None and self.required:
+                if not found and self.required:
                     raise Backtrack(limit, self.expected)
                 return "".join(pieces), limit
             scan = limit
             yield emitted
+
+
+_text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
 
 
 def until(
