@@ -15,18 +15,20 @@ import orjson
 
 from . import ast
 from .ast import Node, TreeBuilder
-from .combinators import FAILED, Item, Open, Parser, Recovered, Text, UsageError
+from .combinators import FAILED, Close, Item, Open, Parser, Recovered, Text, UsageError
 from .events import (
     ContentDelta,
     Event,
     ProtocolError,
-    ReasoningDelta,
     ToolCallArgumentsDelta,
     ToolCallEnd,
     ToolCallStart,
+    arguments_delta,
+    content_delta,
+    reasoning_delta,
 )
 from .message import Message, ToolCall
-from .tools import Tools, jsonschema_available, validate_arguments
+from .tools import Tools, Validator, jsonschema_available, validator
 
 IdFactory = Callable[[int], str]
 
@@ -46,13 +48,22 @@ class StrippedField:
         """Add raw text; return the delta that may be emitted now (possibly empty)."""
         if not self._pieces:
             text = text.lstrip()
-        body = text.rstrip()
-        if not body:
-            if text and self._pieces:
+            if not text:
+                return ""
+        if text[-1].isspace():
+            body = text.rstrip()
+            if not body:
                 self._held.append(text)
-            return ""
-        delta = "".join(self._held) + body if self._held else body
-        self._held = [text[len(body) :]] if len(body) < len(text) else []
+                return ""
+        else:
+            body = text
+        if self._held:
+            delta = "".join(self._held) + body
+            self._held.clear()
+        else:
+            delta = body
+        if len(body) < len(text):
+            self._held.append(text[len(body) :])
         self._pieces.append(delta)
         return delta
 
@@ -107,11 +118,13 @@ class Session:
         self.tools = tools
         self._validate = jsonschema_available() if validate is None else validate
         self._reject_invalid = reject_invalid
+        self._validators: dict[str, Validator] = {}
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
         self._run = grammar.run()
-        self._tree = TreeBuilder()
+        self._items: list[Item] = []
+        self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
         self._raw: list[str] = []
         self._raw_length = 0
@@ -121,7 +134,7 @@ class Session:
         self._errors: list[ProtocolError] = []
         self._call: _Call | None = None
         self._announced = 0
-        self._mode = ast.CONTENT
+        self._mode = _CONTENT
         self._finished = False
         self._fatal: ProtocolError | None = None
 
@@ -151,16 +164,34 @@ class Session:
 
     def _advance(self, text: str, final: bool) -> list[Event]:
         events: list[Event] = []
+        run = self._run
         if text:
             self._raw.append(text)
             self._raw_length += len(text)
-            self._run.feed(text)
+            run.feed(text)
         if final:
-            self._run.finish()
-        for item in self._run.take():
-            self._on_item(item, events)
-        if self._run.status is FAILED and self._run.error is not None:
-            error = self._run.error
+            run.finish()
+        record = self._items.append
+        for item in run.take():
+            record(item)
+            if type(item) is not Text:
+                self._on_node(item, events)
+                continue
+            # The hot path, inlined: one text piece of the current field or call.
+            mode = self._mode
+            if mode is _ARGUMENTS:
+                call = self._call
+                if call is not None:
+                    call.pieces.append(item.text)
+                    if call.index is not None:
+                        events.append(arguments_delta(call.index, item.text))
+            elif mode is _CONTENT or mode is _REASONING:
+                field = self._content if mode is _CONTENT else self._reasoning
+                delta = field.push(item.text)
+                if delta:
+                    events.append((content_delta if mode is _CONTENT else reasoning_delta)(delta))
+        if run.status is FAILED and run.error is not None:
+            error = run.error
             self._fatal = ProtocolError(
                 "invalid_output", str(error), error.position, self._raw_text(error.position)
             )
@@ -170,37 +201,24 @@ class Session:
 
     # -- folding items into events -----------------------------------------------------------
 
-    def _on_item(self, item: Item, events: list[Event]) -> None:
-        node = self._tree.add(item)
-        if isinstance(item, Text):
-            self._on_text(item.text, events)
-        elif isinstance(item, Open):
+    def _on_node(self, item: Item, events: list[Event]) -> None:
+        if type(item) is Open:
+            if item.tag == ast.ERROR:
+                while self._open and self._open[-1].start >= item.start:
+                    self._open.pop()
+            self._open.append(item)
             self._on_open(item, events)
-            self._mode = self._innermost_mode()
-        elif node is not None:
-            self._on_close(node, events)
-            self._mode = self._innermost_mode()
+        else:
+            assert isinstance(item, Close)
+            opened = self._open.pop()
+            self._on_close(opened.start, item, events)
+        self._mode = self._innermost_mode()
 
     def _innermost_mode(self) -> str:
-        for node in reversed(self._tree.stack):
+        for node in reversed(self._open):
             if node.tag in _MODES:
-                return node.tag
-        return ast.CONTENT
-
-    def _on_text(self, text: str, events: list[Event]) -> None:
-        mode = self._mode
-        if mode == ast.CONTENT:
-            delta = self._content.push(text)
-            if delta:
-                events.append(ContentDelta(delta))
-        elif mode == ast.REASONING:
-            delta = self._reasoning.push(text)
-            if delta:
-                events.append(ReasoningDelta(delta))
-        elif mode == ast.TOOL_ARGUMENTS and self._call is not None:
-            self._call.pieces.append(text)
-            if self._call.index is not None:
-                events.append(ToolCallArgumentsDelta(self._call.index, text))
+                return _MODES[node.tag]
+        return _CONTENT
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
         if item.tag == ast.TOOL_CALL:
@@ -208,24 +226,24 @@ class Session:
         elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
             self._announce(self._call, events)
 
-    def _on_close(self, node: Node, events: list[Event]) -> None:
+    def _on_close(self, start: int, item: Close, events: list[Event]) -> None:
         call = self._call
-        tag = node.tag
+        tag = item.tag
         if tag == ast.ERROR:
-            self._on_error(node.value, events)
+            self._on_error(item.value, events)
         elif call is None:
             return
         elif tag == ast.TOOL_ID:
-            call.id = str(node.value)
+            call.id = str(item.value)
         elif tag == ast.TOOL_NAME:
-            call.name = str(node.value)
+            call.name = str(item.value)
         elif tag == ast.ARGUMENT_NAME:
-            call.argument = str(node.value)
+            call.argument = str(item.value)
         elif tag == ast.TOOL_ARGUMENTS:
-            call.arguments = node.value
+            call.arguments = item.value
         elif tag == ast.TOOL_CALL:
             self._call = None
-            self._complete(call, node, events)
+            self._complete(call, start, item.end, events)
 
     def _announce(self, call: _Call, events: list[Event]) -> None:
         if call.announced or call.name is None or not self._declared(call.name):
@@ -240,14 +258,14 @@ class Session:
     def _declared(self, name: str) -> bool:
         return self.tools is None or name in self.tools
 
-    def _complete(self, call: _Call, node: Node, events: list[Event]) -> None:
-        raw = self._raw_text(node.start, node.end)
+    def _complete(self, call: _Call, start: int, end: int, events: list[Event]) -> None:
+        raw = self._raw_text(start, end)
         if call.name is None or not self._declared(call.name):
             names = ", ".join(f"`{n}`" for n in sorted(self.tools or ())[:8])
             self._error(
                 "unknown_tool",
                 f"call to undeclared tool `{call.name}` (declared: {names or 'none'})",
-                node.start,
+                start,
                 raw,
                 events,
                 passthrough=self._passthrough,
@@ -263,12 +281,15 @@ class Session:
         arguments_json = "".join(call.pieces)
         problems: tuple[str, ...] = ()
         if self._validate and self.tools is not None:
-            problems = validate_arguments(self.tools[call.name], arguments)
+            check = self._validators.get(call.name)
+            if check is None:
+                check = self._validators[call.name] = validator(self.tools[call.name])
+            problems = check(arguments)
         if problems and self._reject_invalid:
             self._error(
                 "invalid_arguments",
                 f"tool call `{call.name}`: arguments violate the schema: " + "; ".join(problems),
-                node.start,
+                start,
                 raw,
                 events,
                 passthrough=False,
@@ -336,7 +357,10 @@ class Session:
         """The semantic tree of the turn (complete once `finish()` has run)."""
         if not self._finished:
             raise UsageError("the AST is available once finish() has run")
-        return self._tree.finish(self._raw_length)
+        tree = TreeBuilder()
+        for item in self._items:
+            tree.add(item)
+        return tree.finish(self._raw_length)
 
     @property
     def finished(self) -> bool:
@@ -348,9 +372,14 @@ class Session:
         return any(error.code == "truncated" for error in self._errors)
 
 
-_MODES = frozenset(
-    {ast.CONTENT, ast.REASONING, ast.TOOL_ARGUMENTS, ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN}
-)
+_CONTENT, _REASONING, _ARGUMENTS = ast.CONTENT, ast.REASONING, ast.TOOL_ARGUMENTS
+_MODES = {
+    tag: tag
+    for tag in (ast.CONTENT, ast.REASONING, ast.TOOL_ARGUMENTS, ast.TOOL_CALL, ast.ERROR,
+                ast.END_OF_TURN)
+}  # fmt: skip
+"""Tags that decide where the text inside them goes (innermost wins); text elsewhere in a
+call envelope, in an error region (reported whole) or in an end-of-turn marker is dropped."""
 
 
 def _random_ids(seed: int | None) -> IdFactory:

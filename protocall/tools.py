@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,15 +69,18 @@ def normalize_tools(tools: Iterable[Mapping[str, Any] | Tool] | Tools | None) ->
 
 
 def jsonschema_available() -> bool:
-    try:
-        import jsonschema  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the optional jsonschema package is installed (checked without importing it)."""
+    from importlib.util import find_spec
+
+    return find_spec("jsonschema") is not None
 
 
-def validate_arguments(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, ...]:
-    """Schema violations of complete `arguments`, as readable messages (empty when valid).
+Validator = Callable[[Mapping[str, Any]], tuple[str, ...]]
+
+
+def validator(tool: Tool) -> Validator:
+    """A function giving the schema violations of complete arguments for `tool`, as
+    readable messages (empty when valid). Build it once per tool and reuse it.
 
     Needs the optional `jsonschema` package (`pip install 'protocall[schema]'`); raises
     `UsageError` saying so when it is missing.
@@ -90,10 +93,13 @@ def validate_arguments(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, .
             "pip install 'protocall[schema]' (or pass validate=False)"
         ) from None
     if not tool.parameters:
-        return ()
-    validator_class = jsonschema.validators.validator_for(tool.parameters)
-    validator = validator_class(tool.parameters)
-    return tuple(
-        f"{'/'.join(map(str, error.absolute_path)) or '(arguments)'}: {error.message}"
-        for error in sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
-    )
+        return lambda arguments: ()
+    checker = jsonschema.validators.validator_for(tool.parameters)(tool.parameters)
+
+    def problems(arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        errors = sorted(checker.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+        return tuple(
+            f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors
+        )
+
+    return problems
