@@ -18,6 +18,7 @@ from .choice import (
     peek,
     recover,
 )
+from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .primitives import fail, literal, regex, success, whitespace
 from .result import (
@@ -66,10 +67,14 @@ __all__ = [
     "fail",
     "forward",
     "generate",
+    "json_object",
+    "json_string",
+    "json_value",
     "literal",
     "many",
     "not_followed_by",
     "optional",
+    "partial_json",
     "peek",
     "recover",
     "regex",

@@ -1,0 +1,497 @@
+"""Strict, resumable, incremental JSON (RFC 8259) that streams its raw text.
+
+One generator walks the text once with an explicit container stack: string bodies are
+skipped with one regex, numbers advance a small automaton from where they stopped, and
+nothing is scanned twice (only a held token — a literal, an escape, a surrogate pair — is
+looked at again when more of it arrives). The raw pieces are kept and the value decoded once
+at the end, by `orjson` where that is exact, else by `json`: it is what `json.loads` gives.
+`partial_json` turns the text streamed so far into the value so far.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from typing import Any, cast
+
+import orjson
+
+from .parser import Parser, Step, quote
+from .result import Backtrack
+from .stream import Input, Text
+
+_Match = Callable[..., "re.Match[str]"]
+
+
+def _matcher(pattern: str) -> _Match:
+    """`match` of a pattern that matches the empty string, so it never gives None."""
+    return cast(_Match, re.compile(pattern).match)
+
+
+_WHITESPACE = " \t\n\r"
+_skip_whitespace = _matcher(r"[ \t\n\r]*")
+# A run of string characters and complete escapes, except a high-surrogate `\u` escape,
+# which is held (by `_escape_end`) with the low surrogate that may follow it.
+_PLAIN = r'[^"\\\x00-\x1f]*'
+_NOT_HIGH_SURROGATE = r"[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7c-fC-F][0-9a-fA-F]{2}"
+_STRING_RUN = rf'{_PLAIN}(?:\\(?:["\\/bfnrt]|u(?:{_NOT_HIGH_SURROGATE})){_PLAIN})*'
+_string_run = _matcher(_STRING_RUN)
+# A proper prefix of a low-surrogate escape (possibly empty).
+_LOW_SURROGATE_PREFIX = r"(?:\\(?:u(?:[dD](?:[c-fC-F][0-9a-fA-F]?)?)?)?)?"
+# The run, then (group 1) an escape still open if the text ends there, which is held back.
+_string_tail = _matcher(
+    rf"(?:{_STRING_RUN})"
+    rf"(\\(?:u(?:[dD][89abAB][0-9a-fA-F]{{2}}{_LOW_SURROGATE_PREFIX}|[0-9a-fA-F]{{0,3}}))?)?"
+)
+_low_surrogate = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}").match
+_low_surrogate_prefix = re.compile(_LOW_SURROGATE_PREFIX).fullmatch
+_hex_run = _matcher(r"[0-9a-fA-F]{0,4}")
+_number = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?").match
+_digits = _matcher(r"[0-9]*")
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+_ESCAPED = frozenset('"\\/bfnrt')
+_NUMBER_START = frozenset("-0123456789")
+# orjson turns integers beyond 64 bits into floats: longer integer tokens decode with `json`.
+_EXACT_DIGITS = 18
+
+# The number automaton: its states and, per state, the characters that move it on.
+_START, _MINUS, _ZERO, _INT, _DOT, _FRAC, _EXP_MARK, _EXP_SIGN, _EXP = range(9)
+_NUMBER_MOVES: tuple[dict[str, int], ...] = (
+    {"-": _MINUS, "0": _ZERO, **dict.fromkeys("123456789", _INT)},
+    {"0": _ZERO, **dict.fromkeys("123456789", _INT)},
+    {".": _DOT, "e": _EXP_MARK, "E": _EXP_MARK},
+    {".": _DOT, "e": _EXP_MARK, "E": _EXP_MARK, **dict.fromkeys("0123456789", _INT)},
+    dict.fromkeys("0123456789", _FRAC),
+    {"e": _EXP_MARK, "E": _EXP_MARK, **dict.fromkeys("0123456789", _FRAC)},
+    {"+": _EXP_SIGN, "-": _EXP_SIGN, **dict.fromkeys("0123456789", _EXP)},
+    dict.fromkeys("0123456789", _EXP),
+    dict.fromkeys("0123456789", _EXP),
+)
+_DIGIT_RUNS = frozenset((_INT, _FRAC, _EXP))
+_COMPLETE_NUMBERS = frozenset((_ZERO, _INT, _FRAC, _EXP))
+_INTEGERS = frozenset((_ZERO, _INT))
+_NUMBER_EXPECTED = {
+    _MINUS: ("a digit",),
+    _DOT: ("a digit",),
+    _EXP_MARK: ("a digit", "`+`", "`-`"),
+    _EXP_SIGN: ("a digit",),
+}
+
+# Parser states: what the text at the scan position must be.
+_VALUE, _FIRST_ITEM, _FIRST_KEY, _KEY, _COLON, _AFTER_VALUE = range(6)
+_STRING, _NUMBER, _LITERAL, _TOP_OBJECT, _TOP_STRING = range(6, 11)
+_EXPECTED = {
+    _VALUE: ("a JSON value",),
+    _FIRST_ITEM: ("a JSON value", "`]`"),
+    _FIRST_KEY: ("an object key", "`}`"),
+    _KEY: ("an object key",),
+    _COLON: ("`:`",),
+    _STRING: ('`"`',),
+    _TOP_OBJECT: ("a JSON object",),
+    _TOP_STRING: ("a JSON string",),
+}
+_AFTER_ITEM = ("`,`", "`]`")
+_AFTER_MEMBER = ("`,`", "`}`")
+_RAW_CONTROL = ("a string character (control characters must be escaped)",)
+_ESCAPE_CHAR = ('an escape character (one of `"\\/bfnrtu`)',)
+_HEX_DIGIT = ("a hex digit",)
+
+
+class _Invalid(Exception):
+    """No continuation of the text could be valid at `position` (relative to the buffer);
+    the text before `clean` is validated and is emitted before the failure."""
+
+    def __init__(self, position: int, clean: int, expected: tuple[str, ...]) -> None:
+        self.position = position
+        self.clean = clean
+        self.expected = expected
+
+
+def _decode(text: str, exact: bool = False) -> Any:
+    """`json.loads(text)` for valid JSON text: by `orjson` unless that would be inexact
+    (`exact`: long integers) or it rejects the text (lone surrogates, numbers beyond float
+    range)."""
+    if not exact:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+def _escape_end(buf: str, i: int, n: int, final: bool) -> int:
+    """End of the escape at `buf[i] == "\\"` within `buf[:n]`, or -1 while it is incomplete
+    and more may come (`final` false). A high-surrogate `\\u` escape ends after the low
+    surrogate that follows it, so a pair is never split; it is held while one may follow."""
+    if i + 1 >= n:
+        if final:
+            raise _Invalid(n, i, _ESCAPE_CHAR)
+        return -1
+    char = buf[i + 1]
+    if char in _ESCAPED:
+        return i + 2
+    if char != "u":
+        raise _Invalid(i + 1, i, _ESCAPE_CHAR)
+    end = _hex_run(buf, i + 2, n).end()
+    if end < i + 6:
+        if end < n or final:
+            raise _Invalid(end, i, _HEX_DIGIT)
+        return -1
+    if not 0xD800 <= int(buf[i + 2 : i + 6], 16) < 0xDC00:
+        return i + 6
+    if _low_surrogate(buf, i + 6, n):
+        return i + 12
+    if not final and _low_surrogate_prefix(buf, i + 6, n):
+        return -1
+    return i + 6
+
+
+def _scan_number(buf: str, i: int, n: int, state: int) -> tuple[int, int, bool]:
+    """Run the number automaton from `state` over `buf[i:n]`: `(position, state, stopped)`,
+    where `stopped` means `buf[position]` does not continue the number."""
+    moves = _NUMBER_MOVES
+    while i < n:
+        following = moves[state].get(buf[i])
+        if following is None:
+            return i, state, True
+        state = following
+        i += 1
+        if state in _DIGIT_RUNS:
+            i = _digits(buf, i, n).end()
+    return i, state, False
+
+
+def _check_integer(buf: str, start: int, end: int) -> None:
+    """Fail an integer too long for Python to convert (on which `json.loads` raises)."""
+    limit: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if limit and end - start - (buf[start] == "-") > limit:
+        raise _Invalid(end, start, (f"a fraction or exponent (an integer of over {limit} digits)",))
+
+
+def _emit(inp: Input, raw: list[str], buf: str, base: int, start: int, end: int) -> int:
+    """Stream the validated text from `start` to `end` (stream offsets); the new watermark."""
+    if end > start:
+        piece = buf[start - base : end - base]
+        raw.append(piece)
+        # tuple.__new__ skips the Python-level NamedTuple constructor: this is the hot path.
+        inp.out.append(tuple.__new__(Text, (piece, start)))
+    return end
+
+
+class JsonValue(Parser[Any]):
+    """One JSON value (`kind`: "value", "object" or "string") at the current position.
+
+    Surrounding whitespace is not consumed. Streams the raw text of the value as `Text`
+    items, cut at clean token boundaries only: a number is held until the character after it
+    (or the end of input) shows it is complete, `true`/`false`/`null` until complete, an
+    escape until complete, a high-surrogate escape with the low surrogate that may follow;
+    string bodies stream as they arrive. The pieces add up to the raw text exactly (on a
+    failure, to the validated text before it).
+
+    Needs more while the text so far is a proper prefix of a valid value; fails at the first
+    character no valid value could have there, or, at end of input, at the end, expecting
+    what was needed. A second occurrence of a key in one object fails at its closing quote;
+    nesting deeper than `max_depth` fails at the opening bracket, and a value longer than
+    `max_size` characters at the first character beyond the limit.
+    """
+
+    def __init__(self, kind: str, max_depth: int, max_size: int | None) -> None:
+        if not 1 <= max_depth <= 500:
+            raise ValueError("max_depth must be between 1 and 500 (the decoders' own bounds)")
+        if max_size is not None and max_size < 1:
+            raise ValueError("max_size must be positive")
+        self.start_state = {"value": _VALUE, "object": _TOP_OBJECT, "string": _TOP_STRING}[kind]
+        self.max_depth = max_depth
+        self.max_size = max_size
+        self.too_deep = (
+            f"a value nested at most {max_depth} deep (nesting deeper than {max_depth})",
+        )
+        self.too_long = (
+            f"the value to end within {max_size} characters "
+            f"(JSON text longer than {max_size} characters)",
+        )
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        max_depth = self.max_depth
+        limit = None if self.max_size is None else pos + self.max_size
+        raw: list[str] = []  # the emitted pieces, joined once for the final decode
+        stack: list[set[str] | None] = []  # per open container: its keys, or None for arrays
+        state = self.start_state
+        scan = emitted = token = key_start = pos  # token: start of a held number or literal
+        literal = ""
+        number = _START
+        exact = is_key = False
+        string_tail = _string_tail
+        new_tuple = tuple.__new__
+        while True:
+            buf = inp.buf
+            base = inp.base
+            i = scan - base
+            if state == _STRING and limit is None:
+                # The hot path: more of a string whose text so far is emitted (scan ==
+                # emitted). When the text ends inside the string, emit and wait right here.
+                match = string_tail(buf, i)
+                end = match.end()
+                held = match.start(1)
+                if end == len(buf) and not inp.eof:
+                    end = end if held < 0 else held
+                    if end > i:
+                        piece = buf[i:end]
+                        raw.append(piece)
+                        inp.out.append(new_tuple(Text, (piece, scan)))
+                        scan = emitted = base + end
+                    yield key_start if is_key else scan
+                    continue
+                i = end if held < 0 else held
+            size = len(buf)
+            # Scanning stops at the size limit, so a value crossing it fails exactly there.
+            n = size if limit is None or limit - base > size else limit - base
+            final = inp.eof and n == size
+            try:
+                while True:
+                    if state == _STRING:
+                        i = _string_run(buf, i, n).end()
+                        if i == n:
+                            break
+                        char = buf[i]
+                        if char == "\\":
+                            end = _escape_end(buf, i, n, final)
+                            if end < 0:
+                                break
+                            i = end
+                        elif char != '"':
+                            raise _Invalid(i, i, _RAW_CONTROL)
+                        elif is_key:
+                            keys = stack[-1]
+                            assert keys is not None
+                            text = buf[key_start - base : i + 1]
+                            key = _decode(text) if "\\" in text else text[1:-1]
+                            if key in keys:
+                                duplicate = f"a key other than {quote(key)} (duplicate key)"
+                                raise _Invalid(i, i, (duplicate,))
+                            keys.add(key)
+                            state = _COLON
+                            i += 1
+                        else:
+                            state = _AFTER_VALUE
+                            i += 1
+                    elif state == _NUMBER:
+                        i, number, stopped = _scan_number(buf, i, n, number)
+                        if not (stopped or final) and (
+                            n == size  # more may come
+                            or stack  # inside a container, the limit cuts the value
+                            or number not in _COMPLETE_NUMBERS
+                            or buf[n] in _NUMBER_MOVES[number]
+                        ):
+                            break
+                        if number not in _COMPLETE_NUMBERS:
+                            raise _Invalid(i, token - base, _NUMBER_EXPECTED[number])
+                        if number in _INTEGERS and base + i - token > _EXACT_DIGITS:
+                            _check_integer(buf, token - base, i)
+                            exact = True
+                        state = _AFTER_VALUE
+                    elif state == _LITERAL:
+                        start = token - base
+                        got = buf[start : min(start + len(literal), n)]
+                        if got == literal:
+                            i = start + len(literal)
+                            state = _AFTER_VALUE
+                            continue
+                        same = 0
+                        while same < len(got) and got[same] == literal[same]:
+                            same += 1
+                        if same < len(got) or final:
+                            raise _Invalid(start + same, start, (quote(literal),))
+                        i = n
+                        break
+                    else:
+                        # Structural tokens, after whitespace inside containers.
+                        if (state == _AFTER_VALUE and not stack) or i == n:
+                            break
+                        char = buf[i]
+                        if char in _WHITESPACE and stack:
+                            i = _skip_whitespace(buf, i, n).end()
+                            if i == n:
+                                break
+                            char = buf[i]
+                        if state == _AFTER_VALUE:
+                            keys = stack[-1]
+                            if char == ",":
+                                state = _VALUE if keys is None else _KEY
+                            elif char == ("]" if keys is None else "}"):
+                                stack.pop()
+                            else:
+                                raise _Invalid(i, i, _AFTER_ITEM if keys is None else _AFTER_MEMBER)
+                            i += 1
+                        elif state <= _FIRST_ITEM:
+                            if char == '"':
+                                state = _STRING
+                                is_key = False
+                                i += 1
+                            elif char in "{[":
+                                if len(stack) == max_depth:
+                                    raise _Invalid(i, i, self.too_deep)
+                                stack.append(set() if char == "{" else None)
+                                state = _FIRST_KEY if char == "{" else _FIRST_ITEM
+                                i += 1
+                            elif char == "]" and state == _FIRST_ITEM:
+                                stack.pop()
+                                state = _AFTER_VALUE
+                                i += 1
+                            elif char in _NUMBER_START:
+                                # A number followed by a character that cannot continue it
+                                # is complete; otherwise the automaton takes over.
+                                found = _number(buf, i, n)
+                                end = n if found is None else found.end()
+                                if end < n and buf[end] not in ".eE":
+                                    assert found is not None
+                                    if end - i > _EXACT_DIGITS and found.lastindex is None:
+                                        _check_integer(buf, i, end)
+                                        exact = True
+                                    i = end
+                                    state = _AFTER_VALUE
+                                else:
+                                    token = base + i
+                                    number = _START
+                                    state = _NUMBER
+                            elif char in _LITERALS:
+                                literal = _LITERALS[char]
+                                if buf.startswith(literal, i, n):
+                                    i += len(literal)
+                                    state = _AFTER_VALUE
+                                else:
+                                    token = base + i
+                                    state = _LITERAL
+                            else:
+                                raise _Invalid(i, i, _EXPECTED[state])
+                        elif state == _COLON:
+                            if char != ":":
+                                raise _Invalid(i, i, _EXPECTED[state])
+                            state = _VALUE
+                            i += 1
+                        elif state in (_KEY, _FIRST_KEY):
+                            if char == '"':
+                                state = _STRING
+                                is_key = True
+                                key_start = base + i
+                                i += 1
+                            elif char == "}" and state == _FIRST_KEY:
+                                stack.pop()
+                                state = _AFTER_VALUE
+                                i += 1
+                            else:
+                                raise _Invalid(i, i, _EXPECTED[state])
+                        elif char == ("{" if state == _TOP_OBJECT else '"'):
+                            state = _VALUE
+                        else:
+                            raise _Invalid(i, i, _EXPECTED[state])
+            except _Invalid as invalid:
+                _emit(inp, raw, buf, base, emitted, base + invalid.clean)
+                raise Backtrack(base + invalid.position, invalid.expected) from None
+            if state == _AFTER_VALUE and not stack:
+                _emit(inp, raw, buf, base, emitted, base + i)
+                return _decode("".join(raw), exact), base + i
+            held_token = state in (_NUMBER, _LITERAL)
+            emitted = _emit(inp, raw, buf, base, emitted, token if held_token else base + i)
+            if n < size:
+                raise Backtrack(base + n, self.too_long)
+            if final:
+                if state == _AFTER_VALUE:
+                    raise Backtrack(base + n, _AFTER_ITEM if stack[-1] is None else _AFTER_MEMBER)
+                raise Backtrack(base + n, _EXPECTED[state])
+            scan = base + i
+            yield key_start if state == _STRING and is_key else emitted
+
+
+def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:
+    """One JSON value of any type, without surrounding whitespace (see `JsonValue`)."""
+    return JsonValue("value", max_depth, max_size)
+
+
+def json_object(*, max_depth: int = 128, max_size: int | None = None) -> Parser[dict[str, Any]]:
+    """One JSON object; anything else fails at its first character (see `JsonValue`)."""
+    return JsonValue("object", max_depth, max_size)
+
+
+def json_string(*, max_depth: int = 128, max_size: int | None = None) -> Parser[str]:
+    """One JSON string, decoded; anything else fails at its first character (see
+    `JsonValue`)."""
+    return JsonValue("string", max_depth, max_size)
+
+
+_string_part = _matcher(r'[^"\\]*')
+_scalar = _matcher(r"[^ \t\n\r,:\]}]*")
+
+
+def partial_json(prefix: str) -> Any:
+    """The value so far of streamed JSON text: `prefix` is the concatenation of the pieces
+    a `json_value` parser has emitted (None while it is empty).
+
+    An open string is closed, open containers are closed, and an object member whose value
+    has not started yet is left out (as is a trailing comma). Because the parser emits only
+    at clean token boundaries, partial values only grow: strings extend, containers gain
+    items, and a number or literal appears only once complete and never changes; for the
+    whole text it is the final value. Costs one pass over `prefix`; raises `ValueError` for
+    text that is not such a prefix.
+    """
+    if not prefix:
+        return None
+    closers: list[str] = []
+    complete: list[int] = []  # per open container: where its complete part ends
+    key_next = in_string = exact = False
+    i, n = 0, len(prefix)
+    while True:
+        i = _skip_whitespace(prefix, i).end()
+        if i >= n:
+            break
+        char = prefix[i]
+        if char == '"':
+            i = _string_end(prefix, i + 1)
+            if i < 0:
+                in_string = True
+                break
+            if key_next:
+                key_next = False
+            elif complete:
+                complete[-1] = i
+        elif char in "[{":
+            closers.append("]" if char == "[" else "}")
+            complete.append(i + 1)
+            key_next = char == "{"
+            i += 1
+        elif char in "]}":
+            closers.pop()
+            complete.pop()
+            i += 1
+            if complete:
+                complete[-1] = i
+        elif char == ",":
+            key_next = closers[-1] == "}"
+            i += 1
+        elif char == ":":
+            i += 1
+        else:
+            end = _scalar(prefix, i).end()
+            if end - i > _EXACT_DIGITS and not any(c in ".eE" for c in prefix[i:end]):
+                exact = True
+            i = end
+            if complete:
+                complete[-1] = i
+    if in_string and not key_next:
+        text = prefix + '"'
+    else:
+        text = prefix[: complete[-1]] if complete else prefix
+    return _decode(text + "".join(reversed(closers)), exact)
+
+
+def _string_end(text: str, i: int) -> int:
+    """Just past the closing quote of the string whose body starts at `i`, or -1."""
+    while True:
+        i = _string_part(text, i).end()
+        if i >= len(text):
+            return -1
+        if text[i] == '"':
+            return i + 1
+        i += 2
