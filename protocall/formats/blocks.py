@@ -8,13 +8,22 @@ counts only where the format's *head* — the opener through the tool name — m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .. import ast
 from ..combinators import (
+    ERROR,
+    Backtrack,
+    Close,
+    Input,
+    Open,
+    ParseFailure,
     Parser,
+    Recovered,
+    Step,
+    Text,
     alt,
     as_text,
     cut,
@@ -24,6 +33,7 @@ from ..combinators import (
     many,
     not_followed_by,
     optional,
+    peek,
     recover,
     regex,
     seq,
@@ -221,3 +231,161 @@ def render_turn(
         out.append(f"{section[0]}{body}{section[1]}" if section else body)
     out.append(stop)
     return "".join(out)
+
+
+class Unfinished(Parser[Any]):
+    """`parser`, or a truncation: when the stream has ended and `parser` failed (before any
+    cut) at the very end of input, having started on some text, that text becomes one
+    `error` node whose `Recovered` value is marked truncated, and the match runs to the end.
+
+    So an opener whose head was cut off (`<tool_call>\\n<function=get_w` at the end) is an
+    unfinished call, reported and kept out of content, never read as text. Needs more while
+    `parser` does; every other failure passes through unchanged.
+    """
+
+    def __init__(self, parser: Parser[Any]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        barrier = inp.open_choice(pos, barrier=True)
+        try:
+            result = yield from self.parser.step(inp, pos)
+        except ParseFailure as failure:
+            cut_off = inp.eof and failure.position >= inp.end > pos
+            if not cut_off or barrier.committed or not isinstance(failure, Backtrack):
+                inp.close_choice(barrier, keep_output=False)
+                raise
+            recovered = Recovered(failure, inp.raw(pos, inp.end), pos, truncated=True)
+            inp.close_choice(barrier, keep_output=False)
+            inp.out.append(Open(ERROR, pos))
+            inp.out.append(Text(recovered.raw, pos))
+            inp.out.append(Close(ERROR, inp.end, recovered))
+            return recovered, inp.end
+        inp.close_choice(barrier, keep_output=True)
+        return result
+
+
+def unfinished(parser: Parser[Any]) -> Parser[Any]:
+    """`parser`, or a truncated `error` node if the stream ended inside it (see `Unfinished`)."""
+    return Unfinished(parser)
+
+
+def tool_calls(
+    openers: Iterable[str],
+    head: Parser[Any],
+    body: Callable[[Any], Parser[Any]],
+    resync: Iterable[str],
+) -> Calls:
+    """Calls opened by `openers`, each `head`, a cut, then `body(value of head)` (see
+    `tool_call`). A head that the stream ended inside is a truncated call (see
+    `unfinished`): reported as an error, kept out of content and reasoning."""
+    return Calls(tuple(openers), unfinished(head), unfinished(tool_call(head, body, resync)))
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A channel `open` … `close` whose body is text tagged `node` (reasoning or content)."""
+
+    open: str
+    close: str
+    node: str
+
+
+def channelled_turn(
+    *,
+    channels: Mapping[str, Channel],
+    calls: Calls,
+    stops: Iterable[str],
+    tokens: Iterable[str],
+    start: str | None = None,
+) -> Parser[Any]:
+    """A turn made of channels (Kimi K3): the channel named `start` pre-opened by the
+    generation prompt, then channels, call regions and end-of-turn `stops` in any order;
+    text outside every channel is content.
+
+    Every marker begins with one of the special `tokens`: text runs up to a token and there
+    the marker is parsed whole, so a marker of several tokens is held back until complete.
+    A channel body ends at its close (consumed), at any channel's opener or close, at a
+    genuine call head, at an end-of-turn marker or at end of input (the close is optional).
+    A close with no open channel is dropped; a token that begins no marker is text. At end
+    of input a marker cut off after its token is a truncated error, never text.
+    """
+    stops, tokens = tuple(stops), tuple(tokens)
+    opens = tuple(channel.open for channel in channels.values())
+    closes = tuple(channel.close for channel in channels.values())
+    known = unfinished(alt(calls.head, markers(*stops, *opens, *closes)))
+    stray = seq(not_followed_by(known, "text"), as_text(markers(*tokens)))
+    run = until(*tokens, nonempty=True, commit=True)
+
+    def text(node: str) -> Parser[Any]:
+        return tag(node, many(alt(run, stray), minimum=1))
+
+    def body(channel: Channel) -> Parser[Any]:
+        return optional(text(channel.node)).skip(optional(literal(channel.close)))
+
+    opened = (literal(c.open).then(cut).then(body(c)) for c in channels.values())
+    end = tag(ast.END_OF_TURN, markers(*stops))
+    structure = alt(calls.call, end, *opened, markers(*closes))
+    lead = body(channels[start]) if start is not None else success(None)
+    segment = alt(peek(markers(*tokens)).then(unfinished(structure)), text(ast.CONTENT))
+    return seq(lead, many(segment), end_of_input)
+
+
+def render_channels(
+    turn: Turn,
+    start: str | None,
+    *,
+    channels: Mapping[str, Channel],
+    call: Callable[[ToolUse], str],
+    section: tuple[str, str],
+    stop: str,
+) -> str:
+    """Write `turn` as channels after a generation prompt that left channel `start` open:
+    that channel first (its opener omitted), then the others in order — a reasoning channel
+    only when the turn has reasoning or it is pre-opened, a content channel always, holding
+    all the turn's content text in order — then every call in one `section`, then `stop`."""
+    content = "".join(part for part in turn.parts if isinstance(part, str))
+    out = []
+    for name in sorted(channels, key=lambda name: name != start):
+        channel = channels[name]
+        reasoning = channel.node == ast.REASONING
+        if reasoning and turn.reasoning is None and name != start:
+            continue
+        opener = "" if name == start else channel.open
+        out += [opener, (turn.reasoning or "") if reasoning else content, channel.close]
+    if turn.calls:
+        out += [section[0], *map(call, turn.calls), section[1]]
+    out.append(stop)
+    return "".join(out)
+
+
+def loose(text: str) -> Parser[str]:
+    """`text` (a layout such as `"\\n```json\\n"`), allowing any whitespace, or none, before
+    it and wherever it has whitespace, as decoders vary the spacing; its value is `text`."""
+    pieces = [lenient(piece) for piece in text.split()]
+    if not pieces or text[-1].isspace():
+        pieces.append(whitespace)
+    return seq(*pieces).result(text)
+
+
+def section_calls(
+    openers: Iterable[str],
+    begin: Parser[Any],
+    head: Parser[Any],
+    body: Callable[[Any], Parser[Any]],
+    resync: Iterable[str],
+    end: Parser[Any],
+    *,
+    bare: bool = False,
+) -> Calls:
+    """Calls in a section: `begin`, calls (each `head` then `body`, as in `tool_calls`)
+    separated by optional whitespace, then `end`, whose absence is tolerated (the section
+    closes at the first thing that is not a call). The first call's head starts with
+    `begin`, so a section opener that heads no call is text, and one the stream ended
+    inside is a truncated call. With `bare`, a call outside any section counts too."""
+    inner = tool_calls(openers, head, body, resync)
+    first = tool_calls(openers, seq(begin, whitespace).then(head), body, resync)
+    region = seq(first.call, many(whitespace.then(inner.call)), whitespace, optional(end))
+    if not bare:
+        return Calls(first.openers, first.head, region)
+    return Calls(first.openers, alt(first.head, inner.head), alt(region, inner.call))

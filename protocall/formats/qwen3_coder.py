@@ -1,0 +1,85 @@
+"""Qwen3-Coder, and the thinking Qwen3.5+ / Nemotron 3 templates (FORMATS.md §1).
+
+[<think>R</think>]content<tool_call>\\n<function=N>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call><|im_end|>
+A bare `<function=N>` (no `<tool_call>`) is a call only for a declared tool followed by a
+parameter or `</function>`; a genuine call also ends an open reasoning block.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..combinators import Parser, alt, literal, optional, peek, seq, whitespace
+from ..combinators.xmlargs import QWEN3_CODER, xml_arguments
+from ..tools import Tools
+from .base import Format
+from .blocks import (
+    Calls,
+    Reasoning,
+    arguments,
+    assistant_turn,
+    declared,
+    markers,
+    per_tool,
+    render_turn,
+    tool_calls,
+    tool_name,
+)
+from .turns import ToolUse, Turn
+
+THINK, END_THINK = "<think>", "</think>"
+REASONING = Reasoning(THINK, END_THINK)
+TOOL_CALL, END_TOOL_CALL = "<tool_call>", "</tool_call>"
+FUNCTION, END_FUNCTION = "<function=", "</function>"
+PARAMETER, END_PARAMETER = "<parameter=", "</parameter>"
+END_OF_TURN = "<|im_end|>"
+RESERVED = (THINK, END_THINK, TOOL_CALL, END_TOOL_CALL, FUNCTION, END_FUNCTION, PARAMETER,
+            END_PARAMETER, END_OF_TURN)  # fmt: skip
+
+
+def function(name: Parser[str] | None = None) -> Parser[str]:
+    """`<function=NAME>`; its value is the name."""
+    return seq(literal(FUNCTION), tool_name(name), literal(">")).map(lambda parts: parts[1])
+
+
+def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+    parameters = per_tool(tools, lambda schema: arguments(xml_arguments(QWEN3_CODER, schema)))
+
+    def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
+        return lambda name: seq(parameters(name), literal(END_FUNCTION), close)
+
+    closed = whitespace.then(literal(END_TOOL_CALL))
+    wrapped = tool_calls((TOOL_CALL,), literal(TOOL_CALL).then(whitespace).then(function()),
+                         body(closed), (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
+    parameter_next = peek(whitespace.then(markers(PARAMETER, END_FUNCTION)))
+    bare = tool_calls((FUNCTION,), function(declared(tools)).skip(parameter_next),
+                      body(optional(closed)), (END_FUNCTION, TOOL_CALL, END_OF_TURN))  # fmt: skip
+    calls = Calls((TOOL_CALL, FUNCTION), alt(wrapped.head, bare.head), alt(wrapped.call, bare.call))
+    return assistant_turn(calls=calls, stops=(END_OF_TURN,), reasoning=REASONING, start=start)
+
+
+def render_call(call: ToolUse) -> str:
+    values = {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+              for k, v in call.arguments.items()}  # fmt: skip
+    body = "".join(f"{PARAMETER}{k}>\n{v}\n{END_PARAMETER}\n" for k, v in values.items())
+    return f"{TOOL_CALL}\n{FUNCTION}{call.name}>\n{body}{END_FUNCTION}\n{END_TOOL_CALL}"
+
+
+def render(turn: Turn, start: str | None) -> str:
+    return render_turn(turn, start, reasoning=REASONING, call=render_call, between_calls="\n",
+                       stop=END_OF_TURN)  # fmt: skip
+
+
+FORMAT = Format(
+    "qwen3-coder",
+    grammar,
+    render,
+    reserved=RESERVED,
+    channels={"reasoning": (THINK, END_THINK)},
+    default_start=None,
+    prompts={None: "<|im_start|>assistant\n", "reasoning": "<|im_start|>assistant\n<think>\n"},
+    summary="Qwen3-Coder / Qwen3.5+ / Nemotron 3: <function=…> and <parameter=…> in <tool_call>",
+    markers={"reasoning": "<think>…</think>", "call": "<tool_call><function=N><parameter=K>V"},
+)
