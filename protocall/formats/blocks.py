@@ -8,6 +8,7 @@ counts only where the format's *head* — the opener through the tool name — m
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -297,6 +298,7 @@ def channelled_turn(
     calls: Calls,
     stops: Iterable[str],
     tokens: Iterable[str],
+    dropped: Iterable[str] = (),
     start: str | None = None,
 ) -> Parser[Any]:
     """A turn made of channels (Kimi K3): the channel named `start` pre-opened by the
@@ -306,13 +308,15 @@ def channelled_turn(
     Every marker begins with one of the special `tokens`: text runs up to a token and there
     the marker is parsed whole, so a marker of several tokens is held back until complete.
     A channel body ends at its close (consumed), at any channel's opener or close, at a
-    genuine call head, at an end-of-turn marker or at end of input (the close is optional).
-    A close with no open channel is dropped; a token that begins no marker is text. At end
-    of input a marker cut off after its token is a truncated error, never text.
+    genuine call head, at an end-of-turn marker, at a `dropped` marker or at end of input
+    (the close is optional). A close with no open channel, and a `dropped` marker (markup
+    that carries nothing when it stands alone, such as a repeated region close), is
+    dropped; a token that begins no marker is text. At end of input a marker cut off after
+    its token is a truncated error, never text.
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(channel.open for channel in channels.values())
-    closes = tuple(channel.close for channel in channels.values())
+    closes = (*(channel.close for channel in channels.values()), *dropped)
     known = unfinished(alt(calls.head, markers(*stops, *opens, *closes)))
     stray = seq(not_followed_by(known, "text"), as_text(markers(*tokens)))
     run = until(*tokens, nonempty=True, commit=True)
@@ -336,14 +340,15 @@ def render_channels(
     start: str | None,
     *,
     channels: Mapping[str, Channel],
-    call: Callable[[ToolUse], str],
+    call: Callable[[ToolUse, int], str],
     section: tuple[str, str],
     stop: str,
 ) -> str:
     """Write `turn` as channels after a generation prompt that left channel `start` open:
     that channel first (its opener omitted), then the others in order — a reasoning channel
     only when the turn has reasoning or it is pre-opened, a content channel always, holding
-    all the turn's content text in order — then every call in one `section`, then `stop`."""
+    all the turn's content text in order — then every call, `call(use, position)` with
+    1-based positions, in one `section`, then `stop`."""
     content = "".join(part for part in turn.parts if isinstance(part, str))
     out = []
     for name in sorted(channels, key=lambda name: name != start):
@@ -354,7 +359,7 @@ def render_channels(
         opener = "" if name == start else channel.open
         out += [opener, (turn.reasoning or "") if reasoning else content, channel.close]
     if turn.calls:
-        out += [section[0], *map(call, turn.calls), section[1]]
+        out += [section[0], *map(call, turn.calls, itertools.count(1)), section[1]]
     out.append(stop)
     return "".join(out)
 
