@@ -1,0 +1,474 @@
+"""XML-style tool-call arguments: one combinator for every tag-delimited key/value layout.
+
+A `Layout` is data: the marker that opens an argument, how its key is spelled (bare text up
+to `key_close`, or an attribute of the opening tag), the marker between key and value, the
+closing tag, the end-of-arguments marker, and how values are typed (the tool's JSON schema,
+or a type attribute). `xml_arguments(layout, parameters)` parses zero or more arguments, with
+optional whitespace before, between and after them, up to (not consuming) the end marker.
+
+Telling a closing tag inside a value from the real one: a value's closing tag ends the value
+only when what follows it, after optional whitespace, is a complete argument opener with a
+well-formed key part, or the end marker. Otherwise the closing tag is value text (a literal
+`</parameter>` in code). While that is undecided the value holds back from the closing tag
+(and from the framing newline before it); at end of input an undecided tag counts as the
+close, so the error then names what the arguments lacked. Text that merely looks like an
+opener or the end marker inside a value is value text, except for these tolerances of a
+missing closing tag (only where a layout enables them, as serving stacks do):
+- `unclosed_at_opener`: an opener at the start of a line inside the value, whose key is
+  declared in the tool's schema, is not the current key and has not been given yet, ends
+  the value before that newline (without a schema: never). Mid-line markup in code, such
+  as `x = "<parameter=path>"`, stays text.
+- `unclosed_at_end`: the end marker ends the value when it is followed, after optional
+  whitespace, by one of the given markers or by the end of input.
+Indistinguishable cases stay ambiguous: a value containing a closing tag followed by a
+genuine-looking opener (`</parameter>\\n<parameter=x>` as text) is split there.
+
+Streaming: the arguments are emitted as `Text` items forming synthesised JSON object text in
+one fixed style (`{"location": "Paris", "days": 3}`), whose concatenation over one run is
+exactly the final arguments JSON (`json.loads` gives the returned dict). `{` is emitted when
+the first argument opens (or `{}` at the end marker), `"key": ` once the key part is
+complete (never a partial key), a string-typed value as escaped JSON string pieces as its raw
+text arrives (holding back what could still be its closing tag or framing newline), any other
+value once it is complete, and `}` at the end marker. Around each argument: `Open(ARGUMENT)`,
+an `ARGUMENT_NAME` node (value: the key), an `ARGUMENT_VALUE` node (value: the typed value),
+and `Close(ARGUMENT, end, (key, value))`; the `{`, `, ` and `}` are outside these nodes.
+
+Values that do not convert to their declared type stay strings; each is reported in the
+returned `Arguments.problems` (never a crash, never a dropped call). A duplicate key fails
+("duplicate argument `k`"). End of input: needs more while the stream is open; once it has
+ended, a missing end marker or an argument left open fails there, expecting what was
+missing, with `argument` / `argument_name` / `argument_value` in the error context.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring
+from typing import Any, TypeVar
+
+from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_schema
+from .parser import Parser, Step, quote
+from .result import Backtrack, ParseFailure
+from .stream import Close, Input, Open, Text
+
+T = TypeVar("T")
+Resumable = Generator[int, None, T]
+"""A resumable helper: yields the lowest offset it may still read, returns a `T`."""
+
+ARGUMENT = "argument"
+ARGUMENT_NAME = "argument_name"
+ARGUMENT_VALUE = "argument_value"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One tag-delimited argument layout (see the module docstring for the shared rules).
+
+    - `opener` starts an argument; the key part follows it and ends with `key_close`.
+    - `key_attribute`: the key is this attribute of the opening tag (` name="K"`; more
+      attributes may follow, with `decode_entities` turning `&quot;` then `&amp;` back
+      into `"` and `&`). Without it the key is the bare text before `key_close`, stripped,
+      on one line and without `<` or `>`.
+    - `value_open` (after optional whitespace) precedes the value, `value_close` ends it.
+    - `end` ends the arguments; it is not consumed.
+    - `framing_newlines`: one newline right after the key part and one right before the
+      value's terminator, where present, are framing, not value text.
+    - `type_attribute`: the attribute that types the value; `type_values` maps its values
+      to type names (`string`, `json` for any JSON value, or a schema type name), or, when
+      empty, the attribute value is the type name. A value without the attribute, or with
+      an unmapped one, is typed by the schema.
+    - `unclosed_at_opener`, `unclosed_at_end`: tolerances of a missing `value_close`.
+    """
+
+    opener: str
+    key_close: str
+    value_close: str
+    end: str
+    key_attribute: str | None = None
+    value_open: str = ""
+    framing_newlines: bool = False
+    decode_entities: bool = False
+    type_attribute: str | None = None
+    type_values: Mapping[str, str] = field(default_factory=dict)
+    unclosed_at_opener: bool = False
+    unclosed_at_end: tuple[str, ...] | None = None
+
+
+QWEN3_CODER = Layout(
+    "<parameter=",
+    ">",
+    "</parameter>",
+    "</function>",
+    framing_newlines=True,
+    unclosed_at_opener=True,
+    unclosed_at_end=("</tool_call>", "<|im_end|>"),
+)
+"""Qwen3-Coder / Qwen3.5 / Nemotron 3: `<parameter=K>\\nV\\n</parameter>`, ends at
+`</function>`, typed by the schema. A missing `</parameter>` is tolerated (as vLLM does)
+before `<parameter=` of a declared, not yet given key at the start of a line, and before
+`</function>` followed by `</tool_call>`, `<|im_end|>` or the end of input."""
+
+SEED_OSS = Layout("<parameter=", ">", "</parameter>", "</function>")
+"""ByteDance Seed-OSS: `<parameter=K>V</parameter>` verbatim (no framing newlines), ends at
+`</function>`, typed by the schema."""
+
+GLM = Layout("<arg_key>", "</arg_key>", "</arg_value>", "</tool_call>", value_open="<arg_value>")
+"""GLM-4.5/4.6/4.7 and Ling 3.0: `<arg_key>K</arg_key>` `<arg_value>V</arg_value>`, any
+whitespace (or none) between tags, values verbatim, ends at `</tool_call>`, typed by the
+schema. No missing-tag tolerance."""
+
+MINIMAX = Layout("<parameter", ">", "</parameter>", "</invoke>", key_attribute="name")
+"""MiniMax-M2: `<parameter name="K">V</parameter>`, values verbatim, ends at `</invoke>`,
+typed by the schema. No missing-tag tolerance."""
+
+
+def dsml(spelling: str = "｜DSML｜", *, unclosed_at_opener: bool = False) -> Layout:
+    """DeepSeek DSML with tag prefix `spelling` (U+FF5C bars; V4.1 adds a trailing space):
+    `<{spelling}parameter name="K" string="true|false">V</{spelling}parameter>`, ends at
+    `</{spelling}invoke>`. `string="true"`: the raw value; `string="false"`: JSON."""
+    return Layout(
+        f"<{spelling}parameter",
+        ">",
+        f"</{spelling}parameter>",
+        f"</{spelling}invoke>",
+        key_attribute="name",
+        type_attribute="string",
+        type_values={"true": "string", "false": "json"},
+        unclosed_at_opener=unclosed_at_opener,
+    )
+
+
+DSML = dsml()
+"""DeepSeek V3.2 and V4: `<｜DSML｜parameter name="K" string="…">V</｜DSML｜parameter>`."""
+
+DSML_V41 = dsml("｜DSML｜ ", unclosed_at_opener=True)
+"""DeepSeek V4.1: `<｜DSML｜ parameter …>V</｜DSML｜ parameter>`; like vLLM, a missing closing
+tag is tolerated before the opener, on a new line, of a declared, not yet given parameter."""
+
+KIMI_K3 = Layout(
+    "<|open|>argument",
+    "<|sep|>",
+    "<|close|>argument<|sep|>",
+    "<|close|>call<|sep|>",
+    key_attribute="key",
+    decode_entities=True,
+    type_attribute="type",
+)
+"""Kimi K3: `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`, values raw,
+typed by `type` (string, number, boolean, null, object, array), ends at
+`<|close|>call<|sep|>`."""
+
+
+class Arguments(dict[str, Any]):
+    """The typed arguments. `problems` names each value that did not convert to its
+    declared type and was kept as the raw string."""
+
+    __slots__ = ("problems",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problems: list[str] = []
+
+
+def xml_arguments(layout: Layout, parameters: Mapping[str, Any] | None = None) -> Parser[Arguments]:
+    """Zero or more `layout` arguments up to its end marker, typed by the tool's
+    `parameters` schema where the layout has no type attribute (see the module docstring)."""
+    return XmlArguments(layout, parameters)
+
+
+_SPACE = re.compile(r"\s*")
+_ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
+_ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
+_text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
+
+_CLOSE, _OPENER, _END = "close", "opener", "end"
+
+
+class XmlArguments(Parser[Arguments]):
+    """The parser behind `xml_arguments`."""
+
+    def __init__(self, layout: Layout, parameters: Mapping[str, Any] | None) -> None:
+        self.layout = layout
+        self.parameters = parameters
+        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+        self.declared: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+        self.heads = (layout.opener, layout.end)
+        self.kinds = {layout.value_close: _CLOSE}
+        if layout.unclosed_at_opener:
+            self.kinds["\n" + layout.opener] = _OPENER
+        if layout.unclosed_at_end is not None:
+            self.kinds[layout.end] = _END
+        markers = "|".join(map(re.escape, sorted(self.kinds, key=len, reverse=True)))
+        self.find = re.compile(markers)
+        # While the stream is open, one search finds the earliest terminator candidate or
+        # the earliest proper prefix of one that reaches the end of the buffer (held back).
+        self.scan = re.compile(f"{markers}|(?:{_proper_prefixes(self.kinds)})\\Z")
+        # A marker that another one extends is undecided while it ends the buffer.
+        self.extendable = {m for m in self.kinds for o in self.kinds if o != m and o.startswith(m)}
+        self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
+        self.value_expected = (quote(layout.value_close),)
+
+    def step(self, inp: Input, pos: int) -> Step[Arguments]:
+        arguments = Arguments()
+        while True:
+            pos = yield from _skip_space(inp, pos, None)
+            head = yield from _choose(inp, pos, self.heads, pos)
+            if head == 1:
+                inp.out.append(Text("}" if arguments else "{}", pos))
+                return arguments, pos
+            inp.out.append(Text(", " if arguments else "{", pos))
+            try:
+                pos = yield from self._argument(inp, pos, arguments)
+            except ParseFailure as failure:
+                failure.context.append(ARGUMENT)
+                raise
+
+    def _argument(self, inp: Input, start: int, arguments: Arguments) -> Resumable[int]:
+        layout = self.layout
+        inp.out.append(Open(ARGUMENT, start))
+        inp.out.append(Open(ARGUMENT_NAME, start))
+        key_start = start + len(layout.opener)
+        try:
+            key, attributes, close_at, pos = yield from self._tag(inp, key_start, None)
+            if not key:
+                raise Backtrack(close_at, ("an argument name",))
+            if key in arguments:
+                raise Backtrack(close_at, (f"a new argument (duplicate argument `{key}`)",))
+        except ParseFailure as failure:
+            failure.context.append(ARGUMENT_NAME)
+            raise
+        inp.out.append(Text(encode_basestring(key), key_start))
+        inp.out.append(Close(ARGUMENT_NAME, pos, key))
+        inp.out.append(Text(": ", pos))
+        if layout.value_open:
+            pos = yield from _skip_space(inp, pos, None)
+            yield from _choose(inp, pos, (layout.value_open,), pos)
+            pos += len(layout.value_open)
+        if layout.framing_newlines:
+            while pos >= inp.end and not inp.eof:
+                yield pos
+            if pos < inp.end and inp.buf[pos - inp.base] == "\n":
+                pos += 1
+        streamed, convert = self._typing(key, attributes)
+        inp.out.append(Open(ARGUMENT_VALUE, pos))
+        if streamed:
+            inp.out.append(Text('"', pos))
+        try:
+            raw, value_end, end = yield from self._value(inp, pos, key, arguments, streamed)
+        except ParseFailure as failure:
+            failure.context.append(ARGUMENT_VALUE)
+            raise
+        coerced = convert(raw)
+        value = coerced.value
+        if streamed:
+            inp.out.append(Text('"', value_end))
+        else:
+            problem = coerced.problem
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except RecursionError:  # nested deeper than the encoder's stack allows
+                value, problem = raw, "nested too deeply to serialise"
+                text = encode_basestring(raw)
+            if problem is not None:
+                arguments.problems.append(f"argument `{key}`: {problem}; kept as a string")
+            inp.out.append(Text(text, pos))
+        inp.out.append(Close(ARGUMENT_VALUE, value_end, value))
+        inp.out.append(Close(ARGUMENT, end, (key, value)))
+        arguments[key] = value
+        return end
+
+    def _typing(
+        self, key: str, attributes: Mapping[str, str]
+    ) -> tuple[bool, Callable[[str], Coerced]]:
+        """Whether the value streams as a string, and how its raw text is typed."""
+        layout = self.layout
+        declared = attributes.get(layout.type_attribute) if layout.type_attribute else None
+        if declared is not None:
+            type_name = layout.type_values.get(declared) if layout.type_values else declared
+            if type_name is not None:
+                return always_string({"type": type_name}), lambda raw: coerce_typed(raw, type_name)
+        schema = parameter_schema(self.parameters, key)
+        root = self.parameters
+        return always_string(schema, root=root), lambda raw: coerce(raw, schema, root=root)
+
+    def _tag(
+        self, inp: Input, pos: int, keep: int | None
+    ) -> Resumable[tuple[str, dict[str, str], int, int]]:
+        """The key part from `pos` through `key_close`: (key, attributes, where `key_close`
+        starts, where it ends). Fails at the first character that cannot continue it."""
+        layout = self.layout
+        hold = pos if keep is None else keep
+        if layout.key_attribute is None:
+            scan = pos
+            while True:
+                stop = self.key_stop.search(inp.buf, scan - inp.base)
+                if stop is not None:
+                    at = stop.start() + inp.base
+                    yield from _choose(inp, at, (layout.key_close,), hold)
+                    return inp.text(pos, at).strip(), {}, at, at + len(layout.key_close)
+                if inp.eof:
+                    raise Backtrack(inp.end, (quote(layout.key_close),))
+                scan = inp.end
+                yield hold
+        attributes: dict[str, str] = {}
+        cursor = pos
+        while True:
+            buf, base = inp.buf, inp.base
+            attribute = _ATTRIBUTE.match(buf, cursor - base)
+            if attribute is not None:
+                name, value = attribute.groups()
+                if layout.decode_entities:
+                    value = value.replace("&quot;", '"').replace("&amp;", "&")
+                attributes[name] = value
+                cursor = attribute.end() + base
+                continue
+            at = _match_end(_SPACE, buf, cursor - base) + base
+            got = buf[at - base : at - base + len(layout.key_close)]
+            if got == layout.key_close:
+                break
+            viable = _match_end(_ATTRIBUTE_PREFIX, buf, cursor - base) + base
+            end = base + len(buf)
+            if not inp.eof and (viable == end or layout.key_close.startswith(got)):
+                yield hold
+                continue
+            position = max(viable, at + _shared(got, layout.key_close))
+            raise Backtrack(position, (f"an attribute or {quote(layout.key_close)}",))
+        key = attributes.get(layout.key_attribute)
+        if key is None:
+            raise Backtrack(at, (f"attribute `{layout.key_attribute}`",))
+        return key, attributes, at, at + len(layout.key_close)
+
+    def _value(
+        self, inp: Input, start: int, key: str, arguments: Arguments, streamed: bool
+    ) -> Resumable[tuple[str, int, int]]:
+        """The raw value from `start`: (raw text, where it ends, where the argument ends)."""
+        find, scan_open, kinds = self.find, self.scan, self.kinds
+        framing = self.layout.framing_newlines
+        out_text = _text
+        pieces: list[str] = []
+        emitted = scan = start
+        while True:
+            buf, base, eof = inp.buf, inp.base, inp.eof
+            size = len(buf)
+            match = (find if eof else scan_open).search(buf, scan - base)
+            kind = None
+            if match is None:
+                limit = base + size
+            else:
+                limit = base + match.start()
+                kind = kinds.get(match.group())
+                if kind is not None and not eof and match.end() == size:
+                    kind = None if match.group() in self.extendable else kind
+            cut = limit
+            if (
+                framing
+                and kind != _OPENER  # its newline is part of the marker
+                and cut > emitted
+                and cut > start
+                and buf[cut - 1 - base] == "\n"
+            ):
+                cut -= 1
+            if cut > emitted:
+                piece = buf[emitted - base : cut - base]
+                pieces.append(piece)
+                if streamed:
+                    inp.out.append(out_text(Text, (encode_basestring(piece)[1:-1], emitted)))
+                emitted = cut
+            if kind is not None:
+                assert match is not None
+                size = len(match.group())
+                closes = yield from self._closes(inp, kind, limit, size, key, arguments, cut)
+                if closes:
+                    end = limit + size if kind == _CLOSE else limit
+                    return "".join(pieces), cut, end
+                scan = limit + 1
+                continue
+            if eof:
+                raise Backtrack(base + size, self.value_expected)
+            scan = limit
+            yield emitted
+
+    def _closes(
+        self, inp: Input, kind: str, at: int, size: int, key: str, arguments: Arguments, keep: int
+    ) -> Resumable[bool]:
+        """Whether the terminator candidate of `kind` at `at` really ends the value (see the
+        module docstring); undecided at end of input counts as yes."""
+        layout = self.layout
+        try:
+            if kind == _OPENER:
+                name, _, _, _ = yield from self._tag(inp, at + size, keep)
+                return name != key and name not in arguments and name in self.declared
+            after = yield from _skip_space(inp, at + size, keep)
+            if kind == _CLOSE:
+                head = yield from _choose(inp, after, self.heads, keep)
+                if head == 0:
+                    yield from self._tag(inp, after + len(layout.opener), keep)
+            elif layout.unclosed_at_end:
+                yield from _choose(inp, after, layout.unclosed_at_end, keep)
+            return True
+        except Backtrack as failure:
+            return inp.eof and failure.position >= inp.end
+
+
+def _skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:
+    """Past any whitespace from `pos`; needs more while the run reaches the buffer's end."""
+    while True:
+        pos = _match_end(_SPACE, inp.buf, pos - inp.base) + inp.base
+        if pos < inp.end or inp.eof:
+            return pos
+        yield pos if keep is None else keep
+
+
+def _choose(inp: Input, pos: int, options: tuple[str, ...], keep: int) -> Resumable[int]:
+    """The index of the option that starts at `pos`; needs more while the text there is a
+    proper prefix of one, fails at the first character that rules all of them out."""
+    longest = max(map(len, options))
+    while True:
+        got = inp.buf[pos - inp.base : pos - inp.base + longest]
+        for index, option in enumerate(options):
+            if got.startswith(option):
+                return index
+        if inp.eof or not any(option.startswith(got) for option in options):
+            same = max(_shared(got, option) for option in options)
+            raise Backtrack(pos + same, tuple(map(quote, options)))
+        yield keep
+
+
+def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where a pattern that matches the empty string stops matching at `pos`."""
+    match = pattern.match(text, pos)
+    assert match is not None
+    return match.end()
+
+
+def _shared(text: str, marker: str) -> int:
+    """The length of the common prefix of `text` and `marker`."""
+    size = 0
+    for a, b in zip(text, marker, strict=False):
+        if a != b:
+            break
+        size += 1
+    return size
+
+
+def _proper_prefixes(markers: Mapping[str, str]) -> str:
+    """A regex for exactly the non-empty proper prefixes of `markers` (trie-shaped, so one
+    start position costs at most the length of the longest marker)."""
+    trie: dict[str, Any] = {}
+    for marker in markers:
+        node = trie
+        for char in marker:
+            node = node.setdefault(char, {})
+
+    def branches(node: dict[str, Any]) -> str:
+        alternatives = []
+        for char, child in node.items():
+            if child:
+                inner = branches(child)
+                alternatives.append(re.escape(char) + (f"(?:{inner})?" if inner else ""))
+        return "|".join(alternatives)
+
+    return branches(trie)
