@@ -9,6 +9,7 @@ counts only where the format's *head* — the opener through the tool name — m
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -394,3 +395,11 @@ def section_calls(
     if not bare:
         return Calls(first.openers, first.head, region)
     return Calls(first.openers, alt(first.head, inner.head), alt(region, inner.call))
+
+
+def closer(*texts: str) -> Parser[str]:
+    """One of the closing markers `texts`; at end of input also a proper prefix of one: a
+    closer cut off by the end of the stream still closes (its partial text is no content)."""
+    prefixes = sorted({text[:k] for text in texts for k in range(1, len(text))}, key=len)
+    cut_off = regex("|".join(map(re.escape, reversed(prefixes)))).skip(end_of_input)
+    return alt(markers(*texts), cut_off)
