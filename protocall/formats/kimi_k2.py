@@ -31,7 +31,15 @@ from ..combinators import Parser, emit, fail, json_object, literal, optional, re
 from ..combinators import whitespace as ws
 from ..tools import Tools
 from .base import Format
-from .blocks import Reasoning, arguments, assistant_turn, markers, render_turn, section_calls
+from .blocks import (
+    Reasoning,
+    arguments,
+    assistant_turn,
+    closer,
+    markers,
+    render_turn,
+    section_calls,
+)
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<think>", "</think>"
@@ -61,7 +69,7 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     calls = section_calls((*SECTION_BEGINS, CALL_BEGIN, NO_CONTENT),
                           seq(placeholder, markers(*SECTION_BEGINS)), head.map(lambda p: p[3]),
                           lambda _: body, (CALL_END, CALL_BEGIN, *SECTION_ENDS, *STOPS),
-                          markers(*SECTION_ENDS), bare=True)  # fmt: skip
+                          closer(*SECTION_ENDS), bare=True)  # fmt: skip
     return assistant_turn(calls=calls, stops=STOPS, reasoning=REASONING, start=start)
 
 
