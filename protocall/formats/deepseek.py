@@ -1,0 +1,156 @@
+"""DeepSeek R1 / V3 / V3.1 / V3.2 / V4 / V4.1 (FORMATS.md §5): one grammar, and variants
+that differ only in data — the section's spellings, the text around a call's name and
+arguments, and whether arguments are JSON or DSML parameters.
+
+R1/V3  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\n{…}\\n```<｜tool▁call▁end｜>
+       [\\n<｜tool▁call▁begin｜>…]<｜tool▁calls▁end｜><｜end▁of▁sentence｜>
+V3.1   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>
+V3.2   \\n\\n<｜DSML｜function_calls>\\n<｜DSML｜invoke name="NAME">\\n<｜DSML｜parameter name="K"
+       string="true">V</｜DSML｜parameter>\\n</｜DSML｜invoke>\\n</｜DSML｜function_calls>
+V4     the block is `tool_calls`; V4.1: tag names gain a leading space (`<｜DSML｜ calls>`).
+
+- Reasoning `<think>…</think>` is pre-opened by R1's prompt (`<｜Assistant｜><think>\\n`) and
+  by the thinking prompts of V3.1+ (`<think>`); chat prompts end with `</think>`, and without
+  a generation prompt no block is open. A section opener ends an open block implicitly.
+- Wherever a layout has whitespace, any whitespace or none is accepted, and also before each
+  of its pieces; the `\\n\\n` before a DSML block belongs to the envelope, not to content.
+- R1/V3 and V3.1 accept the section-opener spellings of §5.0, and calls outside a section.
+- DSML: a `string="true"` value is the raw text exactly (whitespace kept), a
+  `string="false"` one JSON; a duplicate parameter is an error. Text after the block is
+  content (lenient: the reference parser rejects it).
+- `<｜end▁of▁sentence｜>` ends the turn; it is never content.
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from ..combinators import Parser, alt, json_object, seq
+from ..combinators import whitespace as ws
+from ..combinators.xmlargs import DSML, DSML_V41, Layout, xml_arguments
+from ..tools import Tools
+from .base import Format
+from .blocks import (
+    Reasoning,
+    arguments,
+    assistant_turn,
+    closer,
+    loose,
+    per_tool,
+    render_turn,
+    section_calls,
+    tool_name,
+)
+from .turns import ToolUse, Turn
+
+THINK, END_THINK = "<think>", "</think>"
+REASONING = Reasoning(THINK, END_THINK)
+EOS = "<｜end▁of▁sentence｜>"
+CALLS_BEGIN = ("<｜tool▁calls▁begin｜>", "<｜tool_calls_begin｜>", "<｜tool calls begin｜>",
+               "<｜tool\\_calls\\_begin｜>", "<｜tool▁calls｜>")  # fmt: skip
+CALLS_END = ("<｜tool▁calls▁end｜>", "<｜tool_calls_end｜>", "<｜tool calls end｜>",
+             "<｜tool\\_calls\\_end｜>")  # fmt: skip
+CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+CHAT_PROMPTS = {None: "<｜Assistant｜></think>", "reasoning": "<｜Assistant｜><think>"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One DeepSeek generation: `call` is a call as rendered, with `{name}` and `{arguments}`;
+    `section` the canonical wrapper of the calls (joined by `between`); `begins`/`ends` all
+    accepted spellings of its markers; `openers` where content stops to try a call; `bare`
+    whether a call outside a section counts; `layout` the DSML parameters (None: JSON)."""
+
+    name: str
+    summary: str
+    call: str
+    between: str
+    section: tuple[str, str]
+    begins: tuple[str, ...]
+    ends: tuple[str, ...]
+    openers: tuple[str, ...]
+    reserved: tuple[str, ...]
+    bare: bool = False
+    layout: Layout | None = None
+    prompts: Mapping[str | None, str] = field(default_factory=lambda: CHAT_PROMPTS)
+
+
+def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[Any]:
+    before, rest = variant.call.split("{name}")
+    after_name, after = rest.split("{arguments}")
+    layout = variant.layout
+    values = per_tool(tools, lambda schema: arguments(
+        json_object() if layout is None else xml_arguments(layout, schema)))  # fmt: skip
+    head = seq(loose(before), ws, tool_name(), loose(after_name)).map(lambda parts: parts[2])
+    resync = (after[after.rindex("<") :], before.partition(' name="')[0], *variant.ends, EOS)
+    calls = section_calls(variant.openers, alt(*map(loose, variant.begins)), head,
+                          lambda name: seq(ws, values(name), loose(after)), resync,
+                          closer(*variant.ends), bare=variant.bare)  # fmt: skip
+    return assistant_turn(calls=calls, stops=(EOS,), reasoning=REASONING, start=start)
+
+
+def render_value(layout: Layout, key: str, value: Any) -> str:
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    kind = "true" if isinstance(value, str) else "false"
+    return f'{layout.opener} name="{key}" string="{kind}">{raw}{layout.value_close}'
+
+
+def render(variant: Variant, turn: Turn, start: str | None) -> str:
+    def call(use: ToolUse) -> str:
+        layout = variant.layout
+        if layout is None:
+            values = json.dumps(use.arguments, ensure_ascii=False)
+        else:
+            values = "\n".join(render_value(layout, k, v) for k, v in use.arguments.items())
+        return variant.call.replace("{name}", use.name).replace("{arguments}", values)
+
+    return render_turn(turn, start, reasoning=REASONING, call=call, between_calls=variant.between,
+                       section=variant.section, stop=EOS)  # fmt: skip
+
+
+def dsml_variant(name: str, summary: str, block: str, layout: Layout = DSML) -> Variant:
+    """A DSML generation: calls in block `block`, parameters and tag spelling from `layout`."""
+    spelling = layout.opener[1 : -len("parameter")]
+    begin, end, invoke = f"<{spelling}{block}>", f"</{spelling}{block}>", f"<{spelling}invoke"
+    token = spelling.strip()
+    return Variant(name, summary, f'{invoke} name="{{name}}">\n{{arguments}}\n</{spelling}invoke>',
+                   "\n", (f"\n\n{begin}\n", f"\n{end}"), (begin,), (end,),
+                   (f"\n\n<{token}", f"<{token}"), (begin, end, invoke, f"</{spelling}invoke>",
+                   layout.opener, layout.value_close), layout=layout)  # fmt: skip
+
+
+JSON_RESERVED = (*CALLS_BEGIN, *CALLS_END, CALL_BEGIN, CALL_END, SEP)
+VARIANTS = (
+    Variant("deepseek-v3", "DeepSeek R1 / V3: function<｜tool▁sep｜>NAME, JSON in a fence",
+            f"{CALL_BEGIN}function{SEP}{{name}}\n```json\n{{arguments}}\n```{CALL_END}", "\n",
+            (CALLS_BEGIN[0], CALLS_END[0]), CALLS_BEGIN, CALLS_END, (*CALLS_BEGIN, CALL_BEGIN),
+            JSON_RESERVED, bare=True,
+            prompts={None: "<｜Assistant｜>", "reasoning": "<｜Assistant｜><think>\n"}),
+    Variant("deepseek-v3.1", "DeepSeek V3.1: NAME<｜tool▁sep｜>{JSON} in <｜tool▁call▁begin｜>",
+            f"{CALL_BEGIN}{{name}}{SEP}{{arguments}}{CALL_END}", "", (CALLS_BEGIN[0], CALLS_END[0]),
+            CALLS_BEGIN, CALLS_END, (*CALLS_BEGIN, CALL_BEGIN), JSON_RESERVED, bare=True),
+    dsml_variant("deepseek-v3.2", "DeepSeek V3.2: DSML function_calls", "function_calls"),
+    dsml_variant("deepseek-v4", "DeepSeek V4: DSML tool_calls", "tool_calls"),
+    dsml_variant("deepseek-v4.1", "DeepSeek V4.1: DSML with spaced tag names", "calls", DSML_V41),
+)  # fmt: skip
+
+
+def format_of(variant: Variant) -> Format:
+    return Format(
+        variant.name,
+        partial(grammar, variant),
+        partial(render, variant),
+        reserved=(THINK, END_THINK, EOS, *variant.reserved),
+        channels={"reasoning": (THINK, END_THINK)},
+        default_start=None,
+        prompts=variant.prompts,
+        summary=variant.summary,
+        markers={"reasoning": "<think>…</think>", "call": variant.call},
+    )
+
+
+FORMATS = tuple(map(format_of, VARIANTS))
