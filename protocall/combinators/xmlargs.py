@@ -266,15 +266,10 @@ class XmlArguments(Parser[Arguments]):
         if streamed:
             inp.out.append(Text('"', value_end))
         else:
-            problem = coerced.problem
-            try:
-                text = json.dumps(value, ensure_ascii=False)
-            except RecursionError:  # nested deeper than the encoder's stack allows
-                value, problem = raw, "nested too deeply to serialise"
-                text = encode_basestring(raw)
-            if problem is not None:
-                arguments.problems.append(f"argument `{key}`: {problem}; kept as a string")
-            inp.out.append(Text(text, pos))
+            if coerced.problem is not None:
+                arguments.problems.append(f"argument `{key}`: {coerced.problem}; kept as a string")
+            # No RecursionError: `value` was decoded at a deeper stack than this.
+            inp.out.append(Text(json.dumps(value, ensure_ascii=False), pos))
         inp.out.append(Close(ARGUMENT_VALUE, value_end, value))
         inp.out.append(Close(ARGUMENT, end, (key, value)))
         arguments[key] = value
