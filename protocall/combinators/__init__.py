@@ -35,6 +35,7 @@ from .result import (
 from .stream import Close, Input, Item, Open, Text
 from .tags import as_text, dispatch, emit, tag
 from .text import until
+from .xmlargs import Layout, xml_arguments
 
 __all__ = [
     "DONE",
@@ -47,6 +48,7 @@ __all__ = [
     "Committed",
     "Input",
     "Item",
+    "Layout",
     "Many",
     "Open",
     "ParseError",
@@ -83,4 +85,5 @@ __all__ = [
     "tag",
     "until",
     "whitespace",
+    "xml_arguments",
 ]
