@@ -309,7 +309,8 @@ class Session:
             if call.argument is not None:
                 where.append(f"argument `{call.argument}`")
         failure = recovered.failure
-        context = ", ".join(where) or " > ".join(reversed(failure.context)) or "the turn"
+        tags = [tag.replace("_", " ") for tag in reversed(failure.context)]
+        context = ", ".join(where) or " > ".join(tags) or "the turn"
         expected = " or ".join(failure.expected) or "nothing"
         if recovered.truncated:
             message = f"output ended inside {context}: expected {expected}"

@@ -12,13 +12,13 @@ from ..combinators import Parser, json_object, json_string, literal, seq, whites
 from ..tools import Tools
 from .base import Format
 from .blocks import (
-    Calls,
     Reasoning,
     arguments,
     assistant_turn,
+    in_runs,
     markers,
     render_turn,
-    tool_call,
+    tool_calls,
     tool_name,
 )
 from .turns import ToolUse, Turn
@@ -39,10 +39,10 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     body = seq(whitespace, literal(","), key("arguments", "parameters"), whitespace,
                arguments(json_object()), whitespace, literal("}"), whitespace,
                literal(END_TOOL_CALL))  # fmt: skip
-    call = tool_call(head.map(lambda parts: parts[-1]), lambda _: body,
-                     (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
-    return assistant_turn(calls=Calls((TOOL_CALL,), head, call), stops=(END_OF_TURN,),
-                reasoning=REASONING, start=start)  # fmt: skip
+    calls = tool_calls((TOOL_CALL,), head.map(lambda parts: parts[-1]), lambda _: body,
+                       (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
+    return assistant_turn(calls=in_runs(calls), stops=(END_OF_TURN,), reasoning=REASONING,
+                          start=start)  # fmt: skip
 
 
 def render_call(call: ToolUse) -> str:
