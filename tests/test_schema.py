@@ -262,7 +262,7 @@ json_values = st.recursive(
 )  # fmt: skip
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(json_values)
 def test_any_json_text_coerces_to_what_json_decodes(data: Any) -> None:
     text = json.dumps(data)
