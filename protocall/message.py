@@ -10,7 +10,9 @@ from .events import ProtocolError
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A completed call. `arguments_json` is the exact concatenation of its argument deltas."""
+    """A completed call. `arguments_json` is the exact concatenation of its argument deltas;
+    `validation_errors` lists raw values that did not convert to their declared type (kept
+    as strings) and schema violations, when validation ran."""
 
     id: str
     name: str

@@ -274,17 +274,18 @@ class Session:
         if not call.announced:
             self._announce(call, events)
         assert call.index is not None and call.id is not None
-        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
+        # Raw values that did not convert to their declared type (kept as strings).
+        problems: tuple[str, ...] = tuple(getattr(call.arguments, "problems", ()))
         if not call.pieces:
             call.pieces.append("{}")
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
         arguments_json = "".join(call.pieces)
-        problems: tuple[str, ...] = ()
         if self._validate and self.tools is not None:
             check = self._validators.get(call.name)
             if check is None:
                 check = self._validators[call.name] = validator(self.tools[call.name])
-            problems = check(arguments)
+            problems += check(arguments)
         if problems and self._reject_invalid:
             self._error(
                 "invalid_arguments",
