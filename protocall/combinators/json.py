@@ -45,6 +45,11 @@ _string_tail = _matcher(
     rf"(?:{_STRING_RUN})"
     rf"(\\(?:u(?:[dD][89abAB][0-9a-fA-F]{{2}}{_LOW_SURROGATE_PREFIX}|[0-9a-fA-F]{{0,3}}))?)?"
 )
+# A key as far as it has no escapes (group 1), its closing quote (2) and colon (3) if they
+# are there; and the same after a comma. (See `_AFTER_KEY_PART`.)
+_KEY_PART = rf'"({_PLAIN})(?:(")[ \t\n\r]*(:[ \t\n\r]*)?)?'
+_key_part = _matcher(_KEY_PART)
+_next_key_part = re.compile(rf",[ \t\n\r]*{_KEY_PART}").match
 _low_surrogate = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}").match
 _low_surrogate_prefix = re.compile(_LOW_SURROGATE_PREFIX).fullmatch
 _hex_run = _matcher(r"[0-9a-fA-F]{0,4}")
@@ -82,6 +87,9 @@ _NUMBER_EXPECTED = {
 # Parser states: what the text at the scan position must be.
 _VALUE, _FIRST_ITEM, _FIRST_KEY, _KEY, _COLON, _AFTER_VALUE = range(6)
 _STRING, _NUMBER, _LITERAL, _TOP_OBJECT, _TOP_STRING = range(6, 11)
+_HELD = frozenset((_NUMBER, _LITERAL))  # tokens held back until complete
+# The state after a `_KEY_PART` match, by its last group: in the key, after it, after `:`.
+_AFTER_KEY_PART = (-1, _STRING, _COLON, _VALUE)
 _EXPECTED = {
     _VALUE: ("a JSON value",),
     _FIRST_ITEM: ("a JSON value", "`]`"),
@@ -146,6 +154,16 @@ def _escape_end(buf: str, i: int, n: int, final: bool) -> int:
     if not final and _low_surrogate_prefix(buf, i + 6, n):
         return -1
     return i + 6
+
+
+def _add_key(stack: list[set[str] | None], key: str, closing_quote: int) -> None:
+    """Record `key` in the innermost object; a second occurrence fails at its closing quote."""
+    keys = stack[-1]
+    assert keys is not None
+    if key in keys:
+        duplicate = f"a key other than {quote(key)} (duplicate key)"
+        raise _Invalid(closing_quote, closing_quote, (duplicate,))
+    keys.add(key)
 
 
 def _scan_number(buf: str, i: int, n: int, state: int) -> tuple[int, int, bool]:
@@ -224,6 +242,7 @@ class JsonValue(Parser[Any]):
         number = _START
         exact = is_key = False
         string_tail = _string_tail
+        string_run = _string_run
         new_tuple = tuple.__new__
         while True:
             buf = inp.buf
@@ -234,7 +253,7 @@ class JsonValue(Parser[Any]):
                 # emitted). When the text ends inside the string, emit and wait right here.
                 match = string_tail(buf, i)
                 end = match.end()
-                held = match.start(1)
+                held = match.start(1) if match.lastindex else -1
                 if end == len(buf) and not inp.eof:
                     end = end if held < 0 else held
                     if end > i:
@@ -245,41 +264,71 @@ class JsonValue(Parser[Any]):
                     yield key_start if is_key else scan
                     continue
                 i = end if held < 0 else held
-            size = len(buf)
-            # Scanning stops at the size limit, so a value crossing it fails exactly there.
-            n = size if limit is None or limit - base > size else limit - base
-            final = inp.eof and n == size
+            n = size = len(buf)
+            if limit is not None and limit - base < size:
+                n = limit - base  # scanning stops at the limit: a value crossing it fails there
             try:
                 while True:
                     if state == _STRING:
-                        i = _string_run(buf, i, n).end()
+                        i = string_run(buf, i, n).end()
                         if i == n:
                             break
                         char = buf[i]
                         if char == "\\":
-                            end = _escape_end(buf, i, n, final)
+                            end = _escape_end(buf, i, n, inp.eof and n == size)
                             if end < 0:
                                 break
                             i = end
                         elif char != '"':
                             raise _Invalid(i, i, _RAW_CONTROL)
                         elif is_key:
-                            keys = stack[-1]
-                            assert keys is not None
                             text = buf[key_start - base : i + 1]
-                            key = _decode(text) if "\\" in text else text[1:-1]
-                            if key in keys:
-                                duplicate = f"a key other than {quote(key)} (duplicate key)"
-                                raise _Invalid(i, i, (duplicate,))
-                            keys.add(key)
+                            _add_key(stack, _decode(text) if "\\" in text else text[1:-1], i)
                             state = _COLON
                             i += 1
                         else:
                             state = _AFTER_VALUE
                             i += 1
+                    elif state == _AFTER_VALUE:
+                        if not stack:
+                            _emit(inp, raw, buf, base, emitted, base + i)
+                            return _decode("".join(raw), exact), base + i
+                        if i == n:
+                            break
+                        char = buf[i]
+                        if char in _WHITESPACE:
+                            i += 1  # mostly a single space: no regex for that
+                            if i < n and buf[i] in _WHITESPACE:
+                                i = _skip_whitespace(buf, i, n).end()
+                            if i == n:
+                                break
+                            char = buf[i]
+                        keys = stack[-1]
+                        if char == ",":
+                            if keys is None:
+                                state = _VALUE
+                                i += 1
+                            else:
+                                found = _next_key_part(buf, i, n)
+                                if found is None:
+                                    state = _KEY
+                                    i += 1
+                                else:
+                                    i = found.end()
+                                    state = _AFTER_KEY_PART[found.lastindex or 0]
+                                    if state == _STRING:
+                                        is_key = True
+                                        key_start = base + found.start(1) - 1
+                                    else:
+                                        _add_key(stack, found.group(1), found.end(1))
+                        elif char == ("]" if keys is None else "}"):
+                            stack.pop()
+                            i += 1
+                        else:
+                            raise _Invalid(i, i, _AFTER_ITEM if keys is None else _AFTER_MEMBER)
                     elif state == _NUMBER:
                         i, number, stopped = _scan_number(buf, i, n, number)
-                        if not (stopped or final) and (
+                        if not (stopped or (inp.eof and n == size)) and (
                             n == size  # more may come
                             or stack  # inside a container, the limit cuts the value
                             or number not in _COMPLETE_NUMBERS
@@ -299,37 +348,35 @@ class JsonValue(Parser[Any]):
                             i = start + len(literal)
                             state = _AFTER_VALUE
                             continue
-                        same = 0
-                        while same < len(got) and got[same] == literal[same]:
-                            same += 1
-                        if same < len(got) or final:
+                        if not literal.startswith(got) or (inp.eof and n == size):
+                            same = 0
+                            while same < len(got) and got[same] == literal[same]:
+                                same += 1
                             raise _Invalid(start + same, start, (quote(literal),))
                         i = n
                         break
                     else:
-                        # Structural tokens, after whitespace inside containers.
-                        if (state == _AFTER_VALUE and not stack) or i == n:
+                        # The other structural tokens, after whitespace inside containers.
+                        if i == n:
                             break
                         char = buf[i]
                         if char in _WHITESPACE and stack:
-                            i = _skip_whitespace(buf, i, n).end()
+                            i += 1
+                            if i < n and buf[i] in _WHITESPACE:
+                                i = _skip_whitespace(buf, i, n).end()
                             if i == n:
                                 break
                             char = buf[i]
-                        if state == _AFTER_VALUE:
-                            keys = stack[-1]
-                            if char == ",":
-                                state = _VALUE if keys is None else _KEY
-                            elif char == ("]" if keys is None else "}"):
-                                stack.pop()
-                            else:
-                                raise _Invalid(i, i, _AFTER_ITEM if keys is None else _AFTER_MEMBER)
-                            i += 1
-                        elif state <= _FIRST_ITEM:
+                        if state <= _FIRST_ITEM:
                             if char == '"':
-                                state = _STRING
-                                is_key = False
-                                i += 1
+                                # A string value: done here if it closes here.
+                                i = string_run(buf, i + 1, n).end()
+                                if i < n and buf[i] == '"':
+                                    state = _AFTER_VALUE
+                                    i += 1
+                                else:
+                                    state = _STRING
+                                    is_key = False
                             elif char in "{[":
                                 if len(stack) == max_depth:
                                     raise _Invalid(i, i, self.too_deep)
@@ -373,10 +420,14 @@ class JsonValue(Parser[Any]):
                             i += 1
                         elif state in (_KEY, _FIRST_KEY):
                             if char == '"':
-                                state = _STRING
-                                is_key = True
-                                key_start = base + i
-                                i += 1
+                                found = _key_part(buf, i, n)
+                                i = found.end()
+                                state = _AFTER_KEY_PART[found.lastindex or 0]
+                                if state == _STRING:
+                                    is_key = True
+                                    key_start = base + found.start(1) - 1
+                                else:
+                                    _add_key(stack, found.group(1), found.end(1))
                             elif char == "}" and state == _FIRST_KEY:
                                 stack.pop()
                                 state = _AFTER_VALUE
@@ -390,14 +441,15 @@ class JsonValue(Parser[Any]):
             except _Invalid as invalid:
                 _emit(inp, raw, buf, base, emitted, base + invalid.clean)
                 raise Backtrack(base + invalid.position, invalid.expected) from None
-            if state == _AFTER_VALUE and not stack:
-                _emit(inp, raw, buf, base, emitted, base + i)
-                return _decode("".join(raw), exact), base + i
-            held_token = state in (_NUMBER, _LITERAL)
-            emitted = _emit(inp, raw, buf, base, emitted, token if held_token else base + i)
-            if n < size:
-                raise Backtrack(base + n, self.too_long)
-            if final:
+            clean = token if state in _HELD else base + i
+            if clean > emitted:
+                piece = buf[emitted - base : clean - base]
+                raw.append(piece)
+                inp.out.append(new_tuple(Text, (piece, emitted)))
+                emitted = clean
+            if n < size or inp.eof:
+                if n < size:
+                    raise Backtrack(base + n, self.too_long)
                 if state == _AFTER_VALUE:
                     raise Backtrack(base + n, _AFTER_ITEM if stack[-1] is None else _AFTER_MEMBER)
                 raise Backtrack(base + n, _EXPECTED[state])
