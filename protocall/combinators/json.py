@@ -248,13 +248,21 @@ class JsonValue(Parser[Any]):
             buf = inp.buf
             base = inp.base
             i = scan - base
-            if state == _STRING and limit is None:
+            if state == _STRING and limit is None and not inp.eof:
                 # The hot path: more of a string whose text so far is emitted (scan ==
                 # emitted). When the text ends inside the string, emit and wait right here.
+                # Printable text without `"` or `\\` is string text; else a regex decides.
+                piece = buf[i:]
+                if piece and '"' not in piece and "\\" not in piece and piece.isprintable():
+                    raw.append(piece)
+                    inp.out.append(new_tuple(Text, (piece, scan)))
+                    scan = emitted = base + len(buf)
+                    yield key_start if is_key else scan
+                    continue
                 match = string_tail(buf, i)
                 end = match.end()
                 held = match.start(1) if match.lastindex else -1
-                if end == len(buf) and not inp.eof:
+                if end == len(buf):
                     end = end if held < 0 else held
                     if end > i:
                         piece = buf[i:end]
