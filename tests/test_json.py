@@ -304,6 +304,36 @@ def test_partial_values_only_grow_and_end_as_the_value(text: str, data: st.DataO
         assert same(partial_json(text), run.value)
 
 
+def depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    return 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(documents(), st.integers(1, 60), st.integers(1, 4), st.data())
+def test_limits_hold_under_every_chunking(
+    text: str, max_size: int, max_depth: int, data: st.DataObject
+) -> None:
+    deep = depth(json.loads(text)) > max_depth
+    outcomes = set()
+    for chunks in chunkings(text, data):
+        run, streamed = feed(whole(json_value(max_size=max_size, max_depth=max_depth)), chunks)
+        if len(text) <= max_size and not deep:
+            assert run.status is DONE and same(run.value, json.loads(text))
+            continue
+        assert run.error is not None
+        outcomes.add((run.error.position, run.error.expected, streamed))
+        if len(text) > max_size and (not deep or run.error.position == max_size):
+            assert run.error.position == max_size
+            assert "longer than" in run.error.expected
+        else:
+            assert "nesting deeper than" in run.error.expected
+    assert len(outcomes) <= 1, outcomes
+
+
 # -- values ----------------------------------------------------------------------------------
 
 

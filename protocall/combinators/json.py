@@ -193,8 +193,7 @@ def _emit(inp: Input, raw: list[str], buf: str, base: int, start: int, end: int)
     if end > start:
         piece = buf[start - base : end - base]
         raw.append(piece)
-        # tuple.__new__ skips the Python-level NamedTuple constructor: this is the hot path.
-        inp.out.append(tuple.__new__(Text, (piece, start)))
+        inp.out.append(Text(piece, start))
     return end
 
 
@@ -243,7 +242,7 @@ class JsonValue(Parser[Any]):
         exact = is_key = False
         string_tail = _string_tail
         string_run = _string_run
-        new_tuple = tuple.__new__
+        new_tuple = tuple.__new__  # Text items without the slower NamedTuple constructor
         while True:
             buf = inp.buf
             base = inp.base
