@@ -1,0 +1,251 @@
+"""Partial JSON: protocall's incremental parser against re-parsing the growing prefix.
+
+Tool-call-shaped argument documents (nested objects, long strings with escapes, raw and
+escaped non-ASCII, numbers, arrays) of about 1 K, 10 K and 100 K characters arrive in
+4-character deltas. For each size it reports the total time and the median µs per delta in
+the first and last 10 % of the deltas for
+
+- protocall `json_value()` run incrementally (`feed` + `take` per delta), and the core
+  `Run` floor (the same loop over a parser that only waits, i.e. what any parser pays);
+- re-parsing the prefix on every delta with jiter's partial mode and partial-json-parser
+  (optional: `pip install -e '.[bench]'`; a missing one shows "n/a"). These are quadratic,
+  so they are timed on an evenly spaced sample of deltas and the total extrapolated;
+- one-shot `orjson.loads` of the whole document.
+
+Run: python benchmarks/bench_json.py [--sizes 1000,10000,100000] [--delta 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable, Generator
+from functools import partial
+from typing import Any
+
+import orjson
+
+from protocall.combinators import Input, Parser, json_value
+
+try:
+    import jiter
+except ImportError:  # optional benchmark dependency
+    jiter = None  # type: ignore[assignment]
+
+try:
+    import partial_json_parser  # type: ignore[import-untyped]
+except ImportError:  # optional benchmark dependency
+    partial_json_parser = None
+
+WORDS = ["return", "value", "données", "naïve", "façade", "配置", "文件", "Ελλάδα", "🙂", "x"]
+CODE_LINES = [
+    "def handle(request):",
+    '    path = request.get("path", "/tmp/a b")',
+    "    if not path:\t# tab-indented comment",
+    '        raise ValueError("missing \\"path\\"")',
+    "    return {'ok': True, 'size': len(path)}",
+]
+SAMPLES = 300  # re-parse baselines: deltas timed per document
+Row3 = tuple[float, float, float]  # total seconds, µs per delta in the first and last 10 %
+
+
+def document(size: int, seed: int = 0) -> str:
+    """Tool-call-shaped JSON arguments of about `size` characters: about half code with
+    escapes and raw non-ASCII, edits (objects, numbers, literals), and a note whose
+    non-ASCII is written as `\\u` escapes (surrogate pairs included)."""
+    rng = random.Random(seed)
+    content: list[str] = []
+    edits: list[dict[str, Any]] = []
+    used = 0
+    while used < size * 0.55:
+        line = rng.choice(CODE_LINES) + "\n"
+        content.append(line)
+        used += len(json.dumps(line, ensure_ascii=False)) - 2
+        if rng.random() < 0.3:
+            edit = {
+                "line": rng.randrange(1, 10_000),
+                "column": None,
+                "old": " ".join(rng.choice(WORDS) for _ in range(rng.randrange(2, 8))),
+                "new": rng.choice(CODE_LINES),
+                "score": round(rng.uniform(-1, 1), 6),
+                "flags": [True, False, None],
+            }
+            edits.append(edit)
+            used += len(json.dumps(edit, ensure_ascii=False)) + 2
+    args = {
+        "path": "src/app/handlers.py",
+        "options": {"dry_run": False, "retries": 3, "ratio": 0.75, "tags": ["a", "b"]},
+        "edits": edits,
+        "content": "".join(content),
+    }
+    text = json.dumps(args, ensure_ascii=False)
+    words: list[str] = []
+    length, target = 2, size - len(text) - len(', "note": ')
+    while length < target:
+        words.append(rng.choice(WORDS))
+        length += len(json.dumps(words[-1])) - 1
+    return text[:-1] + ', "note": ' + json.dumps(" ".join(words)) + "}"
+
+
+class Wait(Parser[None]):
+    """Waits for the end of input: the cost of the `Run` loop itself."""
+
+    def step(self, inp: Input, pos: int) -> Generator[int, None, tuple[None, int]]:
+        while not inp.eof:
+            yield inp.end
+        return None, inp.end
+
+
+def deltas_of(text: str, width: int) -> list[str]:
+    return [text[i : i + width] for i in range(0, len(text), width)]
+
+
+def run_total(parser: Parser[Any], deltas: list[str]) -> float:
+    run = parser.run()
+    start = time.perf_counter()
+    for delta in deltas:
+        run.feed(delta)
+        run.take()
+    run.finish()
+    return time.perf_counter() - start
+
+
+def run_per_delta(parser: Parser[Any], deltas: list[str]) -> tuple[list[float], Any]:
+    run = parser.run()
+    clock = time.perf_counter
+    times = []
+    for delta in deltas:
+        start = clock()
+        run.feed(delta)
+        run.take()
+        times.append(clock() - start)
+    run.finish()
+    return times, run.value
+
+
+def edge_medians(times: list[float]) -> tuple[float, float]:
+    """Median of the first and of the last 10 %, in µs."""
+    tenth = max(1, len(times) // 10)
+    return statistics.median(times[:tenth]) * 1e6, statistics.median(times[-tenth:]) * 1e6
+
+
+def reparse(parse: Callable[[Any], Any], as_bytes: bool, text: str, width: int) -> Row3:
+    """Re-parsing the prefix at every delta, timed on `SAMPLES` evenly spaced deltas (the
+    best of two rounds each): (extrapolated total s, first-10 % median µs, last-10 % median
+    µs)."""
+    count = len(range(0, len(text), width))
+    picked = range(0, count, max(1, count // SAMPLES))
+    times = []
+    for index in picked:
+        prefix = text[: (index + 1) * width]
+        data: str | bytes = prefix.encode() if as_bytes else prefix
+        best = math.inf
+        for _ in range(2):
+            start = time.perf_counter()
+            parse(data)
+            best = min(best, time.perf_counter() - start)
+        times.append(best)
+    tenth = max(1, count // 10)
+    first = [t for i, t in zip(picked, times, strict=True) if i < tenth]
+    last = [t for i, t in zip(picked, times, strict=True) if i >= count - tenth]
+    return (
+        statistics.mean(times) * count,
+        statistics.median(first) * 1e6,
+        statistics.median(last) * 1e6,
+    )
+
+
+def best_of(repeats: int, measure: Callable[[], float]) -> float:
+    return min(measure() for _ in range(repeats))
+
+
+# name: (parse the prefix, whether it takes bytes), or None when not installed.
+BASELINES: dict[str, tuple[Callable[[Any], Any], bool] | None] = {
+    "jiter": None if jiter is None else (partial(jiter.from_json, partial_mode=True), True),
+    "partial-json-parser": None
+    if partial_json_parser is None
+    else (partial_json_parser.loads, False),
+}
+
+
+def measure(size: int, width: int, repeats: int) -> dict[str, Any]:
+    """One table row: every column for a document of about `size` characters."""
+    text = document(size)
+    deltas = deltas_of(text, width)
+    total = best_of(repeats, lambda: run_total(json_value(), deltas))
+    floor = best_of(repeats, lambda: run_total(Wait(), deltas))
+    medians = []
+    for _ in range(3):
+        times, value = run_per_delta(json_value(), deltas)
+        assert value == orjson.loads(text)
+        medians.append(edge_medians(times))
+    row: dict[str, Any] = {
+        "size": len(text),
+        "deltas": len(deltas),
+        "protocall": (total, min(m[0] for m in medians), min(m[1] for m in medians)),
+        "floor": floor / len(deltas) * 1e6,
+        "orjson": best_of(repeats * 3, lambda: _time(lambda: orjson.loads(text))),
+    }
+    for name, baseline in BASELINES.items():
+        row[name] = None if baseline is None else reparse(*baseline, text=text, width=width)
+    return row
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--sizes", default="1000,10000,100000")
+    options.add_argument("--delta", type=int, default=4)
+    options.add_argument("--repeats", type=int, default=7)
+    args = options.parse_args()
+    rows = [measure(int(size), args.delta, args.repeats) for size in args.sizes.split(",")]
+    print(table(rows, args.delta))
+
+
+def _time(action: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def _cell(result: Row3 | None) -> str:
+    if result is None:
+        return "n/a"
+    total, first, last = result
+    return f"{_seconds(total)} ({first:.1f} → {last:.1f} µs)"
+
+
+def _seconds(value: float) -> str:
+    return f"{value * 1e3:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def table(rows: list[dict[str, Any]], width: int) -> str:
+    lines = [
+        f"{width}-character deltas; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
+        "",
+        "| chars | deltas | protocall total (µs/delta first → last 10 %) | core Run floor µs/delta "
+        "| jiter re-parse* | partial-json-parser re-parse* | orjson one-shot | × vs jiter |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        jiter_total = row["jiter"][0] if row["jiter"] else None
+        ratio = f"{jiter_total / row['protocall'][0]:.0f}×" if jiter_total else "n/a"
+        lines.append(
+            f"| {row['size']:,} | {row['deltas']:,} | {_cell(row['protocall'])} "
+            f"| {row['floor']:.2f} | {_cell(row['jiter'])} | {_cell(row['partial-json-parser'])} "
+            f"| {row['orjson'] * 1e3:.3f} ms | {ratio} |"
+        )
+    lines += [
+        "",
+        f"* re-parse baselines: {SAMPLES} evenly spaced deltas per document timed (best of 2"
+        " each), the total extrapolated (mean × deltas); the medians are the sampled deltas'.",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
