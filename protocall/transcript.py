@@ -23,6 +23,7 @@ from typing import IO, Any, TypeVar
 from . import formats
 from .combinators import UsageError
 from .events import Event, ToolCallEnd
+from .formats import Format
 from .message import Message, ToolCall
 from .session import Session
 from .tools import Tool
@@ -64,10 +65,12 @@ class Transcript:
             return b"".join(_as_bytes(chunk.data) for chunk in self.chunks)
         return "".join(str(chunk.data) for chunk in self.chunks)
 
-    def session(self, **overrides: Any) -> Session:
-        """A fresh parser session for this stream (ids seeded with 0 unless recorded)."""
+    def session(self, fmt: Format | None = None, **overrides: Any) -> Session:
+        """A fresh parser session for this stream (ids seeded with 0 unless recorded), by
+        the registered format the transcript names or by `fmt` (e.g. one being written)."""
         options = {"seed": 0, **self.options, **overrides}
-        return formats.get(self.format).parser(self.tools, self.generation_prompt, **options)
+        fmt = fmt or formats.get(self.format)
+        return fmt.parser(self.tools, self.generation_prompt, **options)
 
     # -- JSON Lines ---------------------------------------------------------------------------
 
@@ -205,20 +208,32 @@ class Replay:
 
 
 def replay(
-    transcript: Transcript, *, on_chunk: Callable[[int, Chunk], None] | None = None
+    transcript: Transcript,
+    *,
+    fmt: Format | None = None,
+    pace: Callable[[float], None] | None = None,
+    on_step: Callable[[int, list[Event]], None] | None = None,
 ) -> Replay:
-    """Feed the transcript's chunks to a fresh session (calling `on_chunk(i, chunk)` before
-    each, e.g. to pace a live display), then parse the whole stream one-shot."""
+    """Feed the transcript's chunks to a fresh session, then parse the whole stream
+    one-shot (by `fmt` instead of the format the transcript names, if given).
+
+    `pace(t)` is called before each chunk with its recorded time (to replay in real time);
+    `on_step(i, events)` after each step (chunk `i`, or `finish()` when `i` equals the
+    number of chunks), so a display can follow along."""
 
     def chunks() -> Iterator[str | bytes]:
-        for number, chunk in enumerate(transcript.chunks):
-            if on_chunk is not None:
-                on_chunk(number, chunk)
+        for chunk in transcript.chunks:
+            if pace is not None:
+                pace(chunk.t)
             yield chunk.data
 
-    session = transcript.session()
-    per_chunk = list(drive(session, chunks()))
-    whole = transcript.session()
+    session = transcript.session(fmt)
+    per_chunk = []
+    for number, events in enumerate(drive(session, chunks())):
+        per_chunk.append(events)
+        if on_step is not None:
+            on_step(number, events)
+    whole = transcript.session(fmt)
     one_shot_events = [event for batch in drive(whole, [transcript.data]) for event in batch]
     return Replay(transcript, per_chunk, session.message, whole.message, one_shot_events)
 

@@ -164,11 +164,16 @@ def test_replay_agrees_with_one_shot_for_any_chunking(data: st.DataObject) -> No
     assert result.streamed == protocall.parse(text, "hermes", TOOLS, seed=0)
 
 
-def test_replay_calls_back_before_each_chunk() -> None:
+def test_replay_paces_each_chunk_and_reports_each_step() -> None:
     transcript = Transcript("hermes", [Chunk(0.0, "Hi"), Chunk(0.25, " there")])
-    seen: list[tuple[int, float]] = []
-    replay(transcript, on_chunk=lambda number, chunk: seen.append((number, chunk.t)))
-    assert seen == [(0, 0.0), (1, 0.25)]
+    seen: list[object] = []
+    result = replay(
+        transcript,
+        pace=lambda t: seen.append(t),
+        on_step=lambda number, events: seen.append((number, events)),
+    )
+    assert seen == [0.0, (0, result.per_chunk[0]), 0.25, *enumerate(result.per_chunk[1:], 1)]
+    assert result.streamed.content == "Hi there"
 
 
 def test_the_diff_shows_where_streamed_and_one_shot_disagree() -> None:
@@ -198,18 +203,16 @@ class ResumptionCounter(Parser[None]):
         return None, inp.end
 
 
-BROKEN = formats.register(
-    Format(
-        "test-chunking-dependent",
-        lambda tools, start: tag(ast.CONTENT, ResumptionCounter()),
-        lambda turn, start: "",
-    )
+BROKEN = Format(
+    "chunking-dependent",
+    lambda tools, start: tag(ast.CONTENT, ResumptionCounter()),
+    lambda turn, start: "",
 )
 
 
 def test_replay_catches_a_parser_whose_result_depends_on_the_chunking() -> None:
-    transcript = Transcript(BROKEN.name, [Chunk(0, "a"), Chunk(1, "b")])
-    result = replay(transcript)
+    transcript = Transcript("hermes", [Chunk(0, "a"), Chunk(1, "b")])
+    result = replay(transcript, fmt=BROKEN)
     assert result.one_shot.content == "waited 2 times"
     assert result.streamed.content == "waited 3 times"
     assert any("waited 3 times" in line for line in result.diff())

@@ -1,0 +1,5 @@
+"""`python -m protocall …`: the command line (see `protocall.cli`)."""
+
+from .cli import main
+
+raise SystemExit(main())

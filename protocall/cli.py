@@ -1,0 +1,503 @@
+"""The `protocall` command: parse, list formats, demo, record/replay streams, check a format.
+
+Exit codes: 0 success; 1 the parsed output has protocol errors (`--allow-errors` keeps 0);
+2 bad usage (unknown format, unreadable file, invalid tools JSON, bad arguments), with a
+one-line message on stderr; 3 `replay` found the streamed result different from the
+one-shot one (a parser bug: the transcript is the bug report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any, BinaryIO, NoReturn
+
+from . import __version__, demo, formats
+from .combinators import UsageError
+from .events import (
+    Event,
+    ProtocolError,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from .formats import Format
+from .message import Message
+from .openai import DeltaStream, finish_reason
+from .session import Session
+from .tools import normalize_tools
+from .transcript import Chunk, Recorder, Transcript, drive, event_json, message_json, replay
+
+USAGE, ERRORS, MISMATCH = 2, 1, 3
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """Bad arguments: one line on stderr, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        status: int = args.run(args)
+    except UsageError as error:
+        print(f"protocall: {error}", file=sys.stderr)
+        return USAGE
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+# -- the subcommands ----------------------------------------------------------------------------
+
+
+def _parse(args: argparse.Namespace) -> int:
+    if args.buffer_calls and not args.openai:
+        raise UsageError("--buffer-calls applies to --openai output only")
+    session = _session(args)
+    with _input(args.input) as stream:
+        if not (args.events or args.openai):
+            list(drive(session, [stream.read()]))
+            _print_json(message_json(session.message), indent=2)
+            return _status(session.message, args)
+        deltas = DeltaStream(buffer_calls=args.buffer_calls) if args.openai else None
+        for events in drive(session, _chunks(stream, args.chunk_size)):
+            if deltas is None:
+                for event in events:
+                    _print_json(event_json(event))
+            else:
+                for delta in deltas.deltas(events):
+                    _print_json({"index": 0, "delta": delta, "finish_reason": None})
+            sys.stdout.flush()
+    message = session.message
+    if deltas is None:
+        final = {"type": "Message", "finish_reason": finish_reason(message)}
+        _print_json({**final, "message": message_json(message)})
+    else:
+        _print_json({"index": 0, "delta": {}, "finish_reason": deltas.finish_reason()})
+    return _status(message, args)
+
+
+def _formats(args: argparse.Namespace) -> int:
+    described = [_describe_format(formats.get(name)) for name in formats.names()]
+    if args.json:
+        _print_json(described, indent=2)
+        return 0
+    for entry in described:
+        print(f"{entry['name']}\n    {entry['summary']}")
+        for role, marker in entry["markers"].items():
+            print(f"    {role:<24}{_visible(marker)}")
+        print(f"    {'default start':<24}{entry['default_start'] or 'content'}")
+        for prompt in entry["prompts"]:
+            label = f"prompt ({prompt['start'] or 'nothing open'})"
+            print(f"    {label:<24}{prompt['generation_prompt']!r}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    tty = sys.stdout.isatty()
+    if args.list:
+        demo.list_examples(sys.stdout)
+        return 0
+    examples = demo.select(args.examples)
+    delay = 0.0 if args.no_delay or not tty else args.delay
+    color = tty and not args.no_color and "NO_COLOR" not in os.environ
+    demo.play_all(examples, sys.stdout, delay=delay, color=color)
+    return 0
+
+
+def _record(args: argparse.Namespace) -> int:
+    formats.get(args.format)  # before the output file is created
+    tools = _tools(args.tools)
+    options = _options(args)
+    with _output(args.output) as sink, _input(args.input) as stream:
+        recorder = Recorder(args.format, tools, args.generation_prompt, sink=sink, **options)
+        size = 0
+        for chunk in recorder.wrap(_chunks(stream, args.chunk_size)):
+            size += len(chunk)
+    where = "stdout" if args.output == "-" else args.output
+    chunks = len(recorder.transcript.chunks)
+    print(f"protocall: recorded {chunks} chunks ({size} bytes) to {where}", file=sys.stderr)
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    with _input(args.transcript) as stream:
+        raw = stream.read()
+    try:
+        transcript = Transcript.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{args.transcript}: not UTF-8 text ({error})") from None
+    started = time.monotonic()
+
+    def pace(t: float) -> None:
+        time.sleep(max(0.0, t - (time.monotonic() - started)))
+
+    if not args.json:
+        _print_replay_header(transcript)
+    show = _print_step_json if args.json else _print_step
+    result = replay(
+        transcript,
+        pace=pace if args.realtime else None,
+        on_step=lambda number, events: show(transcript.chunks, number, events),
+    )
+    diff = result.diff()
+    if args.json:
+        _print_json({"type": "Result", "message": message_json(result.streamed), "diff": diff})
+    else:
+        print("message:")
+        _print_json(message_json(result.streamed), indent=2)
+        print(
+            "\n".join(["one-shot vs streamed:", *diff])
+            if diff
+            else "one-shot and streamed results are identical"
+        )
+    if diff:
+        print(
+            "protocall: the streamed result differs from the one-shot result "
+            "(a parser bug: please report it with this transcript)",
+            file=sys.stderr,
+        )
+        return MISMATCH
+    return _status(result.streamed, args)
+
+
+def _print_replay_header(transcript: Transcript) -> None:
+    chunks = transcript.chunks
+    duration = chunks[-1].t if chunks else 0.0
+    prompt = transcript.generation_prompt
+    print(f"{transcript.format}: {len(chunks)} chunks over {duration:.3f} s")
+    print(f"generation prompt: {'the template default' if prompt is None else repr(prompt)}")
+
+
+def _print_step(chunks: Sequence[Chunk], number: int, events: list[Event]) -> None:
+    if number < len(chunks):
+        print(f"{number:>5}  +{chunks[number].t:.3f}s  {_show_chunk(chunks[number].data)}")
+    else:
+        print("  end  finish()")
+    for event in events:
+        print(f"{'':>15}{_describe_event(event)}")
+    sys.stdout.flush()
+
+
+def _print_step_json(chunks: Sequence[Chunk], number: int, events: list[Event]) -> None:
+    step = number if number < len(chunks) else "finish"
+    for event in events:
+        _print_json({"chunk": step, **event_json(event)})
+    sys.stdout.flush()
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .testing import check_format
+
+    fmt = formats.get(args.format)
+    tools = _tools(args.tools)
+    with _Progress(f"checking {fmt.name}", sys.stderr):
+        report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
+    print(report)
+    return 0 if report.ok else ERRORS
+
+
+class _Progress:
+    """While a long run works, a line on a terminal saying so, with the time elapsed
+    (nothing when the stream is not a terminal); erased when the run ends."""
+
+    def __init__(self, label: str, stream: IO[str], interval: float = 0.5) -> None:
+        self.label, self.stream, self.interval = label, stream, interval
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._show, daemon=True)
+
+    def __enter__(self) -> None:
+        if self.stream.isatty():
+            self._thread.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+    def _show(self) -> None:
+        started = time.monotonic()
+        spinner = "|/-\\"
+        tick = 0
+        while not self._done.wait(self.interval if tick else 0):
+            elapsed = time.monotonic() - started
+            self.stream.write(f"\r{spinner[tick % 4]} {self.label} ({elapsed:.0f} s)")
+            self.stream.flush()
+            tick += 1
+
+
+# -- shared pieces ------------------------------------------------------------------------------
+
+
+def _session(args: argparse.Namespace) -> Session:
+    fmt = formats.get(args.format)
+    return fmt.parser(_tools(args.tools), args.generation_prompt, **_options(args))
+
+
+def _tools(path: str | None) -> list[Any] | None:
+    """The tools of `--tools FILE`: a JSON list of OpenAI tools or bare function objects,
+    or a request body with a `tools` list."""
+    if path is None:
+        return None
+    with _input(path) as stream:
+        raw = stream.read()
+    try:
+        document = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"--tools {path}: invalid JSON: {error}") from None
+    if isinstance(document, dict) and "tools" in document:
+        document = document["tools"]
+    if not isinstance(document, list):
+        raise UsageError(f'--tools {path}: expected a JSON list of tools (or {{"tools": [...]}})')
+    try:
+        normalize_tools(document)
+    except UsageError as error:
+        raise UsageError(f"--tools {path}: {error}") from None
+    return document
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The session options the flags set (defaults left out, so transcripts stay short)."""
+    options: dict[str, Any] = {}
+    if args.seed is not None:
+        options["seed"] = args.seed
+    if args.validate is not None:
+        options["validate"] = args.validate
+    if not args.passthrough_malformed:
+        options["passthrough_malformed"] = False
+    if args.truncated_as_content:
+        options["truncated_as_content"] = True
+    if args.reject_invalid:
+        options["reject_invalid"] = True
+    return options
+
+
+def _status(message: Message, args: argparse.Namespace) -> int:
+    if message.errors and not args.allow_errors:
+        codes = ", ".join(dict.fromkeys(error.code for error in message.errors))
+        print(f"protocall: the output has protocol errors ({codes})", file=sys.stderr)
+        return ERRORS
+    return 0
+
+
+def _input(path: str) -> contextlib.AbstractContextManager[BinaryIO]:
+    """`path` opened for reading bytes (`-`: stdin, left open)."""
+    if path == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)
+    try:
+        return Path(path).open("rb")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _output(path: str) -> contextlib.AbstractContextManager[IO[str]]:
+    """`path` opened for writing text (`-`: stdout, left open)."""
+    if path == "-":
+        return contextlib.nullcontext(sys.stdout)
+    try:
+        return Path(path).open("w", encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _chunks(stream: BinaryIO, size: int) -> Iterator[bytes]:
+    """At most `size` bytes at a time, as they become available (a pipe from a running
+    model yields chunks live)."""
+    read = getattr(stream, "read1", stream.read)
+    while chunk := read(size):
+        yield chunk
+
+
+def _print_json(value: Any, indent: int | None = None) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def _visible(marker: str) -> str:
+    return marker.replace("\n", "\\n")
+
+
+def _describe_format(fmt: Format) -> dict[str, Any]:
+    return {
+        "name": fmt.name,
+        "summary": fmt.summary,
+        "markers": dict(fmt.markers),
+        "channels": {name: list(pair) for name, pair in fmt.channels.items()},
+        "default_start": fmt.default_start,
+        "prompts": [
+            {"start": start, "generation_prompt": prompt} for start, prompt in fmt.prompts.items()
+        ],
+    }
+
+
+def _show_chunk(data: str | bytes) -> str:
+    """A text chunk, or bytes that decode on their own, as a string literal; other
+    bytes as a bytes literal."""
+    if isinstance(data, bytes):
+        try:
+            return repr(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return repr(data)
+    return repr(data)
+
+
+def _describe_event(event: Event) -> str:
+    if isinstance(event, ToolCallStart):
+        return f"call {event.index} start  {event.name} (id {event.id})"
+    if isinstance(event, ToolCallArgumentsDelta):
+        return f"call {event.index} args   {event.text!r}"
+    if isinstance(event, ToolCallEnd):
+        call = event.call
+        problems = f"  validation errors: {'; '.join(call.validation_errors)}"
+        return f"call {event.index} end    {call.name} {call.arguments_json}" + (
+            problems if call.validation_errors else ""
+        )
+    if isinstance(event, ProtocolError):
+        return f"error {event.code}: {event.message} (raw {event.raw!r})"
+    kind = "reasoning" if isinstance(event, ReasoningDelta) else "content"
+    return f"{kind:<14}{event.text!r}"
+
+
+# -- the argument parser ------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(
+        prog="protocall",
+        description="Parse the streaming output of language models as a protocol.",
+        epilog="Exit status: 0 ok, 1 protocol errors in the output, 2 bad usage, "
+        "3 replay: streamed differs from one-shot.",
+    )
+    parser.add_argument("--version", action="version", version=f"protocall {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.set_defaults(run=run)
+        return sub
+
+    parse = command("parse", _parse, "parse one model output (a file or stdin)")
+    _add_stream_arguments(parse)
+    parse.add_argument("input", nargs="?", default="-", metavar="FILE", help="default: stdin")
+    shape = parse.add_mutually_exclusive_group()
+    shape.add_argument(
+        "--events", action="store_true", help="stream events as JSON lines, reading in chunks"
+    )
+    shape.add_argument(
+        "--openai", action="store_true", help="stream OpenAI chat.completion.chunk choices"
+    )
+    parse.add_argument(
+        "--buffer-calls", action="store_true", help="with --openai: send each call whole"
+    )
+    _add_chunk_size(parse)
+    _add_allow_errors(parse)
+
+    listing = command("formats", _formats, "list the registered formats")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+
+    show = command("demo", _demo, "stream bundled example outputs and show what each side sees")
+    show.add_argument(
+        "examples", nargs="*", metavar="NAME", help="example or format names (default: all)"
+    )
+    show.add_argument("--list", action="store_true", help="list the bundled examples")
+    show.add_argument("--delay", type=float, default=0.025, help="seconds per chunk on a tty")
+    show.add_argument("--no-delay", action="store_true", help="do not pause between chunks")
+    show.add_argument("--no-color", action="store_true", help="plain text, even on a tty")
+
+    record = command("record", _record, "record a raw stream (file or stdin) as a transcript")
+    _add_stream_arguments(record)
+    record.add_argument("input", nargs="?", default="-", metavar="FILE", help="default: stdin")
+    record.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="transcript file (default: stdout)"
+    )
+    _add_chunk_size(record)
+
+    again = command("replay", _replay, "replay a transcript: events, and one-shot vs streamed")
+    again.add_argument("transcript", metavar="TRANSCRIPT", help="a transcript file, or -")
+    again.add_argument("--json", action="store_true", help="events as JSON lines")
+    again.add_argument(
+        "--realtime", action="store_true", help="feed chunks at their recorded times"
+    )
+    _add_allow_errors(again)
+
+    check = command("check", _check, "run the testing kit's property checks on a format")
+    check.add_argument("format", metavar="FORMAT")
+    check.add_argument(
+        "--examples", type=_positive, metavar="N", help="examples per run (default: the profile's)"
+    )
+    check.add_argument("--seed", type=int, help="make the runs reproducible")
+    check.add_argument("--tools", metavar="FILE", help="a fixed tool set (default: drawn)")
+    return parser
+
+
+def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-f", "--format", required=True, metavar="NAME", help="format name")
+    parser.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI shape)")
+    parser.add_argument(
+        "--generation-prompt",
+        metavar="TEXT",
+        help="the tail the chat template appended (default: the format's template default)",
+    )
+    parser.add_argument("--seed", type=int, help="deterministic call ids")
+    parser.add_argument(
+        "--passthrough-malformed",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="pass a malformed region's raw text through as content (default: on)",
+    )
+    parser.add_argument(
+        "--truncated-as-content",
+        action="store_true",
+        help="pass a call cut off by the end of input through as content",
+    )
+    parser.add_argument(
+        "--validate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="check arguments against the tool schemas (default: when jsonschema is installed)",
+    )
+    parser.add_argument(
+        "--reject-invalid", action="store_true", help="a schema violation rejects the call"
+    )
+
+
+def _add_chunk_size(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--chunk-size", type=_positive, default=16, metavar="N", help="bytes per chunk (16)"
+    )
+
+
+def _add_allow_errors(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-errors", action="store_true", help="exit 0 even when the output has errors"
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
