@@ -284,6 +284,13 @@ def tool_calls(
     return Calls(tuple(openers), unfinished(head), unfinished(tool_call(head, body, resync)))
 
 
+def in_runs(calls: Calls) -> Calls:
+    """`calls` where a call may be followed by more calls, each after optional whitespace:
+    whitespace between consecutive calls separates them (what `render_turn` writes as
+    `between_calls`) and is not content. Whitespace after the last call stays content."""
+    return Calls(calls.openers, calls.head, seq(calls.call, many(whitespace.then(calls.call))))
+
+
 @dataclass(frozen=True)
 class Channel:
     """A channel `open` … `close` whose body is text tagged `node` (reasoning or content)."""

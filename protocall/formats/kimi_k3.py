@@ -63,6 +63,7 @@ TYPES = {str: "string", bool: "boolean", int: "number", float: "number", type(No
          dict: "object", list: "array"}  # fmt: skip
 STOPS = (closer("message"), END_OF_MSG)
 PROMPT = f'{OPEN}message role="assistant"{SEP}'
+RESERVED = (*(m for c in CHANNELS.values() for m in (c.open, c.close)), *MARKUP, *STOPS)
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
@@ -101,7 +102,7 @@ FORMAT = Format(
     "kimi-k3",
     grammar,
     render,
-    reserved=(*(m for c in CHANNELS.values() for m in (c.open, c.close)), *MARKUP, *STOPS),
+    reserved=RESERVED,
     channels={name: (channel.open, channel.close) for name, channel in CHANNELS.items()},
     default_start="reasoning",
     prompts={name: PROMPT + channel.open for name, channel in CHANNELS.items()} | {None: PROMPT},

@@ -21,6 +21,7 @@ from .blocks import (
     arguments,
     assistant_turn,
     declared,
+    in_runs,
     markers,
     per_tool,
     render_turn,
@@ -56,7 +57,8 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     parameter_next = peek(whitespace.then(markers(PARAMETER, END_FUNCTION)))
     bare = tool_calls((FUNCTION,), function(declared(tools)).skip(parameter_next),
                       body(optional(closed)), (END_FUNCTION, TOOL_CALL, END_OF_TURN))  # fmt: skip
-    calls = Calls((TOOL_CALL, FUNCTION), alt(wrapped.head, bare.head), alt(wrapped.call, bare.call))
+    calls = in_runs(Calls((TOOL_CALL, FUNCTION), alt(wrapped.head, bare.head),
+                          alt(wrapped.call, bare.call)))  # fmt: skip
     return assistant_turn(calls=calls, stops=(END_OF_TURN,), reasoning=REASONING, start=start)
 
 

@@ -1,0 +1,375 @@
+"""The `qwen3-coder` format (FORMATS.md §1), one-shot and streamed in every test."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.events import ToolCallArgumentsDelta, ToolCallEnd, ToolCallStart
+from protocall.formats.qwen3_coder import RESERVED
+from protocall.message import Message
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream
+from protocall.tools import normalize_tools
+
+FMT = formats.get("qwen3-coder")
+PLAIN = "<|im_start|>assistant\n"
+THINKING = "<|im_start|>assistant\n<think>\n"
+THINKING_OFF = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING, INTEGER = {"type": "string"}, {"type": "integer"}
+TOOLS = [
+    tool("get_weather", location=STRING, days=INTEGER, hourly={"type": "boolean"},
+         unit={"type": "string", "enum": ["celsius", "fahrenheit"]}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("set_config", options={"type": "object"}),
+    tool("typed", n=INTEGER, x={"type": "number"}, flag={"type": "boolean"},
+         items={"type": "array"}, options={"type": "object"}, maybe={"type": ["integer", "null"]},
+         label={"type": ["string", "null"]}, code=STRING),
+]  # fmt: skip
+
+
+def call(name: str, **values: str) -> str:
+    """A call as the template renders it; values are raw text."""
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in values.items())
+    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
+
+
+def verified(
+    text: str,
+    prompt: str | None = None,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character and in 3-character chunks; every property of
+    the testing kit holds for each chunking (same events and message as one chunk, deltas
+    adding up, final names, …; with `expected`, parsing back to it without errors)."""
+    case = Case(text, normalize_tools(tools), prompt, FMT.start_state(prompt), expected=expected)
+    whole = stream(FMT, [text], tools, prompt)
+    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+        trial = Trial(FMT, case, chunks, whole, stream(FMT, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(message: Message) -> list[str]:
+    return [c.name for c in message.tool_calls]
+
+
+# -- FORMATS.md §1 examples -------------------------------------------------------------------
+
+EXAMPLES = [
+    ("The capital of France is Paris.<|im_end|>", None,
+     {"reasoning_content": None, "content": "The capital of France is Paris.", "tool_calls": []}),
+    ("I'll check the weather for you.\n\n" + call("get_weather", location="Paris", days="3")
+     + "<|im_end|>", None,
+     {"reasoning_content": None, "content": "I'll check the weather for you.",
+      "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}]}),
+    (call("get_weather", location="Paris", hourly="true") + "\n"
+     + call("get_time", zone="Europe/Paris") + "<|im_end|>", None,
+     {"reasoning_content": None, "content": None, "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Paris", "hourly": True}},
+         {"name": "get_time", "arguments": {"zone": "Europe/Paris"}}]}),
+    (call("write_file", path="/tmp/a.py", content="def f():\n    return 1\n"), None,
+     {"reasoning_content": None, "content": None, "tool_calls": [{"name": "write_file",
+      "arguments": {"path": "/tmp/a.py", "content": "def f():\n    return 1\n"}}]}),
+    ("The user wants Paris weather; call the tool.\n" + call("get_weather", location="Paris")
+     + "<|im_end|>", THINKING,
+     {"reasoning_content": "The user wants Paris weather; call the tool.", "content": None,
+      "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_formats_examples(text: str, prompt: str | None, expected: dict[str, object]) -> None:
+    verified(text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=60, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[str, str | None, dict[str, object]], data: st.DataObject
+) -> None:
+    text, prompt, expected = example
+    outcome = stream(FMT, data.draw(chunkings(text, RESERVED)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(FMT, [text], TOOLS, prompt).merged_events
+
+
+def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
+    assert_format(FMT, max_examples=25, seed=0)
+
+
+def test_whole_call_in_one_delta() -> None:
+    text = "Sure." + call("get_weather", location="Paris") + "<|im_end|>"
+    at = text.index("<tool_call>")
+    chunks = [*text[:at], call("get_weather", location="Paris"), "<|im_end|>"]
+    outcome = stream(FMT, chunks, TOOLS)
+    assert outcome.message == stream(FMT, [text], TOOLS).message
+    assert names(outcome.message) == ["get_weather"]
+
+
+def test_string_values_stream_as_they_arrive() -> None:
+    text = call("write_file", path="/a", content="line one\nline two\n")
+    deltas = [e for e in stream(FMT, list(text), TOOLS).events
+              if isinstance(e, ToolCallArgumentsDelta)]  # fmt: skip
+    assert len(deltas) > 20
+
+
+# -- reasoning --------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert FMT.start_state(None) is None
+    assert FMT.start_state(PLAIN) is None
+    assert FMT.start_state(THINKING) == "reasoning"
+    assert FMT.start_state(THINKING_OFF) is None
+
+
+def test_thinking_on_reasoning_ends_at_close() -> None:
+    message = verified("Think.\n</think>\n\nAnswer.<|im_end|>", THINKING)
+    assert (message.reasoning_content, message.content) == ("Think.", "Answer.")
+
+
+def test_thinking_off_everything_is_content() -> None:
+    message = verified("Answer.<|im_end|>", THINKING_OFF)
+    assert (message.reasoning_content, message.content) == (None, "Answer.")
+
+
+def test_model_opened_reasoning_without_a_pre_opened_block() -> None:
+    message = verified("<think>Hmm.</think>Answer.", PLAIN)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+def test_call_inside_unclosed_reasoning_is_a_call() -> None:
+    text = "Need two things.\n" + call("get_time", zone="UTC") + "\n" + call("get_weather",
+        location="Oslo") + "<|im_end|>"  # fmt: skip
+    message = verified(text, THINKING)
+    assert message.reasoning_content == "Need two things."
+    assert names(message) == ["get_time", "get_weather"] and message.content is None
+
+
+def test_bare_function_inside_unclosed_reasoning_is_a_call() -> None:
+    text = "Plan.\n<function=get_time>\n<parameter=zone>\nUTC\n</parameter>\n</function>"
+    message = verified(text, THINKING)
+    assert message.reasoning_content == "Plan." and names(message) == ["get_time"]
+
+
+def test_call_like_text_quoted_in_closed_reasoning_stays_reasoning() -> None:
+    thought = "I will emit <tool_call> then <function=get_weather> and <function=x>."
+    message = verified(f"{thought}</think>Done." + call("get_time", zone="UTC"), THINKING)
+    assert message.reasoning_content == thought
+    assert message.content == "Done." and names(message) == ["get_time"]
+
+
+def test_call_like_text_in_content_prose_stays_content() -> None:
+    prose = ("Use <tool_call> tags, e.g. <tool_call> get_weather, or #include <functional>; "
+             "<function=foo>x</function> and <function=get_weather> here.")  # fmt: skip
+    message = verified(prose + "<|im_end|>")
+    assert message.content == prose and message.tool_calls == () and message.errors == ()
+
+
+# -- calls ------------------------------------------------------------------------------------
+
+
+def test_content_before_between_and_after_calls() -> None:
+    text = ("A " + call("get_time", zone="UTC") + "\nB\n" + call("get_weather", location="Rome")
+            + " C<|im_end|>")  # fmt: skip
+    message = verified(text)
+    assert message.content == "A \nB\n C" and names(message) == ["get_time", "get_weather"]
+
+
+def test_whitespace_between_consecutive_calls_is_not_content() -> None:
+    text = "A\n" + call("get_time", zone="UTC") + "\n\n" + call("get_time", zone="CET") + "\nB"
+    message = verified(text)
+    assert message.content == "A\n\nB" and len(message.tool_calls) == 2
+
+
+def test_compact_and_spread_out_whitespace() -> None:
+    compact = ("<tool_call><function=get_weather><parameter=location>Paris</parameter>"
+               "<parameter=days>2</parameter></function></tool_call>")  # fmt: skip
+    assert verified(compact).tool_calls[0].arguments == {"location": "Paris", "days": 2}
+    spread = ("<tool_call>\n\n<function=get_weather>\n\n<parameter=location>\n\n  Paris\n\n"
+              "</parameter>\n\n</function>\n\n</tool_call>")  # fmt: skip
+    # exactly one framing newline is stripped on each side; the rest is the value
+    assert verified(spread).tool_calls[0].arguments == {"location": "\n  Paris\n"}
+
+
+def test_empty_arguments_and_empty_values() -> None:
+    message = verified("<tool_call>\n<function=get_time>\n</function>\n</tool_call>"
+                       + call("write_file", path="", content=""))  # fmt: skip
+    assert [c.arguments for c in message.tool_calls] == [{}, {"path": "", "content": ""}]
+    assert message.tool_calls[0].arguments_json == "{}"
+
+
+def test_cjk_and_emoji() -> None:
+    text = "天気を調べます 🌦\n" + call("get_weather", location="東京 🗼") + "<|im_end|>"
+    message = verified(text)
+    assert message.content == "天気を調べます 🌦"
+    assert message.tool_calls[0].arguments == {"location": "東京 🗼"}
+
+
+def test_bytes_split_inside_characters_and_invalid_utf8() -> None:
+    text = "東京 🗼 " + call("get_weather", location="東京")
+    data = text.encode()
+    message = stream(FMT, [data[i : i + 1] for i in range(len(data))], TOOLS).message
+    assert message == stream(FMT, [text], TOOLS).message
+    bad = stream(FMT, [b"ok \xff", call("get_time", zone="UTC").encode()], TOOLS).message
+    assert bad.content == "ok \ufffd" and names(bad) == ["get_time"]
+
+
+def test_typed_values_from_the_schema() -> None:
+    text = call("typed", n="-42", x="2.5", flag="True", items='[1, "two", null]',
+                options='{"a": {"b": [true]}}', maybe="null", label="null", code="007")  # fmt: skip
+    (result,) = verified(text).tool_calls
+    assert result.arguments == {"n": -42, "x": 2.5, "flag": True, "items": [1, "two", None],
+                                "options": {"a": {"b": [True]}}, "maybe": None, "label": None,
+                                "code": "007"}  # fmt: skip
+
+
+def test_numeric_looking_strings_stay_strings() -> None:
+    text = call("get_weather", location="2026-01-15") + call("typed", code="1e3", label="12")
+    first, second = verified(text).tool_calls
+    assert first.arguments == {"location": "2026-01-15"}
+    assert second.arguments == {"code": "1e3", "label": "12"}
+
+
+def test_python_literal_objects_and_failed_conversions() -> None:
+    text = call("typed", options="{'a': True, 'b': None}", n="2026-01-15", x="abc")
+    (result,) = verified(text).tool_calls
+    assert result.arguments == {"options": {"a": True, "b": None}, "n": "2026-01-15", "x": "abc"}
+    assert result.validation_errors  # kept as strings, flagged by the schema check
+
+
+def test_undeclared_parameter_stays_a_string() -> None:
+    (result,) = verified(call("get_time", zone="UTC", extra="3")).tool_calls
+    assert result.arguments == {"zone": "UTC", "extra": "3"}
+
+
+def test_tool_name_prefix_pairs_never_announce_the_shorter_name() -> None:
+    for text in (call("get_weather_forecast", location="Oslo"),
+                 "<function=get_weather_forecast>\n</function>"):  # fmt: skip
+        outcome = stream(FMT, list(text), TOOLS)
+        starts = [e.name for e in outcome.events if isinstance(e, ToolCallStart)]
+        assert starts == ["get_weather_forecast"]
+    message = verified(call("get_weather", location="Oslo") + call("get_weather_forecast"))
+    assert names(message) == ["get_weather", "get_weather_forecast"]
+
+
+def test_undeclared_tool_is_reported_never_called() -> None:
+    text = call("get_time", zone="UTC") + call("launch_rockets", count="3") + "<|im_end|>"
+    outcome = stream(FMT, list(text), TOOLS)
+    assert names(outcome.message) == ["get_time"]
+    (error,) = outcome.message.errors
+    assert error.code == "unknown_tool" and "launch_rockets" in error.message
+    assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == ["get_time"]
+    verified(text)
+
+
+def test_no_tools_declared_accepts_any_wrapped_name() -> None:
+    assert names(verified(call("anything", a="1"), tools=None)) == ["anything"]
+
+
+# -- the missing-opener and missing-closer quirks -----------------------------------------------
+
+
+def test_bare_function_of_a_declared_tool_is_a_call() -> None:
+    text = "Sure.\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>"
+    message = verified(text + "\nDone.<|im_end|>")
+    assert message.content == "Sure.\n\nDone." and names(message) == ["get_weather"]
+    message = verified(text + "\n</tool_call><|im_end|>")
+    assert message.content == "Sure." and names(message) == ["get_weather"]
+
+
+def test_bare_function_of_an_undeclared_tool_or_without_parameters_is_text() -> None:
+    for prose in ("<function=launch>\n<parameter=x>\n1\n</parameter>\n</function>",
+                  "<function=get_weather> is how a call starts"):  # fmt: skip
+        message = verified(prose)
+        assert message.content == prose and message.tool_calls == () and message.errors == ()
+
+
+def test_missing_parameter_close_is_tolerated() -> None:
+    text = ("<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n"
+            "<parameter=days>\n3\n</function>\n</tool_call><|im_end|>")  # fmt: skip
+    assert verified(text).tool_calls[0].arguments == {"location": "Paris", "days": 3}
+
+
+# -- markers inside values (the vLLM failures of PEERS.md) ----------------------------------------
+
+
+@pytest.mark.parametrize("marker", RESERVED)
+def test_every_marker_inside_a_string_argument(marker: str) -> None:
+    for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n", f"{marker}\n"):
+        (result,) = verified(call("write_file", path="/p", content=value) + "<|im_end|>").tool_calls
+        assert result.arguments == {"path": "/p", "content": value}
+
+
+def test_code_with_closing_tags_and_openers_inside_a_value() -> None:
+    code = 'if a</function> and b:\n    s = "</parameter>"\n    t = "<function=get_time>"\n'
+    text = call("write_file", path="/a.py", content=code) + "\n" + call("get_time", zone="UTC")
+    message = verified(text)
+    assert [c.arguments for c in message.tool_calls] == [
+        {"path": "/a.py", "content": code},
+        {"zone": "UTC"},
+    ]
+
+
+def test_tool_call_mentioned_in_reasoning_keeps_the_rest_of_the_turn() -> None:
+    text = ("I could wrap it in <tool_call> tags.\n</think>\n\nHere:" + call("get_time", zone="UTC")
+            + "<|im_end|>")  # fmt: skip
+    message = verified(text, THINKING)
+    assert message.reasoning_content == "I could wrap it in <tool_call> tags."
+    assert message.content == "Here:" and names(message) == ["get_time"]
+
+
+def test_output_stopping_inside_a_value_is_truncated_streamed_or_not() -> None:
+    text = (
+        call("get_time", zone="UTC") + "<tool_call>\n<function=write_file>\n<parameter=content>\nab"
+    )
+    message = verified(text)
+    assert names(message) == ["get_time"] and message.content is None
+    (error,) = message.errors
+    assert error.code == "truncated"
+    assert "write_file" in error.message and "content" in error.message
+
+
+# -- truncation -------------------------------------------------------------------------------
+
+
+def test_truncation_at_every_position() -> None:
+    first = call("get_time", zone="UTC")
+    second = call("write_file", path="/a", content='x <y> "z"\n')
+    text = "Hi " + first + "\nthen " + second + "<|im_end|>"
+    full = Case(text, normalize_tools(TOOLS), None, None, expected=verified(text).to_dict())
+    reference = stream(FMT, [text], TOOLS)
+    spans = [(text.index(c), text.index(c) + len(c)) for c in (first, second)]
+    for end in range(len(text)):
+        cut = text[:end]
+        case = Case(cut, full.tools, None, None, truncates=full)
+        whole = stream(FMT, [cut], TOOLS)
+        for chunks in ([cut], [cut[i : i + 4] for i in range(0, end, 4)]):
+            trial = Trial(FMT, case, chunks, whole, stream(FMT, chunks, TOOLS), reference)
+            for prop in PROPERTIES:
+                assert prop.check(trial) is None, (end, prop.name, prop.check(trial))
+        message = whole.message
+        assert names(message) == ["get_time", "write_file"][: sum(e <= end for _, e in spans)]
+        inside = [s for s, e in spans if s + len("<tool_call>") <= end < e]
+        if inside:
+            (error,) = message.errors
+            assert error.code == "truncated" and "tool call" in error.message
+            assert error.raw == text[inside[0] : end]
+        assert not any(e.code != "truncated" for e in message.errors)
+        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
+                       for e in whole.events)  # fmt: skip
