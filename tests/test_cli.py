@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -320,3 +321,35 @@ def test_the_release_agent_acts_only_on_complete_valid_approved_calls() -> None:
     denied = run_example("release_agent.py", "--approve", "no")
     assert "denied by the operator, nothing ran" in denied
     assert denied.splitlines()[-1] == "published: []"
+
+
+# -- docs/: the code shown runs as written ---------------------------------------------------
+
+DOCS = ["writing-a-format.md", "semantics.md", "errors.md", "embedding.md"]
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.DOTALL)
+
+
+@pytest.mark.parametrize("page", DOCS)
+def test_the_python_in_each_docs_page_runs_as_written(page: str) -> None:
+    blocks = python_blocks(ROOT / "docs" / page)
+    assert blocks
+    done = subprocess.run(
+        [sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_readme_shows_the_embedding_example_verbatim() -> None:
+    code = (ROOT / "examples" / "embed.py").read_text(encoding="utf-8").split('"""', 2)[2]
+    pages = [ROOT / "docs" / "README-sections.md", ROOT / "README.md"]
+    shown = [
+        block
+        for page in pages
+        for block in python_blocks(page)
+        if "handle(session.finish())" in block
+    ]
+    assert shown  # the proposed sections always show it; README.md once they are merged
+    assert all(block == code.lstrip("\n") for block in shown)
