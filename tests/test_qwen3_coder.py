@@ -306,6 +306,14 @@ def test_missing_parameter_close_is_tolerated() -> None:
     assert verified(text).tool_calls[0].arguments == {"location": "Paris", "days": 3}
 
 
+def test_missing_tool_call_close_is_tolerated_before_the_end_of_turn_or_next_call() -> None:
+    unclosed = call("get_time", zone="UTC").removesuffix("</tool_call>")
+    message = verified(unclosed + unclosed + call("get_time", zone="CET") + "<|im_end|>")
+    assert [c.arguments for c in message.tool_calls] == [{"zone": "UTC"}] * 2 + [{"zone": "CET"}]
+    message = verified(unclosed + "Text<|im_end|>")
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["malformed"]
+
+
 # -- markers inside values (the vLLM failures of PEERS.md) ----------------------------------------
 
 

@@ -2,7 +2,9 @@
 
 [<think>R</think>]content<tool_call>\\n<function=N>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call><|im_end|>
 A bare `<function=N>` (no `<tool_call>`) is a call only for a declared tool followed by a
-parameter or `</function>`; a genuine call also ends an open reasoning block.
+parameter or `</function>`; a genuine call also ends an open reasoning block. A missing
+`</parameter>` is tolerated (see `QWEN3_CODER`), and so is a missing `</tool_call>` before
+`<|im_end|>` or the next `<tool_call>`.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
         return lambda name: seq(parameters(name), literal(END_FUNCTION), close)
 
-    closed = whitespace.then(literal(END_TOOL_CALL))
+    # a missing `</tool_call>` is tolerated before the end of turn or the next call
+    closed = whitespace.then(alt(literal(END_TOOL_CALL), peek(markers(END_OF_TURN, TOOL_CALL))))
     wrapped = tool_calls((TOOL_CALL,), literal(TOOL_CALL).then(whitespace).then(function()),
                          body(closed), (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
     parameter_next = peek(whitespace.then(markers(PARAMETER, END_FUNCTION)))
