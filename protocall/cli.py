@@ -206,10 +206,10 @@ def _print_step_json(chunks: Sequence[Chunk], number: int, events: list[Event]) 
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .testing import check_format
-
     fmt = formats.get(args.format)
     tools = _tools(args.tools)
+    from .testing import check_format  # Hypothesis: imported only when it is needed
+
     with _Progress(f"checking {fmt.name}", sys.stderr):
         report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
     print(report)
