@@ -66,7 +66,8 @@ STANDARD_TOOLS = ("get_weather", "get_time", "write_file")
 @dataclass(frozen=True)
 class Example:
     """A model output to stream, what it shows, and the outcome it must have: the names of
-    the calls that complete and the codes of the errors, in order."""
+    the calls that complete, those of them whose arguments violate the schema (withheld
+    from the executor) and the codes of the errors, in order."""
 
     name: str
     format: str
@@ -76,6 +77,7 @@ class Example:
     generation_prompt: str | None = None
     tools: tuple[str, ...] = STANDARD_TOOLS
     calls: tuple[str, ...] = ()
+    invalid: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
 
     def tool_list(self) -> list[dict[str, Any]]:
@@ -171,6 +173,19 @@ EXAMPLES: tuple[Example, ...] = (
         "The key is not quoted: the call the UI saw starting ends in a `malformed` error, "
         "and the raw text is passed through as content so a reader sees what the model wrote.",
         errors=("malformed",),
+    ),
+    Example(
+        "hermes-invalid-arguments",
+        "hermes",
+        "A complete call whose arguments break the schema",
+        "Here is the forecast request.\n"
+        + _hermes_call("get_weather", '{"location": "Paris", "days": "two"}')
+        + "<|im_end|>",
+        "The call is complete, so it ends with ToolCallEnd, but `days` must be an integer: the "
+        "violation travels on the call (validation_errors) and the executor withholds it "
+        "(reject_invalid=True would turn it into an `invalid_arguments` error instead).",
+        calls=("get_weather",),
+        invalid=("get_weather",),
     ),
     Example(
         "qwen3-coder-prefix-names",
@@ -299,20 +314,20 @@ def list_examples(out: IO[str]) -> None:
         out.write(f"{example.name:<34}{example.title}{status}\n")
 
 
-def run(example: Example, **options: Any) -> tuple[list[list[Event]], Message]:
+def run(example: Example) -> tuple[list[list[Event]], Message]:
     """Stream `example` through its parser in the demo's chunks: the events of each chunk
     (then of `finish()`) and the final message. Ids are seeded, so output is repeatable."""
     session = formats.get(example.format).parser(
-        example.tool_list(), example.generation_prompt, seed=0, **options
+        example.tool_list(), example.generation_prompt, seed=0
     )
     per_chunk = [session.feed(chunk) for chunk in chunks(example.text)]
     per_chunk.append(session.finish())
     return per_chunk, session.message
 
 
-def chunks(text: str, seed: int = 0) -> list[str]:
+def chunks(text: str) -> list[str]:
     """`text` in pieces of 1 to 6 characters (a repeatable stand-in for tokens)."""
-    sizes = random.Random(seed)
+    sizes = random.Random(0)
     pieces, start = [], 0
     while start < len(text):
         size = sizes.randint(1, 6)

@@ -202,7 +202,8 @@ def test_demo_shows_every_available_example_without_colour_when_piped() -> None:
     for example in demo.available():
         assert example.title in done.stdout
     runs = done.stdout.count("executor ▶ runs")
-    assert runs == sum(len(example.calls) for example in demo.available())
+    assert runs == sum(len(e.calls) - len(e.invalid) for e in demo.available())
+    assert done.stdout.count("executor ✗ withheld") == sum(len(e.invalid) for e in demo.available())
 
 
 def test_demo_selects_examples_by_name_or_format_and_lists_them(in_process: Runner) -> None:
@@ -278,6 +279,9 @@ def test_demo_example_has_its_stated_outcome(example: demo.Example) -> None:
         pytest.skip(f"format {example.format} is not registered")
     _, message = demo.run(example)
     assert [call.name for call in message.tool_calls] == list(example.calls)
+    assert [call.name for call in message.tool_calls if call.validation_errors] == list(
+        example.invalid
+    )
     assert [error.code for error in message.errors] == list(example.errors)
     whole = protocall.parse(
         example.text, example.format, example.tool_list(), example.generation_prompt, seed=0
