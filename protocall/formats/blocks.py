@@ -9,6 +9,7 @@ counts only where the format's *head* — the opener through the tool name — m
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -370,6 +371,31 @@ def render_channels(
         out += [section[0], *map(call, turn.calls, itertools.count(1)), section[1]]
     out.append(stop)
     return "".join(out)
+
+
+def escape_attribute(value: str) -> str:
+    """An attribute value as XML-style formats write it: `&` as `&amp;`, then `"` as `&quot;`."""
+    return value.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def unescape_attribute(value: str) -> str:
+    """The inverse of `escape_attribute`: `&quot;` is decoded before `&amp;`."""
+    return value.replace("&quot;", '"').replace("&amp;", "&")
+
+
+def raw_text(value: Any) -> str:
+    """A value as raw-text argument formats write it: a string verbatim, anything else as
+    JSON (non-ASCII kept)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a value (string, number, boolean, null, object, array), as a
+    type attribute writes it."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "boolean"
+    kinds = {str: "string", int: "number", float: "number", dict: "object", list: "array"}
+    return kinds[type(value)]
 
 
 def loose(text: str) -> Parser[str]:

@@ -8,7 +8,6 @@ The think channel is pre-opened by default; a response or tools opener ends it i
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .. import ast
@@ -22,62 +21,45 @@ from .blocks import (
     Channel,
     arguments,
     channelled_turn,
+    escape_attribute,
+    json_type,
     markers,
     per_tool,
+    raw_text,
     render_channels,
     section,
     tool_call,
     tool_name,
+    unescape_attribute,
     unfinished,
 )
 from .turns import ToolUse, Turn
 
 OPEN, CLOSE, SEP, END_OF_MSG = "<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>"
-
-
-def opener(name: str) -> str:
-    return f"{OPEN}{name}{SEP}"
-
-
-def closer(name: str) -> str:
-    return f"{CLOSE}{name}{SEP}"
-
-
-def escape(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;")
-
-
-def unescape(value: str) -> str:
-    return value.replace("&quot;", '"').replace("&amp;", "&")
-
-
-CHANNELS = {
-    "reasoning": Channel(opener("think"), closer("think"), ast.REASONING),
-    "content": Channel(opener("response"), closer("response"), ast.CONTENT),
-}
-TOOLS, END_TOOLS = opener("tools"), closer("tools")
-CALL, END_CALL, JSON, END_JSON = f"{OPEN}call", closer("call"), f"{OPEN}json", closer("json")
-ARGUMENT, END_ARGUMENT = f"{OPEN}argument", closer("argument")
-MARKUP = (TOOLS, END_TOOLS, CALL, END_CALL, JSON, END_JSON, ARGUMENT, END_ARGUMENT)
-TYPES = {str: "string", bool: "boolean", int: "number", float: "number", type(None): "null",
-         dict: "object", list: "array"}  # fmt: skip
-STOPS = (closer("message"), END_OF_MSG)
-PROMPT = f'{OPEN}message role="assistant"{SEP}'
-RESERVED = (*(m for c in CHANNELS.values() for m in (c.open, c.close)), *MARKUP, *STOPS)
+THINK = Channel("<|open|>think<|sep|>", "<|close|>think<|sep|>", ast.REASONING)
+RESPONSE = Channel("<|open|>response<|sep|>", "<|close|>response<|sep|>", ast.CONTENT)
+CHANNELS = {"reasoning": THINK, "content": RESPONSE}
+TOOLS, END_TOOLS = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+CALL, END_CALL = "<|open|>call", "<|close|>call<|sep|>"
+JSON, END_JSON = "<|open|>json", "<|close|>json<|sep|>"
+STOPS = ("<|close|>message<|sep|>", END_OF_MSG)
+PROMPT = '<|open|>message role="assistant"<|sep|>'
+RESERVED = (THINK.open, THINK.close, RESPONSE.open, RESPONSE.close, TOOLS, END_TOOLS, CALL,
+            END_CALL, JSON, END_JSON, KIMI_K3.opener, KIMI_K3.value_close, *STOPS)  # fmt: skip
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     attributes = regex(r"[^<]*").then(literal(SEP))
     whole = seq(literal(JSON), cut, attributes, whitespace, json_object(), whitespace,
                 literal(END_JSON)).map(lambda parts: parts[4])  # fmt: skip
-    parameters = per_tool(
-        tools, lambda schema: arguments(alt(whole, xml_arguments(KIMI_K3, schema)))
-    )
-    name = tool_name(regex(r'[^"<]+').map(unescape))
+    parameters = per_tool(tools, lambda schema: alt(whole, xml_arguments(KIMI_K3, schema)))
+    name = tool_name(regex(r'[^"<]+').map(unescape_attribute))
     head = seq(literal(CALL), whitespace, literal('tool="'), name, literal('"'), attributes)
-    call = tool_call(head.map(lambda parts: parts[3]),
-                     lambda tool: parameters(tool).skip(whitespace).skip(literal(END_CALL)),
-                     (END_CALL, END_TOOLS, *STOPS))  # fmt: skip
+
+    def body(tool: str) -> Parser[Any]:
+        return seq(arguments(parameters(tool)), whitespace, literal(END_CALL))
+
+    call = tool_call(head.map(lambda parts: parts[3]), body, (END_CALL, END_TOOLS, *STOPS))
     begin = literal(TOOLS).skip(peek(whitespace.then(markers(CALL, END_TOOLS))))
     calls = Calls((TOOLS,), begin, section(begin, unfinished(call), END_TOOLS))
     return channelled_turn(channels=CHANNELS, calls=calls, stops=STOPS, start=start,
@@ -85,12 +67,10 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
 
 
 def render_call(call: ToolUse, index: int) -> str:
-    body = "".join(
-        f'{ARGUMENT} key="{escape(k)}" type="{TYPES[type(v)]}"{SEP}'
-        f"{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}{END_ARGUMENT}"
-        for k, v in call.arguments.items()
-    )
-    return f'{CALL} tool="{escape(call.name)}" index="{index}"{SEP}{body}{END_CALL}'
+    body = "".join(f'{KIMI_K3.opener} key="{escape_attribute(k)}" type="{json_type(v)}"{SEP}'
+                   f"{raw_text(v)}{KIMI_K3.value_close}"
+                   for k, v in call.arguments.items())  # fmt: skip
+    return f'{CALL} tool="{escape_attribute(call.name)}" index="{index}"{SEP}{body}{END_CALL}'
 
 
 def render(turn: Turn, start: str | None) -> str:
@@ -99,13 +79,9 @@ def render(turn: Turn, start: str | None) -> str:
 
 
 FORMAT = Format(
-    "kimi-k3",
-    grammar,
-    render,
-    reserved=RESERVED,
+    "kimi-k3", grammar, render, reserved=RESERVED, default_start="reasoning",
     channels={name: (channel.open, channel.close) for name, channel in CHANNELS.items()},
-    default_start="reasoning",
     prompts={name: PROMPT + channel.open for name, channel in CHANNELS.items()} | {None: PROMPT},
     summary="Kimi K3: XTML channels over <|open|>, <|close|>, <|sep|>, <|end_of_msg|>",
     markers={"reasoning": "<|open|>think<|sep|>…", "call": '<|open|>call tool="N"<|sep|>'},
-)
+)  # fmt: skip

@@ -9,7 +9,6 @@ parameter or `</function>`; a genuine call also ends an open reasoning block. A 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from .blocks import (
     in_runs,
     markers,
     per_tool,
+    raw_text,
     render_turn,
     tool_calls,
     tool_name,
@@ -33,11 +33,11 @@ from .blocks import (
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<think>", "</think>"
-REASONING = Reasoning(THINK, END_THINK)
 TOOL_CALL, END_TOOL_CALL = "<tool_call>", "</tool_call>"
 FUNCTION, END_FUNCTION = "<function=", "</function>"
-PARAMETER, END_PARAMETER = "<parameter=", "</parameter>"
+PARAMETER, END_PARAMETER = QWEN3_CODER.opener, QWEN3_CODER.value_close
 END_OF_TURN = "<|im_end|>"
+REASONING = Reasoning(THINK, END_THINK)
 RESERVED = (THINK, END_THINK, TOOL_CALL, END_TOOL_CALL, FUNCTION, END_FUNCTION, PARAMETER,
             END_PARAMETER, END_OF_TURN)  # fmt: skip
 
@@ -66,9 +66,8 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
 
 
 def render_call(call: ToolUse) -> str:
-    values = {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-              for k, v in call.arguments.items()}  # fmt: skip
-    body = "".join(f"{PARAMETER}{k}>\n{v}\n{END_PARAMETER}\n" for k, v in values.items())
+    body = "".join(f"{PARAMETER}{k}>\n{raw_text(v)}\n{END_PARAMETER}\n"
+                   for k, v in call.arguments.items())  # fmt: skip
     return f"{TOOL_CALL}\n{FUNCTION}{call.name}>\n{body}{END_FUNCTION}\n{END_TOOL_CALL}"
 
 
@@ -78,13 +77,8 @@ def render(turn: Turn, start: str | None) -> str:
 
 
 FORMAT = Format(
-    "qwen3-coder",
-    grammar,
-    render,
-    reserved=RESERVED,
-    channels={"reasoning": (THINK, END_THINK)},
-    default_start=None,
+    "qwen3-coder", grammar, render, reserved=RESERVED, channels={"reasoning": (THINK, END_THINK)},
     prompts={None: "<|im_start|>assistant\n", "reasoning": "<|im_start|>assistant\n<think>\n"},
     summary="Qwen3-Coder / Qwen3.5+ / Nemotron 3: <function=…> and <parameter=…> in <tool_call>",
     markers={"reasoning": "<think>…</think>", "call": "<tool_call><function=N><parameter=K>V"},
-)
+)  # fmt: skip
