@@ -1,10 +1,62 @@
-"""Testing kit: Hypothesis strategies and checks for formats (ours or yours).
+"""Testing kit: Hypothesis strategies, boundary mutations and property checks for formats
+(ours or yours).
 
-`stream(fmt, text, chunks, ...)` runs a turn through a fresh session in the given pieces and
-returns its `Outcome`; `chunkings(text)` draws ways to split a text.
+    from protocall.testing import check_format
+    report = check_format(my_format, max_examples=50)
+    assert report.ok, report
+
+`check_format` runs the properties of DESIGN.md §4 and §7 (`PROPERTIES`) over valid turns
+generated for the format (`cases`), their truncations and their `mutations`, and reports
+each failure as a minimal counterexample. `stream(fmt, chunks, ...)` runs a turn through a
+fresh session; `chunkings`/`byte_chunkings` draw ways to split it.
 """
 
-from .chunks import chunkings, split_at
-from .run import Outcome, merge_deltas, stream
+from .check import RUNS, Counterexample, Report, assert_format, check_format
+from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
+from .mutations import mutations, truncations, unclosed_reasoning
+from .properties import PROPERTIES, Property, Trial
+from .run import Outcome, is_event_prefix, merge_deltas, stream
+from .strategies import (
+    Case,
+    arguments,
+    cases,
+    json_values,
+    prose,
+    strings,
+    tool_names,
+    tool_sets,
+    turns,
+    values,
+)
 
-__all__ = ["Outcome", "chunkings", "merge_deltas", "split_at", "stream"]
+__all__ = [
+    "PROPERTIES",
+    "RUNS",
+    "Case",
+    "Counterexample",
+    "Outcome",
+    "Property",
+    "Report",
+    "Trial",
+    "arguments",
+    "assert_format",
+    "byte_chunkings",
+    "cases",
+    "check_format",
+    "chunkings",
+    "describe_chunks",
+    "is_event_prefix",
+    "json_values",
+    "merge_deltas",
+    "mutations",
+    "prose",
+    "split_at",
+    "stream",
+    "strings",
+    "tool_names",
+    "tool_sets",
+    "truncations",
+    "turns",
+    "unclosed_reasoning",
+    "values",
+]

@@ -1,4 +1,4 @@
-"""Running a turn through a session, and comparing outcomes across chunkings."""
+"""Running a turn through a session, and comparing event streams across chunkings."""
 
 from __future__ import annotations
 
@@ -6,12 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..events import (
-    ContentDelta,
-    Event,
-    ReasoningDelta,
-    ToolCallArgumentsDelta,
-)
+from ..ast import Node
+from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta
 from ..formats import Format
 from ..message import Message
 from ..tools import Tool, Tools
@@ -19,11 +15,14 @@ from ..tools import Tool, Tools
 
 @dataclass
 class Outcome:
-    """Everything a session produced for one chunking of a turn."""
+    """Everything a session produced for one chunking of a turn: the events in order, the
+    events each `feed` returned (`per_chunk`, the last entry being `finish()`'s), the final
+    message and the semantic tree."""
 
     events: list[Event]
     message: Message
     per_chunk: list[list[Event]]
+    tree: Node
 
     @property
     def merged_events(self) -> list[Event]:
@@ -33,6 +32,7 @@ class Outcome:
 
 
 def merge_deltas(events: Iterable[Event]) -> list[Event]:
+    """Consecutive content, reasoning or same-call arguments deltas joined into one."""
     merged: list[Event] = []
     for event in events:
         last = merged[-1] if merged else None
@@ -49,6 +49,26 @@ def merge_deltas(events: Iterable[Event]) -> list[Event]:
     return merged
 
 
+def is_event_prefix(before: Sequence[Event], full: Sequence[Event]) -> bool:
+    """`before` is a prefix of `full` once deltas are merged; its last delta may be a
+    prefix of the corresponding (longer) delta of `full` (more text of it arrived later)."""
+    a, b = merge_deltas(before), merge_deltas(full)
+    if len(a) > len(b) or a[:-1] != b[: len(a) - 1]:
+        return False
+    if not a:
+        return True
+    last, other = a[-1], b[len(a) - 1]
+    if last == other:
+        return True
+    if not isinstance(last, ContentDelta | ReasoningDelta | ToolCallArgumentsDelta):
+        return False
+    return (
+        type(last) is type(other)
+        and getattr(last, "index", None) == getattr(other, "index", None)
+        and other.text.startswith(last.text)
+    )
+
+
 def stream(
     fmt: Format,
     chunks: Sequence[str | bytes],
@@ -62,4 +82,4 @@ def stream(
     per_chunk = [session.feed(chunk) for chunk in chunks]
     per_chunk.append(session.finish())
     events = [event for batch in per_chunk for event in batch]
-    return Outcome(events, session.message, per_chunk)
+    return Outcome(events, session.message, per_chunk, session.ast)
