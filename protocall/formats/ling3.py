@@ -6,23 +6,13 @@ The template pre-opens `<think>`; a genuine `<tool_call>` ends the open reasonin
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..combinators import Parser, literal, peek, seq, whitespace
-from ..combinators.xmlargs import GLM, xml_arguments
+from ..combinators import Parser
+from ..combinators.xmlargs import GLM
 from ..tools import Tools
 from .base import Format
-from .blocks import (
-    Reasoning,
-    arguments,
-    assistant_turn,
-    markers,
-    per_tool,
-    render_turn,
-    tool_calls,
-    tool_name,
-)
+from .blocks import Reasoning, assistant_turn, render_turn, render_xml_call, xml_calls
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<think>", "</think>"
@@ -37,20 +27,12 @@ RESERVED = (THINK, END_THINK, TOOL_CALL, END_TOOL_CALL, ARG_KEY, END_ARG_KEY, AR
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-    parameters = per_tool(tools, lambda schema: arguments(xml_arguments(GLM, schema)))
-    named = peek(whitespace.then(markers(ARG_KEY, END_TOOL_CALL)))
-    head = seq(literal(TOOL_CALL), whitespace, tool_name(), named).map(lambda parts: parts[2])
-    calls = tool_calls((TOOL_CALL,), head,
-                       lambda name: parameters(name).skip(literal(END_TOOL_CALL)),
-                       (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip
+    calls = xml_calls(tools, GLM, TOOL_CALL, stops=(END_OF_TURN,))
     return assistant_turn(calls=calls, stops=(END_OF_TURN,), reasoning=REASONING, start=start)
 
 
 def render_call(call: ToolUse) -> str:
-    pairs = "".join(f"{ARG_KEY}{k}{END_ARG_KEY}\n{ARG_VALUE}"
-                    f"{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
-                    f"{END_ARG_VALUE}\n" for k, v in call.arguments.items())  # fmt: skip
-    return f"{TOOL_CALL}{call.name}\n{pairs}{END_TOOL_CALL}"
+    return render_xml_call(GLM, TOOL_CALL, "", call, newline=True)
 
 
 def render(turn: Turn, start: str | None) -> str:
