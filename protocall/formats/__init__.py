@@ -33,7 +33,15 @@ def get(name: str) -> Format:
         ) from None
 
 
-_BUILTINS = ("hermes", "qwen3-coder", "ling3", "kimi-k3", "kimi-k2", "deepseek")
+_BUILTINS = (
+    "hermes",
+    "qwen3-coder",
+    "ling3",
+    "kimi-k3",
+    "kimi-k2",
+    "deepseek",
+    "glm",
+)
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
 

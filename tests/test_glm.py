@@ -1,0 +1,292 @@
+"""The `glm-4.5` and `glm-4.7` formats (FORMATS.md §6.2, §6.3), one-shot and streamed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
+from protocall.formats.base import Format
+from protocall.formats.glm import RESERVED
+from protocall.message import Message
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream
+from protocall.tools import normalize_tools
+
+GLM45, GLM47 = formats.get("glm-4.5"), formats.get("glm-4.7")
+BOTH = pytest.mark.parametrize("fmt", [GLM45, GLM47], ids=["4.5", "4.7"])
+PROMPT_45, PROMPT_45_OFF = "<|assistant|>", "<|assistant|>\n<think></think>"
+PROMPT_47, PROMPT_47_OFF = "<|assistant|><think>", "<|assistant|></think>"
+IN_CONTENT = {"glm-4.5": PROMPT_45, "glm-4.7": PROMPT_47_OFF}
+"""The prompt that starts each format in content (its default when a test gives none)."""
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING, INTEGER = {"type": "string"}, {"type": "integer"}
+TOOLS = [
+    tool("get_weather", location=STRING, days=INTEGER, hourly={"type": "boolean"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("typed", n=INTEGER, x={"type": "number"}, flag={"type": "boolean"},
+         items={"type": "array"}, options={"type": "object"}, maybe={"type": ["integer", "null"]},
+         code=STRING),
+]  # fmt: skip
+
+
+def call(fmt: Format, name: str, **values: str) -> str:
+    """A call as the template renders it (4.5: a newline before it and after each part)."""
+    nl = "\n" if fmt is GLM45 else ""
+    pairs = "".join(
+        f"<arg_key>{k}</arg_key>{nl}<arg_value>{v}</arg_value>{nl}" for k, v in values.items()
+    )
+    return f"{nl}<tool_call>{name}{nl}{pairs}</tool_call>"
+
+
+def verified(
+    fmt: Format,
+    text: str,
+    prompt: str | None = None,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character and in 3-character chunks; every property of
+    the testing kit holds for each chunking (with `expected`: parsing back to it)."""
+    prompt = prompt or IN_CONTENT[fmt.name]
+    case = Case(text, normalize_tools(tools), prompt, fmt.start_state(prompt), expected=expected)
+    whole = stream(fmt, [text], tools, prompt)
+    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+        trial = Trial(fmt, case, chunks, whole, stream(fmt, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(message: Message) -> list[str]:
+    return [c.name for c in message.tool_calls]
+
+
+# -- FORMATS.md §6.16 examples ------------------------------------------------------------------
+
+EXAMPLES = [
+    (GLM45, "\n<think>Need weather.</think>\nLet me check.\n<tool_call>get_weather\n<arg_key>"
+     "location</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3"
+     "</arg_value>\n</tool_call><|observation|>", PROMPT_45,
+     {"reasoning_content": "Need weather.", "content": "Let me check.", "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}]}),
+    (GLM47, "Need weather.</think>Checking.<tool_call>get_weather<arg_key>location</arg_key>"
+     "<arg_value>Paris</arg_value></tool_call>", PROMPT_47,
+     {"reasoning_content": "Need weather.", "content": "Checking.", "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fmt", "text", "prompt", "expected"), EXAMPLES, ids=["4.5", "4.7"])
+def test_formats_examples(fmt: Format, text: str, prompt: str, expected: dict[str, object]) -> None:
+    verified(fmt, text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=40, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[Format, str, str, dict[str, object]], data: st.DataObject
+) -> None:
+    fmt, text, prompt, expected = example
+    outcome = stream(fmt, data.draw(chunkings(text, RESERVED)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(fmt, [text], TOOLS, prompt).merged_events
+
+
+@BOTH
+def test_whole_call_in_one_delta(fmt: Format) -> None:
+    one = call(fmt, "get_weather", location="Paris")
+    text = "Sure." + one + "<|observation|>"
+    outcome = stream(fmt, [*"Sure.", one, "<|observation|>"], TOOLS, PROMPT_45)
+    assert outcome.message == stream(fmt, [text], TOOLS, PROMPT_45).message
+    assert names(outcome.message) == ["get_weather"] and outcome.message.content == "Sure."
+
+
+@BOTH
+def test_generated_turns_truncations_and_mutations_keep_every_property(fmt: Format) -> None:
+    assert_format(fmt, max_examples=20, seed=0)
+
+
+# -- reasoning ------------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert GLM45.start_state(None) is None and GLM47.start_state(None) == "reasoning"
+    assert GLM45.start_state(PROMPT_45) is None and GLM45.start_state(PROMPT_45_OFF) is None
+    assert GLM47.start_state(PROMPT_47) == "reasoning" and GLM47.start_state(PROMPT_47_OFF) is None
+
+
+@pytest.mark.parametrize(("fmt", "prompt"), [(GLM45, PROMPT_45_OFF), (GLM47, PROMPT_47_OFF)])
+def test_thinking_off_everything_is_content(fmt: Format, prompt: str) -> None:
+    message = verified(fmt, "\nParis is the capital.<|user|>", prompt)
+    assert (message.reasoning_content, message.content) == (None, "Paris is the capital.")
+
+
+def test_glm45_model_opens_reasoning_itself() -> None:
+    message = verified(GLM45, "\n<think>Hmm.</think>\nAnswer.<|user|>", PROMPT_45)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+@pytest.mark.parametrize(("fmt", "opened", "prompt"),
+                         [(GLM45, "\n<think>", PROMPT_45), (GLM47, "", PROMPT_47)])  # fmt: skip
+def test_call_inside_unclosed_reasoning_ends_it(fmt: Format, opened: str, prompt: str) -> None:
+    text = (opened + "I should call two tools." + call(fmt, "get_time", zone="UTC")
+            + call(fmt, "get_weather", location="Oslo") + "<|observation|>")  # fmt: skip
+    message = verified(fmt, text, prompt)
+    assert message.reasoning_content == "I should call two tools."
+    assert names(message) == ["get_time", "get_weather"] and message.content is None
+    events = stream(fmt, list(text), TOOLS, prompt).events
+    reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert "<" not in reasoning
+
+
+@BOTH
+def test_call_like_text_quoted_in_closed_reasoning_stays_reasoning(fmt: Format) -> None:
+    thought = "I could write <tool_call> or <tool_call> get_weather? then <arg_key>."
+    text = thought + "</think>Done." + call(fmt, "get_time", zone="UTC")
+    message = verified(fmt, text, PROMPT_47)
+    assert message.reasoning_content == thought
+    assert message.content == "Done." and names(message) == ["get_time"]
+
+
+@BOTH
+def test_call_like_text_in_content_prose_stays_content(fmt: Format) -> None:
+    prose = ("Use <tool_call> tags:\n<tool_call>NAME then <arg_key>, e.g. <tool_call>get_weather "
+             "and </tool_call>; <tool_call>x<y>.")  # fmt: skip
+    message = verified(fmt, prose + "<|user|>", PROMPT_47_OFF)
+    assert message.content == prose and message.tool_calls == () and message.errors == ()
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+@BOTH
+def test_content_before_between_and_after_calls(fmt: Format) -> None:
+    text = ("A " + call(fmt, "get_time", zone="UTC") + "\nB " + call(fmt, "get_weather",
+            location="Rome") + call(fmt, "get_time", zone="CET") + " C<|observation|>")  # fmt: skip
+    message = verified(fmt, text)
+    assert names(message) == ["get_time", "get_weather", "get_time"]
+    assert message.content == "A \nB  C"
+
+
+def test_glm45_newline_before_a_call_is_the_calls() -> None:
+    text = "A" + call(GLM45, "get_time", zone="UTC") + "B\n\n<tool_call> is a tag."
+    message = verified(GLM45, text)
+    assert message.content == "AB\n\n<tool_call> is a tag." and names(message) == ["get_time"]
+
+
+@BOTH
+@pytest.mark.parametrize("gap", ["", "\n", " ", "\n\t  \n"])
+def test_optional_whitespace_between_every_tag(fmt: Format, gap: str) -> None:
+    text = (f"<tool_call>{gap}get_weather{gap}<arg_key>location</arg_key>{gap}<arg_value>Paris"
+            f"</arg_value>{gap}<arg_key>days</arg_key>{gap}<arg_value>2</arg_value>{gap}"
+            "</tool_call>")  # fmt: skip
+    (result,) = verified(fmt, text).tool_calls
+    assert result.arguments == {"location": "Paris", "days": 2}
+
+
+@BOTH
+def test_calls_without_arguments(fmt: Format) -> None:
+    for text in ("<tool_call>get_time</tool_call>", "<tool_call>get_time\n</tool_call>"):
+        (result,) = verified(fmt, text + "<|observation|>").tool_calls
+        assert (result.name, result.arguments, result.arguments_json) == ("get_time", {}, "{}")
+
+
+@BOTH
+def test_values_are_verbatim_cjk_and_emoji(fmt: Format) -> None:
+    text = call(fmt, "write_file", path=" /a b ", content="\n  東京 🗼\n") + "<|observation|>"
+    (result,) = verified(fmt, text).tool_calls
+    assert result.arguments == {"path": " /a b ", "content": "\n  東京 🗼\n"}
+
+
+@BOTH
+def test_typed_values_from_the_schema(fmt: Format) -> None:
+    text = call(fmt, "typed", n="-42", x="2.5", flag="true", items='[1, "two", null]',
+                options='{"a": {"b": [true]}}', maybe="null", code="007")  # fmt: skip
+    (result,) = verified(fmt, text).tool_calls
+    assert result.arguments == {"n": -42, "x": 2.5, "flag": True, "items": [1, "two", None],
+                                "options": {"a": {"b": [True]}}, "maybe": None,
+                                "code": "007"}  # fmt: skip
+
+
+@BOTH
+def test_tool_name_prefix_pairs_never_announce_the_shorter_name(fmt: Format) -> None:
+    for text in (call(fmt, "get_weather_forecast", location="Oslo"),
+                 "<tool_call>get_weather_forecast</tool_call>"):  # fmt: skip
+        starts = [e.name for e in stream(fmt, list(text), TOOLS).events
+                  if isinstance(e, ToolCallStart)]  # fmt: skip
+        assert starts == ["get_weather_forecast"]
+    text = call(fmt, "get_weather", location="Oslo") + call(fmt, "get_weather_forecast")
+    assert names(verified(fmt, text)) == ["get_weather", "get_weather_forecast"]
+
+
+@BOTH
+def test_undeclared_tool_is_reported_never_called(fmt: Format) -> None:
+    text = call(fmt, "get_time", zone="UTC") + call(fmt, "launch", count="3") + "<|observation|>"
+    outcome = stream(fmt, list(text), TOOLS)
+    assert names(outcome.message) == ["get_time"]
+    (error,) = outcome.message.errors
+    assert error.code == "unknown_tool" and "launch" in error.message
+    assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == ["get_time"]
+    verified(fmt, text)
+
+
+@BOTH
+@pytest.mark.parametrize("marker", RESERVED)
+def test_every_marker_inside_a_string_argument(fmt: Format, marker: str) -> None:
+    for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n"):
+        text = call(fmt, "write_file", path="/p", content=value) + "<|observation|>"
+        (result,) = verified(fmt, text).tool_calls
+        assert result.arguments == {"path": "/p", "content": value}
+
+
+@BOTH
+def test_truncation_at_every_position(fmt: Format) -> None:
+    first = call(fmt, "get_time", zone="UTC")
+    second = call(fmt, "write_file", path="/a", content='x <y> "z"')
+    text = "Hi " + first + " then" + second + "<|observation|>"
+    full = Case(text, normalize_tools(TOOLS), PROMPT_47_OFF, None,
+                expected=verified(fmt, text, PROMPT_47_OFF).to_dict())  # fmt: skip
+    reference = stream(fmt, [text], TOOLS, PROMPT_47_OFF)
+    spans = [(text.index(c), text.index(c) + len(c)) for c in (first, second)]
+    for end in range(len(text)):
+        cut = text[:end]
+        case = Case(cut, full.tools, PROMPT_47_OFF, None, truncates=full)
+        whole = stream(fmt, [cut], TOOLS, PROMPT_47_OFF)
+        for chunks in ([cut], list(cut)):
+            trial = Trial(fmt, case, chunks, whole,
+                          stream(fmt, chunks, TOOLS, PROMPT_47_OFF), reference)  # fmt: skip
+            for prop in PROPERTIES:
+                assert prop.check(trial) is None, (end, prop.name, prop.check(trial))
+        message = whole.message
+        assert names(message) == ["get_time", "write_file"][: sum(e <= end for _, e in spans)]
+        opened = len("<tool_call>")
+        inside = [s for s, e in spans if text.index("<tool_call>", s) + opened <= end < e]
+        if inside:
+            (error,) = message.errors
+            assert error.code == "truncated" and "tool call" in error.message
+            assert error.raw == text[inside[0] : end]
+            assert "<tool_call>" not in (message.content or "")
+        assert all(e.code == "truncated" for e in message.errors)
+        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
+                       for e in whole.events)  # fmt: skip
+
+
+def test_truncated_error_names_the_open_call_and_argument() -> None:
+    text = call(GLM47, "get_time", zone="UTC") + "<tool_call>write_file<arg_key>content</arg_key>"
+    message = verified(GLM47, text + "<arg_value>ab")
+    assert names(message) == ["get_time"] and message.content is None
+    (error,) = message.errors
+    assert error.code == "truncated"
+    assert "write_file" in error.message and "content" in error.message
