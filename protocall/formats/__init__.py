@@ -41,6 +41,7 @@ _BUILTINS = (
     "kimi-k2",
     "deepseek",
     "glm",
+    "minimax",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
