@@ -42,6 +42,7 @@ _BUILTINS = (
     "deepseek",
     "glm",
     "minimax",
+    "seed-oss",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
