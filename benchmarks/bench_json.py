@@ -1,7 +1,7 @@
 """Partial JSON: protocall's incremental parser against re-parsing the growing prefix.
 
-Tool-call-shaped argument documents (nested objects, long strings with escapes, raw and
-escaped non-ASCII, numbers, arrays) of about 1 K, 10 K and 100 K characters arrive in
+Tool-call-shaped argument documents (nested objects, strings with escapes, raw and escaped
+non-ASCII, numbers, literals, arrays) of about 1 K, 10 K and 100 K characters arrive in
 4-character deltas. For each size it reports the total time and the median µs per delta in
 the first and last 10 % of the deltas for
 
@@ -55,41 +55,37 @@ Row3 = tuple[float, float, float]  # total seconds, µs per delta in the first a
 
 
 def document(size: int, seed: int = 0) -> str:
-    """Tool-call-shaped JSON arguments of about `size` characters: about half code with
-    escapes and raw non-ASCII, edits (objects, numbers, literals), and a note whose
-    non-ASCII is written as `\\u` escapes (surrogate pairs included)."""
+    """Tool-call-shaped JSON arguments of about `size` characters: a few options, then edits
+    until the size is reached, each with numbers, literals, prose with raw non-ASCII, code
+    with escapes, and a note whose non-ASCII is written as `\\u` escapes (surrogate pairs
+    included). The mix is the same all along, so the first and last deltas compare."""
     rng = random.Random(seed)
-    content: list[str] = []
-    edits: list[dict[str, Any]] = []
-    used = 0
-    while used < size * 0.55:
-        line = rng.choice(CODE_LINES) + "\n"
-        content.append(line)
-        used += len(json.dumps(line, ensure_ascii=False)) - 2
-        if rng.random() < 0.3:
-            edit = {
-                "line": rng.randrange(1, 10_000),
-                "column": None,
-                "old": " ".join(rng.choice(WORDS) for _ in range(rng.randrange(2, 8))),
-                "new": rng.choice(CODE_LINES),
-                "score": round(rng.uniform(-1, 1), 6),
-                "flags": [True, False, None],
-            }
-            edits.append(edit)
-            used += len(json.dumps(edit, ensure_ascii=False)) + 2
-    args = {
-        "path": "src/app/handlers.py",
-        "options": {"dry_run": False, "retries": 3, "ratio": 0.75, "tags": ["a", "b"]},
-        "edits": edits,
-        "content": "".join(content),
-    }
-    text = json.dumps(args, ensure_ascii=False)
-    words: list[str] = []
-    length, target = 2, size - len(text) - len(', "note": ')
-    while length < target:
-        words.append(rng.choice(WORDS))
-        length += len(json.dumps(words[-1])) - 1
-    return text[:-1] + ', "note": ' + json.dumps(" ".join(words)) + "}"
+
+    def prose(words: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(words))
+
+    head = {"path": "src/app/handlers.py", "options": {"dry_run": False, "ratio": 0.75}}
+    text = json.dumps(head)[:-1] + ', "edits": ['
+    edits: list[str] = []
+    length = len(text) + 2
+    while True:
+        edit = {
+            "line": rng.randrange(1, 10_000),
+            "column": None,
+            "old": prose(rng.randrange(2, 8)),
+            "new": "\n".join(
+                rng.choice(CODE_LINES) for _ in range(rng.randrange(1, min(30, size // 80)))
+            ),
+            "score": round(rng.uniform(-1, 1), 6),
+            "flags": [True, False, None],
+        }
+        note = json.dumps(prose(rng.randrange(2, 10)))  # ensure_ascii: \u escapes
+        edits.append(json.dumps(edit, ensure_ascii=False)[:-1] + f', "note": {note}}}')
+        length += len(edits[-1]) + 2
+        if length > size:
+            if len(edits) > 1 and length - size > size - (length - len(edits[-1]) - 2):
+                edits.pop()  # closer to the size without it
+            return text + ", ".join(edits) + "]}"
 
 
 class Wait(Parser[None]):
