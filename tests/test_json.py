@@ -602,6 +602,7 @@ def test_partial_json_closes_what_is_open_and_leaves_out_unfinished_members(
     assert same(partial_json(prefix), value)
 
 
-def test_partial_json_rejects_text_the_parser_would_not_have_streamed() -> None:
+@pytest.mark.parametrize("prefix", ['{"a": [1, {"b": tru', "1,", "]", '{"a": 1}}', "[1 2"])
+def test_partial_json_rejects_text_the_parser_would_not_have_streamed(prefix: str) -> None:
     with pytest.raises(ValueError):
-        partial_json('{"a": [1, {"b": tru')
+        partial_json(prefix)

@@ -247,7 +247,7 @@ class JsonValue(Parser[Any]):
             buf = inp.buf
             base = inp.base
             i = scan - base
-            if state == _STRING and limit is None and not inp.eof:
+            if state == _STRING and not inp.eof and (limit is None or limit - base >= len(buf)):
                 # The hot path: more of a string whose text so far is emitted (scan ==
                 # emitted). When the text ends inside the string, emit and wait right here.
                 # Printable text without `"` or `\\` is string text; else a regex decides.
@@ -520,6 +520,8 @@ def partial_json(prefix: str) -> Any:
             complete.append(i + 1)
             key_next = char == "{"
             i += 1
+        elif not closers and char in "]},:":
+            raise ValueError(f"not JSON text: {char!r} outside any container")
         elif char in "]}":
             closers.pop()
             complete.pop()
