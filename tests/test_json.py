@@ -230,7 +230,7 @@ def mutated_documents(draw: st.DrawFn) -> str:
 # -- properties ------------------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(documents(), st.data())
 def test_valid_documents_give_what_json_loads_gives_under_every_chunking(
     text: str, data: st.DataObject
@@ -243,7 +243,7 @@ def test_valid_documents_give_what_json_loads_gives_under_every_chunking(
         assert streamed == text
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(documents())
 def test_every_proper_prefix_of_a_valid_document_needs_more(text: str) -> None:
     run = whole().run()
@@ -251,7 +251,7 @@ def test_every_proper_prefix_of_a_valid_document_needs_more(text: str) -> None:
         assert run.feed(char).status is NEED_MORE
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=180, deadline=None)
 @given(mutated_documents(), st.data())
 def test_mutations_are_accepted_exactly_when_a_strict_reference_accepts_them(
     text: str, data: st.DataObject
@@ -284,7 +284,7 @@ def assert_fails_first_at(text: str, position: int) -> None:
         assert at.error is not None and at.error.position == position
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(documents(), st.data())
 def test_partial_values_only_grow_and_end_as_the_value(text: str, data: st.DataObject) -> None:
     for chunks in chunkings(text, data)[1:]:
@@ -312,7 +312,7 @@ def depth(value: Any) -> int:
     return 0
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(documents(), st.integers(1, 60), st.integers(1, 4), st.data())
 def test_limits_hold_under_every_chunking(
     text: str, max_size: int, max_depth: int, data: st.DataObject
