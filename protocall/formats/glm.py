@@ -16,7 +16,6 @@ generation prompt pre-opens `<think>`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -37,53 +36,36 @@ RESERVED = (THINK, END_THINK, TOOL_CALL, GLM.opener, GLM.key_close, GLM.value_op
             GLM.value_close, GLM.end, *STOPS)  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Variant:
-    """One GLM generation: `newline` is the layout's newline (empty for 4.7), also written
-    before each call; `default_start` and `prompts` as in `Format`."""
-
-    name: str
-    summary: str
-    newline: str
-    default_start: str | None
-    prompts: Mapping[str | None, str]
-
-
-def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[Any]:
-    calls = xml_calls(tools, GLM, TOOL_CALL, stops=STOPS, lead=variant.newline)
+def grammar(newline: str, tools: Tools | None, start: str | None) -> Parser[Any]:
+    calls = xml_calls(tools, GLM, TOOL_CALL, stops=STOPS, lead=newline)
     return assistant_turn(calls=calls, stops=STOPS, reasoning=REASONING, start=start)
 
 
-def render(variant: Variant, turn: Turn, start: str | None) -> str:
+def render(newline: str, turn: Turn, start: str | None) -> str:
     def call(use: ToolUse) -> str:
-        return variant.newline + render_xml_call(GLM, TOOL_CALL, "", use, bool(variant.newline))
+        return newline + render_xml_call(GLM, TOOL_CALL, "", use, bool(newline))
 
     model_opens = turn.reasoning is not None and start is None
-    return (variant.newline if model_opens else "") + render_turn(
+    return (newline if model_opens else "") + render_turn(
         turn, start, reasoning=REASONING, call=call, stop=OBSERVATION if turn.calls else USER
     )
 
 
-VARIANTS = (
-    Variant("glm-4.5", "GLM-4.5 / 4.6 / 4.5-Air / 4.6V: <tool_call>NAME\\n<arg_key>/<arg_value>",
+def variant(
+    name: str, summary: str, newline: str, default: str | None, prompts: Mapping[str | None, str]
+) -> Format:
+    """A GLM generation: `newline` is its layout's newline (empty for 4.7), also written
+    before each call; `default` the start state of the template's default prompt."""
+    return Format(name, partial(grammar, newline), partial(render, newline), reserved=RESERVED,
+                  channels={"reasoning": (THINK, END_THINK)}, default_start=default,
+                  prompts=prompts, summary=summary,
+                  markers={"reasoning": "<think>…</think>",
+                           "call": "<tool_call>N<arg_key>K<arg_value>V"})  # fmt: skip
+
+
+FORMATS = (
+    variant("glm-4.5", "GLM-4.5 / 4.6 / 4.5-Air / 4.6V: <tool_call>NAME\\n<arg_key>/<arg_value>",
             "\n", None, {None: ASSISTANT}),
-    Variant("glm-4.7", "GLM-4.7 / 4.7-Flash: <tool_call>NAME<arg_key>/<arg_value>, no newlines",
+    variant("glm-4.7", "GLM-4.7 / 4.7-Flash: <tool_call>NAME<arg_key>/<arg_value>, no newlines",
             "", "reasoning", {"reasoning": ASSISTANT + THINK, None: ASSISTANT + END_THINK}),
 )  # fmt: skip
-
-
-def format_of(variant: Variant) -> Format:
-    return Format(
-        variant.name,
-        partial(grammar, variant),
-        partial(render, variant),
-        reserved=RESERVED,
-        channels={"reasoning": (THINK, END_THINK)},
-        default_start=variant.default_start,
-        prompts=variant.prompts,
-        summary=variant.summary,
-        markers={"reasoning": "<think>…</think>", "call": "<tool_call>N<arg_key>K<arg_value>V"},
-    )
-
-
-FORMATS = tuple(map(format_of, VARIANTS))

@@ -16,6 +16,7 @@ R\\n</think>\\n\\ncontent\\n<minimax:tool_call>\\n<invoke name="N">\\n<parameter
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -34,8 +35,8 @@ BLOCK, END_BLOCK = "<minimax:tool_call>", "</minimax:tool_call>"
 INVOKE, NAMED = '<invoke name="', '">'
 END_OF_TURN = "[e~["
 AI = "]~b]ai\n"
-RESERVED = (BLOCK, END_BLOCK, INVOKE, MINIMAX.end, MINIMAX.opener, MINIMAX.value_close,
-            END_OF_TURN)  # fmt: skip
+RESERVED = (THINK, END_THINK, BLOCK, END_BLOCK, INVOKE, MINIMAX.end, MINIMAX.opener,
+            MINIMAX.value_close, END_OF_TURN)  # fmt: skip
 
 
 def grammar(reasoning: Reasoning | None, tools: Tools | None, start: str | None) -> Parser[Any]:
@@ -52,25 +53,14 @@ def render(turn: Turn, start: str | None) -> str:
                        section=(f"\n{BLOCK}\n", f"\n{END_BLOCK}"), stop=END_OF_TURN)  # fmt: skip
 
 
+CALL = '<minimax:tool_call><invoke name="N"><parameter name="K">V'
 SUMMARY = 'MiniMax-M2 / M2.x: <invoke name="N"> with <parameter name="K"> in <minimax:tool_call>'
-MARKERS = {"call": '<minimax:tool_call><invoke name="N"><parameter name="K">V'}
-FORMAT = Format(
-    "minimax-m2",
-    partial(grammar, REASONING),
-    render,
-    reserved=(THINK, END_THINK, *RESERVED),
-    channels={"reasoning": (THINK, END_THINK)},
-    default_start="reasoning",
-    prompts={"reasoning": f"{AI}{THINK}\n", None: f"{AI}{THINK}\n{END_THINK}\n\n"},
-    summary=SUMMARY,
-    markers={"reasoning": "<think>…</think>", **MARKERS},
-)
-KEEP_THINK = Format(
-    "minimax-m2-keep-think",
-    partial(grammar, None),
-    render,
-    reserved=RESERVED,
-    prompts={None: f"{AI}{THINK}\n"},
-    summary=f"{SUMMARY}; reasoning kept verbatim in the content",
-    markers=MARKERS,
-)
+FORMAT = Format("minimax-m2", partial(grammar, REASONING), render, reserved=RESERVED,
+                channels={"reasoning": (THINK, END_THINK)}, default_start="reasoning",
+                prompts={"reasoning": f"{AI}{THINK}\n", None: f"{AI}{THINK}\n{END_THINK}\n\n"},
+                summary=SUMMARY,
+                markers={"reasoning": "<think>…</think>", "call": CALL})  # fmt: skip
+KEEP_THINK = replace(FORMAT, name="minimax-m2-keep-think", grammar=partial(grammar, None),
+                     channels={}, default_start=None, prompts={None: f"{AI}{THINK}\n"},
+                     summary=f"{SUMMARY}; reasoning kept verbatim in the content",
+                     markers={"call": CALL})  # fmt: skip
