@@ -150,6 +150,10 @@ class Session:
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
             chunk = self._decoder.decode(chunk)
+        elif self._decoder is not None:
+            # Text after bytes: a character the bytes left incomplete is invalid now.
+            chunk = self._decoder.decode(b"", final=True) + chunk
+            self._decoder.reset()
         return self._advance(chunk, final=False)
 
     def finish(self) -> list[Event]:

@@ -312,9 +312,11 @@ def turns(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
     for content, (name, arguments) in zip(contents, calls, strict=False):
         text += content + call_text(name, arguments)
     text += contents[-1] + "<|im_end|>"
+    # Whitespace that only separates two calls belongs to the call layout, not to content.
+    between = [c if c.strip() or i in (0, len(calls)) else "" for i, c in enumerate(contents)]
     expected = {
         "reasoning_content": (reasoning or "").strip() or None,
-        "content": "".join(contents).strip() or None,
+        "content": "".join(between).strip() or None,
         "tool_calls": [{"name": n, "arguments": a} for n, a in calls],
     }
     return text, expected
@@ -383,3 +385,12 @@ def test_truncated_generated_turns_keep_the_invariants(
     assert outcome.message == stream(HERMES, [text[:cut]]).message
     for error in outcome.message.errors:
         assert error.code in {"truncated", "malformed"}
+
+
+def test_text_after_an_incomplete_byte_sequence_keeps_the_order() -> None:
+    session = HERMES.parser()
+    session.feed(b"\xe2\x82")
+    session.feed("abc")
+    session.finish()
+    assert session.message.content == "\ufffdabc"
+    assert protocall.parse(b"\xe2\x82abc", format="hermes").content == "\ufffdabc"
