@@ -21,6 +21,7 @@ from .choice import (
 from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .primitives import fail, literal, regex, success, whitespace
+from .pyfunc import python_call, python_calls
 from .result import (
     DONE,
     FAILED,
@@ -78,6 +79,8 @@ __all__ = [
     "optional",
     "partial_json",
     "peek",
+    "python_call",
+    "python_calls",
     "recover",
     "regex",
     "seq",
