@@ -20,6 +20,7 @@ from .choice import (
 )
 from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
+from .parsy_leaf import from_parsy
 from .primitives import fail, literal, regex, success, whitespace
 from .pyfunc import python_call, python_calls
 from .result import (
@@ -69,6 +70,7 @@ __all__ = [
     "end_of_input",
     "fail",
     "forward",
+    "from_parsy",
     "generate",
     "json_object",
     "json_string",
