@@ -45,7 +45,6 @@ from ..combinators import (
     until,
     whitespace,
 )
-from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .turns import ToolUse, Turn
 
@@ -437,61 +436,3 @@ def closer(*texts: str) -> Parser[str]:
     prefixes = sorted({text[:k] for text in texts for k in range(1, len(text))}, key=len)
     cut_off = regex("|".join(map(re.escape, reversed(prefixes)))).skip(end_of_input)
     return alt(markers(*texts), cut_off)
-
-
-def xml_calls(
-    tools: Tools | None,
-    layout: Layout,
-    opener: str,
-    name_end: str = "",
-    *,
-    stops: Iterable[str] = (),
-    section: tuple[str, str] | None = None,
-    lead: str = "",
-) -> Calls:
-    """Calls with tag-delimited arguments (GLM, Ling, MiniMax, Seed-OSS): `opener`, optional
-    whitespace, the tool name and `name_end`, then `layout` arguments typed by the tool's
-    schema, then `layout.end`, which closes the call. Without `name_end` the name ends where,
-    after optional whitespace, an argument opener or `layout.end` follows (a call may have no
-    arguments); it is final only then.
-
-    With `section` (begin, end) the calls stand in `begin` … `end`, separated by optional
-    whitespace, a missing end tolerated (see `section_calls`). `lead` (a newline) is what
-    the template writes before each call, or each section: where present it belongs to the
-    call, not to the content. Calls or sections separated only by whitespace form one run
-    (`in_runs`). A call that fails after its head is skipped (see `tool_call`) to its
-    closer, the next opener, the section end or one of `stops`."""
-    parameters = per_tool(tools, lambda schema: arguments(xml_arguments(layout, schema)))
-    following = peek(whitespace.then(markers(layout.opener, layout.end)))
-    ending = literal(name_end) if name_end else following
-
-    def head(start: Parser[Any]) -> Parser[str]:
-        return seq(start, whitespace, tool_name(), ending).map(lambda parts: parts[2])
-
-    def body(name: str) -> Parser[Any]:
-        return parameters(name).skip(literal(layout.end))
-
-    first = section[0] if section else opener
-    openers = (lead + first, first) if lead else (first,)
-    led = seq(optional(literal(lead)), literal(first)) if lead else literal(first)
-    resync = (layout.end, opener, *(section or ()), *stops)
-    if section is None:
-        calls = tool_calls(openers, head(led), body, resync)
-    else:
-        calls = section_calls(openers, led, head(literal(opener)), body, resync, closer(section[1]))
-    return in_runs(calls)
-
-
-def render_xml_call(layout: Layout, opener: str, name_end: str, use: ToolUse, newline: bool) -> str:
-    """`use` written the way `xml_calls` reads it: `opener`, the name, `name_end`, each
-    argument (strings raw, other values as JSON), then `layout.end`. With `newline`, a
-    newline follows the name part and every value, and precedes a layout's `value_open`."""
-    nl = "\n" if newline else ""
-    key = f' {layout.key_attribute}="{{}}"' if layout.key_attribute else "{}"
-    gap = nl if layout.value_open else ""
-    pairs = "".join(
-        f"{layout.opener}{key.format(k)}{layout.key_close}{gap}{layout.value_open}"
-        f"{raw_text(v)}{layout.value_close}{nl}"
-        for k, v in use.arguments.items()
-    )
-    return f"{opener}{use.name}{name_end}{nl}{pairs}{layout.end}"
