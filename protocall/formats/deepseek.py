@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from ..combinators import Parser, alt, json_object, seq
+from ..combinators import Parser, json_object, literal, optional, seq
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import DSML, DSML_V41, Layout, xml_arguments
 from ..tools import Tools
@@ -40,6 +40,7 @@ from .blocks import (
     assistant_turn,
     closer,
     loose,
+    markers,
     per_tool,
     render_turn,
     section_calls,
@@ -85,10 +86,14 @@ def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[
     layout = variant.layout
     values = per_tool(tools, lambda schema: arguments(
         json_object() if layout is None else xml_arguments(layout, schema)))  # fmt: skip
-    head = seq(loose(before), ws, tool_name(), loose(after_name)).map(lambda parts: parts[2])
+    head = seq(loose(before), ws, tool_name(), ws, loose(after_name)).map(lambda parts: parts[2])
     resync = (after[after.rindex("<") :], before.partition(' name="')[0], *variant.ends, EOS)
-    calls = section_calls(variant.openers, alt(*map(loose, variant.begins)), head,
-                          lambda name: seq(ws, values(name), loose(after)), resync,
+    lead = variant.section[0][: -len(variant.section[0].lstrip())]  # a blank line, for DSML
+    begin = (
+        seq(optional(literal(lead)), markers(*variant.begins)) if lead else markers(*variant.begins)
+    )
+    calls = section_calls(variant.openers, begin, head,
+                          lambda name: seq(ws, values(name), ws, loose(after)), resync,
                           closer(*variant.ends), bare=variant.bare)  # fmt: skip
     return assistant_turn(calls=calls, stops=(EOS,), reasoning=REASONING, start=start)
 

@@ -27,7 +27,7 @@ from itertools import count
 from typing import Any
 
 from .. import ast
-from ..combinators import Parser, emit, fail, json_object, literal, optional, regex, seq, tag
+from ..combinators import Parser, emit, fail, json_object, literal, optional, peek, regex, seq, tag
 from ..combinators import whitespace as ws
 from ..tools import Tools
 from .base import Format
@@ -62,7 +62,7 @@ def name_of(call_id: str) -> Parser[str]:
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-    placeholder = optional(seq(literal(NO_CONTENT), ws))
+    placeholder = optional(seq(literal(NO_CONTENT), ws, peek(markers(*SECTION_BEGINS, CALL_BEGIN))))
     call_id = tag(ast.TOOL_ID, regex(r"[^\s<]+").desc("a call id")).bind(name_of)
     head = seq(placeholder, literal(CALL_BEGIN), ws, call_id, ws, literal(ARGUMENTS_BEGIN))
     body = seq(ws, arguments(json_object()), ws, literal(CALL_END))
