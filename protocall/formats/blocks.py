@@ -45,6 +45,7 @@ from ..combinators import (
     until,
     whitespace,
 )
+from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .turns import ToolUse, Turn
 
@@ -399,12 +400,16 @@ def json_type(value: Any) -> str:
 
 
 def loose(text: str) -> Parser[str]:
-    """`text` (a layout such as `"\\n```json\\n"`), allowing any whitespace, or none, before
-    it and wherever it has whitespace, as decoders vary the spacing; its value is `text`."""
-    pieces = [lenient(piece) for piece in text.split()]
-    if not pieces or text[-1].isspace():
-        pieces.append(whitespace)
-    return seq(*pieces).result(text)
+    """`text` (a layout such as `"\\n```json\\n"`), allowing any whitespace, or none,
+    wherever it has whitespace and around each `<…>` tag in it, as decoders vary the
+    spacing; its value is `text`. Whitespace before it is allowed only if it starts with
+    some (so a head never starts on whitespace alone)."""
+    pieces = [piece for piece in re.split(r"\s+|(?=<)|(?<=>)", text) if piece]
+    parsers = [lenient(piece) if i or text[0].isspace() else literal(piece)
+               for i, piece in enumerate(pieces)]  # fmt: skip
+    if not parsers or text[-1].isspace():
+        parsers.append(whitespace)
+    return seq(*parsers).result(text)
 
 
 def section_calls(
@@ -419,15 +424,23 @@ def section_calls(
 ) -> Calls:
     """Calls in a section: `begin`, calls (each `head` then `body`, as in `tool_calls`)
     separated by optional whitespace, then `end`, whose absence is tolerated (the section
-    closes at the first thing that is not a call). The first call's head starts with
-    `begin`, so a section opener that heads no call is text, and one the stream ended
-    inside is a truncated call. With `bare`, a call outside any section counts too."""
+    closes at the first thing that is not a call; whitespace after the last call is then
+    content). The first call's head starts with `begin`, so a section opener that heads no
+    call is text, and one the stream ended inside is a truncated call; text that `end`
+    matches is never a call (at end of input a `closer` matches a cut-off marker). With
+    `bare`, the section's `begin` may be missing too. Calls start only at a whole opener:
+    a cut-off one at the end of input is text, as in prose."""
+    openers = tuple(openers)
     inner = tool_calls(openers, head, body, resync)
     first = tool_calls(openers, seq(begin, whitespace).then(head), body, resync)
-    region = seq(first.call, many(whitespace.then(inner.call)), whitespace, optional(end))
+    more = many(whitespace.then(not_followed_by(end)).then(inner.call))
+
+    def section(opening: Calls) -> Parser[Any]:
+        return seq(peek(markers(*openers)), opening.call, more, optional(whitespace.then(end)))
+
     if not bare:
-        return Calls(first.openers, first.head, region)
-    return Calls(first.openers, alt(first.head, inner.head), alt(region, inner.call))
+        return Calls(first.openers, first.head, section(first))
+    return Calls(first.openers, alt(first.head, inner.head), alt(section(first), section(inner)))
 
 
 def closer(*texts: str) -> Parser[str]:
@@ -436,3 +449,61 @@ def closer(*texts: str) -> Parser[str]:
     prefixes = sorted({text[:k] for text in texts for k in range(1, len(text))}, key=len)
     cut_off = regex("|".join(map(re.escape, reversed(prefixes)))).skip(end_of_input)
     return alt(markers(*texts), cut_off)
+
+
+def xml_calls(
+    tools: Tools | None,
+    layout: Layout,
+    opener: str,
+    name_end: str = "",
+    *,
+    stops: Iterable[str] = (),
+    section: tuple[str, str] | None = None,
+    lead: str = "",
+) -> Calls:
+    """Calls with tag-delimited arguments (GLM, Ling, MiniMax, Seed-OSS): `opener`, optional
+    whitespace, the tool name and `name_end`, then `layout` arguments typed by the tool's
+    schema, then `layout.end`, which closes the call. Without `name_end` the name ends where,
+    after optional whitespace, an argument opener or `layout.end` follows (a call may have no
+    arguments); it is final only then.
+
+    With `section` (begin, end) the calls stand in `begin` … `end`, separated by optional
+    whitespace, a missing end tolerated (see `section_calls`). `lead` (a newline) is what
+    the template writes before each call, or each section: where present it belongs to the
+    call, not to the content. Calls or sections separated only by whitespace form one run
+    (`in_runs`). A call that fails after its head is skipped (see `tool_call`) to its
+    closer, the next opener, the section end or one of `stops`."""
+    parameters = per_tool(tools, lambda schema: arguments(xml_arguments(layout, schema)))
+    following = peek(whitespace.then(markers(layout.opener, layout.end)))
+    ending = literal(name_end) if name_end else following
+
+    def head(start: Parser[Any]) -> Parser[str]:
+        return seq(start, whitespace, tool_name(), ending).map(lambda parts: parts[2])
+
+    def body(name: str) -> Parser[Any]:
+        return parameters(name).skip(literal(layout.end))
+
+    first = section[0] if section else opener
+    openers = (lead + first, first) if lead else (first,)
+    led = seq(optional(literal(lead)), literal(first)) if lead else literal(first)
+    resync = (layout.end, opener, *(section or ()), *stops)
+    if section is None:
+        calls = tool_calls(openers, head(led), body, resync)
+    else:
+        calls = section_calls(openers, led, head(literal(opener)), body, resync, closer(section[1]))
+    return in_runs(calls)
+
+
+def render_xml_call(layout: Layout, opener: str, name_end: str, use: ToolUse, newline: bool) -> str:
+    """`use` written the way `xml_calls` reads it: `opener`, the name, `name_end`, each
+    argument (strings raw, other values as JSON), then `layout.end`. With `newline`, a
+    newline follows the name part and every value, and precedes a layout's `value_open`."""
+    nl = "\n" if newline else ""
+    key = f' {layout.key_attribute}="{{}}"' if layout.key_attribute else "{}"
+    gap = nl if layout.value_open else ""
+    pairs = "".join(
+        f"{layout.opener}{key.format(k)}{layout.key_close}{gap}{layout.value_open}"
+        f"{raw_text(v)}{layout.value_close}{nl}"
+        for k, v in use.arguments.items()
+    )
+    return f"{opener}{use.name}{name_end}{nl}{pairs}{layout.end}"
