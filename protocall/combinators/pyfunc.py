@@ -488,11 +488,16 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
                     parts.append(char * quotes)
                     i += quotes
                 elif found == "\\":
-                    escaped = _escape(buf, i, base, raw, final)
-                    if escaped is None:
-                        break
-                    text, i = escaped
-                    parts.append(text)
+                    simple = None if raw else _SIMPLE_ESCAPES.get(buf[i + 1 : i + 2])
+                    if simple is not None:  # the common case, inline
+                        parts.append(simple)
+                        i += 2
+                    else:
+                        escaped = _escape(buf, i, base, raw, final)
+                        if escaped is None:
+                            break
+                        text, i = escaped
+                        parts.append(text)
                 elif found == "\r" and triple:  # CR and CR LF read as LF, as Python reads them
                     if i + 1 == n and not final:
                         break
@@ -597,7 +602,8 @@ def _container(
 def _call(
     inp: Input, pos: int, tags: tuple[str, str, str], max_depth: int
 ) -> _Gen[tuple[tuple[str, dict[str, Any]], int]]:
-    """The call whose name starts at `pos` (its first character has arrived)."""
+    """The call whose name starts at `pos` (its first character has arrived), its keyword
+    arguments streamed as JSON text."""
     call_tag, name_tag, arguments_tag = tags
     name, name_end = yield from _dotted_name(inp, pos)
     paren, char = yield from _next(inp, name_end)
@@ -610,44 +616,42 @@ def _call(
         Open(arguments_tag, paren),
         Text("{", paren),
     )
+    arguments: dict[str, Any] = {}
     try:
-        arguments, end = yield from _arguments(inp, paren + 1, max_depth)
+        pos, char = yield from _next(inp, paren + 1)
+        while char != ")":
+            if _IDENTIFIER_START.match(char) is None:
+                raise Backtrack(pos, (_KEYWORD, "`)`"))
+            key, key_end = yield from _identifier(inp, pos)
+            if key in arguments:
+                raise Backtrack(pos, (f"a keyword other than {quote(key)} (repeated keyword)",))
+            equals, char = yield from _next(inp, key_end)
+            if char != "=":
+                raise Backtrack(equals, (_EQUALS,))
+            lead = (", " if arguments else "") + encode_basestring(key) + ": "
+            start, char = yield from _next(inp, equals + 1)
+            if char in _STRING_START:
+                inp.out.append(Text(lead + '"', pos))
+                value, pos, char = yield from _strings(inp, start, True)
+                inp.out.append(Text('"', pos))
+            else:
+                value, pos, char = yield from _value(inp, start, char, 0, max_depth, (_LITERAL,))
+                inp.out.append(Text(lead + _json(value), start))
+            arguments[key] = value
+            if char == ",":
+                pos, char = yield from _next(inp, pos + 1)
+            elif char != ")":
+                raise Backtrack(pos, ("`,`", "`)`"))
     except ParseFailure as failure:
         failure.context += (arguments_tag, call_tag)
         raise
-    inp.out += (Close(arguments_tag, end, arguments), Close(call_tag, end, (name, arguments)))
+    end = pos + 1
+    inp.out += (
+        Text("}", pos),
+        Close(arguments_tag, end, arguments),
+        Close(call_tag, end, (name, arguments)),
+    )
     return (name, arguments), end
-
-
-def _arguments(inp: Input, pos: int, max_depth: int) -> _Gen[tuple[dict[str, Any], int]]:
-    """Keyword arguments up to and including the closing `)`, streamed as JSON text."""
-    arguments: dict[str, Any] = {}
-    pos, char = yield from _next(inp, pos)
-    while char != ")":
-        if _IDENTIFIER_START.match(char) is None:
-            raise Backtrack(pos, (_KEYWORD, "`)`"))
-        key, key_end = yield from _identifier(inp, pos)
-        if key in arguments:
-            raise Backtrack(pos, (f"a keyword other than {quote(key)} (repeated keyword)",))
-        equals, char = yield from _next(inp, key_end)
-        if char != "=":
-            raise Backtrack(equals, (_EQUALS,))
-        lead = (", " if arguments else "") + encode_basestring(key) + ": "
-        start, char = yield from _next(inp, equals + 1)
-        if char in _STRING_START:
-            inp.out.append(Text(lead + '"', pos))
-            value, pos, char = yield from _strings(inp, start, True)
-            inp.out.append(Text('"', pos))
-        else:
-            value, pos, char = yield from _value(inp, start, char, 0, max_depth, (_LITERAL,))
-            inp.out.append(Text(lead + _json(value), start))
-        arguments[key] = value
-        if char == ",":
-            pos, char = yield from _next(inp, pos + 1)
-        elif char != ")":
-            raise Backtrack(pos, ("`,`", "`)`"))
-    inp.out.append(Text("}", pos))
-    return arguments, pos + 1
 
 
 class _CallParser(Parser[T]):
