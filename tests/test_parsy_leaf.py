@@ -73,7 +73,7 @@ DOCUMENTS = st.lists(st.tuples(NAMES, st.integers(0, 10**6)), max_size=5).map(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_the_value_is_the_same_under_every_chunking(data: st.DataObject) -> None:
     text = data.draw(DOCUMENTS)
@@ -83,7 +83,7 @@ def test_the_value_is_the_same_under_every_chunking(data: st.DataObject) -> None
     assert feed(arguments(), data.draw(chunkings(text))) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_failures_are_at_parsys_position_under_every_chunking(data: st.DataObject) -> None:
     text = data.draw(DOCUMENTS)

@@ -353,7 +353,7 @@ def call_list(draw: st.DrawFn) -> str:
 # -- properties ------------------------------------------------------------------------------
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_values_are_what_python_reads_under_every_chunking(data: st.DataObject) -> None:
     src = data.draw(call_list())
@@ -366,7 +366,7 @@ def test_values_are_what_python_reads_under_every_chunking(data: st.DataObject) 
     assert shape(chunked.items) == shape(one_shot.items)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_argument_text_is_the_arguments_json(data: st.DataObject) -> None:
     src = data.draw(call_list())
@@ -377,7 +377,7 @@ def test_argument_text_is_the_arguments_json(data: st.DataObject) -> None:
     assert [json.loads(text) for text in texts] == arguments
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(src=call_list())
 def test_every_proper_prefix_needs_more(src: str) -> None:
     run = python_calls().run()
@@ -388,7 +388,7 @@ def test_every_proper_prefix_needs_more(src: str) -> None:
     assert run.end == len(src)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_a_truncated_call_list_fails_at_the_end(data: st.DataObject) -> None:
     src = data.draw(call_list())
@@ -412,7 +412,7 @@ def mutated(draw: st.DrawFn) -> str:
     return src[:at] + (draw(MUTATION_CHARS) if kind == "replace" else "") + src[after:]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_mutations_are_judged_as_python_judges_them(data: st.DataObject) -> None:
     src = data.draw(mutated())
