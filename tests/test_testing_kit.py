@@ -3,6 +3,7 @@ and passes a correct one (protocall.testing, issue 6)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -166,6 +167,14 @@ def lenient_close_grammar(tools: Tools | None, start: str | None) -> Parser[Any]
     return toy_grammar(tools, start, calls=toy_calls(close=optional(literal(END_CALL))))
 
 
+GREEDY = toy("toy-greedy", greedy_grammar, channels={}, prompts={None: ""})
+
+
+@functools.cache
+def lenient_report() -> Report:
+    return check(toy("toy-lenient", lenient_close_grammar), TRUNCATIONS)
+
+
 def no_implicit_end_grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     """A call opener does not end an open reasoning block (the Ling 3.0 bug)."""
     return toy_grammar(tools, start, reasoning=Reasoning(THINK, END_THINK, ends_at_call=False))
@@ -189,12 +198,12 @@ def shortest(report: Report, *properties: str) -> int:
 
 
 def test_a_correct_format_passes() -> None:
-    report = check(TOY, tools=None)
+    report = check(TOY, tools=None, examples=20)
     assert report.ok, report
 
 
 def test_missing_hold_back_is_caught_and_shrunk() -> None:
-    report = check(toy("toy-greedy", greedy_grammar, channels={}, prompts={None: ""}), VALID)
+    report = check(GREEDY, VALID)
     assert shortest(report, "emitted means final", "chunking invariance") <= 12
 
 
@@ -204,8 +213,7 @@ def test_name_announced_before_its_terminator_is_caught() -> None:
 
 
 def test_completed_truncated_call_is_caught() -> None:
-    report = check(toy("toy-lenient", lenient_close_grammar), TRUNCATIONS)
-    assert shortest(report, "truncated call never completes") <= 20
+    assert shortest(lenient_report(), "truncated call never completes") <= 20
 
 
 def test_call_lost_in_unclosed_reasoning_is_caught() -> None:
@@ -219,7 +227,7 @@ def test_render_that_disagrees_with_the_grammar_is_caught() -> None:
         return render_turn(turn, start, reasoning=REASONING, call=render_call,
                            between_calls="\n", stop=EOT)  # fmt: skip
 
-    report = check(toy("toy-spaced", render=spaced), VALID)
+    report = check(toy("toy-spaced", render=spaced), VALID, examples=20)
     failure = next(f for f in report.failures if f.property == "parses back")
     assert "\n" + CALL in failure.text and failure.text.count(CALL) == 2
 
@@ -230,7 +238,7 @@ def test_inconsistent_prompts_are_reported() -> None:
 
 
 def test_report_reads_as_a_counterexample() -> None:
-    report = check(toy("toy-lenient", lenient_close_grammar), TRUNCATIONS)
+    report = lenient_report()
     text = str(report)
     assert "truncated call never completes" in text
     for field in ("input:", "chunks:", "expected:", "got:", "tools:"):
@@ -241,8 +249,8 @@ def test_report_reads_as_a_counterexample() -> None:
 
 def test_fixture_raises_with_the_report(protocall_check: Any) -> None:  # noqa: F811
     protocall_check(TOY, max_examples=5, seed=1)
-    with pytest.raises(AssertionError, match="truncated call never completes"):
-        protocall_check(toy("toy-lenient", lenient_close_grammar), seed=0, runs=[TRUNCATIONS])
+    with pytest.raises(AssertionError, match="emitted means final"):
+        protocall_check(GREEDY, tools=ONE_TOOL, max_examples=10, seed=0, runs=[VALID])
 
 
 def test_command_line_lists_checks_and_exits_non_zero_on_failures(
@@ -252,9 +260,9 @@ def test_command_line_lists_checks_and_exits_non_zero_on_failures(
     assert "hermes" in capsys.readouterr().out
     assert main(["no-such-format"]) == 2
     assert "registered formats" in capsys.readouterr().err
-    monkeypatch.setitem(formats._REGISTRY, "toy-lenient", toy("toy-lenient", lenient_close_grammar))
-    assert main(["toy-lenient", "--examples", "10", "--seed", "0", "--runs", TRUNCATIONS]) == 1
-    assert "truncated call never completes" in capsys.readouterr().out
+    monkeypatch.setitem(formats._REGISTRY, GREEDY.name, GREEDY)
+    assert main([GREEDY.name, "--examples", "10", "--seed", "0", "--runs", VALID]) == 1
+    assert "emitted means final" in capsys.readouterr().out
 
 
 def test_module_runs_as_a_command() -> None:

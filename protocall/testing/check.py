@@ -2,7 +2,7 @@
 each failure as a minimal counterexample (Hypothesis shrinks it).
 
 Three Hypothesis runs of `max_examples` each: valid turns; truncations of valid turns (also
-of calls inside an unclosed reasoning block), cut at every marker boundary and at a drawn
+of calls inside an unclosed reasoning block), cut at drawn marker boundaries and at a drawn
 point; and mutations. Every input is parsed in one chunk, one character (or byte) per chunk
 and in a drawn chunking. Within a run every property that fails is shrunk on its own, so
 the report has one minimal counterexample per failing property and run.
@@ -263,7 +263,7 @@ def _truncations(ctx: _Context, tools: Tools | None) -> Callable[[st.DataObject]
         if inside is not None and data.draw(st.booleans()):
             case = inside
         reference = ctx.whole(case)
-        for at_marker in marker_truncations(case, ctx.fmt.reserved):
+        for at_marker in data.draw(marker_truncations(case, ctx.fmt.reserved)):
             whole = ctx.whole(at_marker)
             ctx.verify(Trial(ctx.fmt, at_marker, [at_marker.text], whole, whole, reference))
         _streamed(ctx, data, ctx.draw(data, truncations(case)), reference)

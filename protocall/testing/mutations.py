@@ -51,13 +51,20 @@ def truncated(case: Case, cut: int) -> Case:
     )
 
 
-def marker_truncations(case: Case, markers: Sequence[str]) -> list[Case]:
-    """`case` cut at every boundary of an occurrence of `markers` in it: just before the
-    marker, one character into it and just after it (the points where a parser decides)."""
-    cuts = set()
+@st.composite
+def marker_truncations(
+    draw: st.DrawFn, case: Case, markers: Sequence[str], max_cuts: int = 4
+) -> list[Case]:
+    """`case` cut at up to `max_cuts` boundaries of occurrences of `markers` in it: just
+    before a marker, one character into it, or just after it (where a parser decides)."""
+    cuts: set[int] = set()
     for start, end in marker_cuts(case.text, markers):
         cuts |= {start, start + 1, end}
-    return [truncated(case, cut) for cut in sorted(cuts) if cut < len(case.text)]
+    points = sorted(cut for cut in cuts if cut < len(case.text))
+    if not points:
+        return []
+    chosen = draw(st.lists(integers(0, len(points) - 1), max_size=max_cuts, unique=True))
+    return [truncated(case, points[i]) for i in sorted(chosen)]
 
 
 def unclosed_reasoning(fmt: Format, case: Case) -> Case | None:

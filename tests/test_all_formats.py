@@ -1,0 +1,30 @@
+"""Every registered format against the testing kit (protocall.testing, DESIGN.md §4 and §7).
+
+CI runs a few examples per run with a fixed seed. `PROTOCALL_CHECK_EXAMPLES` sets the number
+(`HYPOTHESIS_PROFILE=long` makes it 200) and `PROTOCALL_CHECK_SEED` the seed (`random` for a
+fresh one), so a long local search reads:
+
+    PROTOCALL_CHECK_EXAMPLES=300 PROTOCALL_CHECK_SEED=random pytest tests/test_all_formats.py
+
+A failure prints the kit's report: one minimal counterexample per failing property.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from protocall import formats
+from protocall.testing import check_format
+
+LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
+EXAMPLES = int(os.environ.get("PROTOCALL_CHECK_EXAMPLES") or (200 if LONG else 8))
+SEED_SETTING = os.environ.get("PROTOCALL_CHECK_SEED", "0")
+SEED = None if SEED_SETTING == "random" else int(SEED_SETTING)
+
+
+@pytest.mark.parametrize("name", formats.names())
+def test_format_has_every_property_of_the_kit(name: str) -> None:
+    report = check_format(name, max_examples=EXAMPLES, seed=SEED)
+    assert report.ok, str(report)
