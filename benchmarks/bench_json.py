@@ -13,6 +13,7 @@ the first and last 10 % of the deltas for
 - one-shot `orjson.loads` of the whole document.
 
 Run: python benchmarks/bench_json.py [--sizes 1000,10000,100000] [--delta 4] [--clock cpu|wall]
+     python benchmarks/bench_json.py --trace   (lines run per delta: flat whatever the load)
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ import math
 import os
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable, Generator
 from functools import partial
+from types import FrameType
 from typing import Any
 
 import orjson
 
 from protocall.combinators import Input, Parser, json_value
+from protocall.combinators import json as json_module
 
 try:
     import jiter
@@ -209,10 +213,50 @@ def main() -> None:
         help="for the protocall totals: the thread's CPU time (default; on a shared machine it"
         " leaves out time spent waiting for a core) or wall time",
     )
+    options.add_argument(
+        "--trace",
+        action="store_true",
+        help="instead of timing, count the Python lines the JSON parser runs per delta and"
+        " the most text its run holds: a load-independent check that the cost is flat",
+    )
     args = options.parse_args()
+    sizes = [int(n) for n in args.sizes.split(",")]
+    if args.trace:
+        for size in sizes:
+            lines, held = trace(deltas_of(document(size), args.delta))
+            print(f"{size:>7,} characters: {lines:.1f} lines per delta, at most {held} held")
+        return
     clock = CLOCKS[args.clock]
-    rows = [measure(int(n), args.delta, args.repeats, clock) for n in args.sizes.split(",")]
+    rows = [measure(size, args.delta, args.repeats, clock) for size in sizes]
     print(table(rows, args.delta, args.clock))
+
+
+def trace(deltas: list[str]) -> tuple[float, int]:
+    """Python lines of the JSON module run per delta, and the largest buffer of the run."""
+    module = json_module.__file__
+    lines = 0
+
+    def count(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return count
+
+    def calls(frame: FrameType, event: str, arg: Any) -> Any:
+        return count if frame.f_code.co_filename == module else None
+
+    run = json_value().run()
+    held = 0
+    sys.settrace(calls)
+    try:
+        for delta in deltas:
+            run.feed(delta)
+            run.take()
+            held = max(held, len(run._inp.buf))
+        run.finish()
+    finally:
+        sys.settrace(None)
+    return lines / len(deltas), held
 
 
 def _time(action: Callable[[], Any]) -> float:
