@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from .. import ast, formats
 from ..combinators import UsageError
 from ..formats import Format
-from ..tools import Tool, Tools
+from ..tools import Tool, Tools, normalize_tools
 from .chunks import byte_chunkings, chunkings, describe_chunks
 from .draws import integers
 from .mutations import marker_truncations, mutations, truncations, unclosed_reasoning
@@ -310,8 +310,6 @@ def check_format(
     names); `max_examples` is per run (default: the current Hypothesis profile's); `seed`
     makes the runs reproducible; `runs` chooses among `RUNS` (valid turns, truncations,
     mutations)."""
-    from ..tools import normalize_tools
-
     if isinstance(fmt, str):
         fmt = formats.get(fmt)
     declared = normalize_tools(tools)

@@ -31,6 +31,7 @@ KINDS = (
     "whitespace at a marker",
     "undeclared tool",
     "corrupted byte",
+    "cut inside a character",
 )
 """The mutation kinds `mutations` draws from (those applicable to the case)."""
 
@@ -219,12 +220,28 @@ def corrupted_byte(draw: st.DrawFn, case: Case) -> Case:
     )
 
 
+@st.composite
+def cut_inside_character(draw: st.DrawFn, case: Case) -> Case:
+    """The UTF-8 stream cut short inside a multi-byte character (decoded as U+FFFD)."""
+    data = case.text.encode()
+    inside = [i for i, byte in enumerate(data) if 0x80 <= byte < 0xC0]
+    raw = data[: choose(draw, inside)]
+    return case.derive(
+        text=raw.decode("utf-8", "replace"),
+        data=raw,
+        expected=None,
+        label=f"bytes cut after {len(raw)} of {len(data)}, inside a character",
+    )
+
+
 def applicable(fmt: Format, case: Case) -> list[str]:
     """The mutation kinds that apply to `case`."""
     turn = case.turn
     kinds = ["whitespace at a marker"]
     if case.text:
         kinds.append("corrupted byte")
+    if any(ord(char) > 0x7F for char in case.text):
+        kinds.append("cut inside a character")
     if turn is None:
         return kinds
     if fmt.reserved:
@@ -248,6 +265,8 @@ def mutations(draw: st.DrawFn, fmt: Format, case: Case) -> Case:
         return mutated
     if kind == "corrupted byte":
         return draw(corrupted_byte(case))
+    if kind == "cut inside a character":
+        return draw(cut_inside_character(case))
     strategy = {
         "marker in prose": marker_in_prose,
         "marker in argument": marker_in_argument,
@@ -261,6 +280,7 @@ __all__ = [
     "KINDS",
     "applicable",
     "corrupted_byte",
+    "cut_inside_character",
     "marker_in_argument",
     "marker_in_prose",
     "marker_truncations",

@@ -6,7 +6,8 @@ Generated text never contains a marker of `fmt.reserved` where the turn means pr
 string value, not even formed across the junction of a prose piece and the markup next to it;
 marker *fragments* (`<tool_ca`, `_call>`) are generated on purpose, to exercise hold-back.
 Values are those every format can carry: a string that a union type would read as another
-JSON type (`42`, `null`) is only generated for string-only parameters.
+JSON type (`42`, `null`) is only generated for string-only parameters, and text between two
+calls is never only whitespace (see `turns`).
 """
 
 from __future__ import annotations
@@ -140,34 +141,34 @@ def _json_values(reserved: tuple[str, ...]) -> st.SearchStrategy[Any]:
 def values(
     schema: Mapping[str, Any] | None, reserved: Sequence[str] = ()
 ) -> st.SearchStrategy[Any]:
-    """Values valid for a JSON schema (`type`, unions, `enum`, `const`, `anyOf`/`oneOf`,
-    `items`, `properties`/`required`). An untyped schema gets strings that read as nothing
-    else, the only values a raw-text format can carry without a type."""
-    return _values(json.dumps(schema or {}, sort_keys=True), tuple(reserved))
+    """Values valid for a JSON schema (`type`, unions, `nullable`, `enum`, `const`,
+    `anyOf`/`oneOf`, `items`, `properties`/`required`). Inside a union a string never reads
+    as another JSON type (see `reads_as_other_type`), and an untyped schema gets such strings
+    only: the values a raw-text format can carry."""
+    return _values(json.dumps(schema or {}, sort_keys=True), tuple(reserved), False)
 
 
 @_cached
-def _values(key: str, reserved: tuple[str, ...]) -> st.SearchStrategy[Any]:
+def _values(key: str, reserved: tuple[str, ...], in_union: bool) -> st.SearchStrategy[Any]:
     schema = json.loads(key)
+
+    def member(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
+        return _values(json.dumps(schema, sort_keys=True), reserved, True)
+
     if "const" in schema:
         return st.just(schema["const"])
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return st.sampled_from(schema["enum"])
     for union in ("anyOf", "oneOf"):
         if isinstance(schema.get(union), list) and schema[union]:
-            return st.one_of(*(values(member, reserved) for member in schema[union]))
+            return st.one_of(*map(member, schema[union]))
     declared = schema.get("type")
+    if schema.get("nullable") is True:
+        return st.none() | member({k: v for k, v in schema.items() if k != "nullable"})
     if isinstance(declared, list):
-        return st.one_of(
-            *(
-                strings(reserved, numeric_looking=False)
-                if kind == "string"
-                else values({**schema, "type": kind}, reserved)
-                for kind in declared
-            )
-        )
+        return st.one_of(*(member({**schema, "type": kind}) for kind in declared))
     if declared == "string":
-        return strings(reserved)
+        return strings(reserved, numeric_looking=not in_union)
     if declared == "integer":
         return INTEGERS
     if declared == "number":
