@@ -506,6 +506,18 @@ def test_dsml_whitespace_variants(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", DSML_NAMES)
+@pytest.mark.parametrize("spelling", ["｜｜DSML｜｜", "|DSML|", " | DSML | ", "‖DSML‖"])
+def test_dsml_token_spellings_of_proxies_are_calls(name: str, spelling: str) -> None:
+    """Proxies leak the DSML token corrupted (GenericAgent #804, flocks PR #687): still calls."""
+    text = turn_text(name, "Ok.", ToolUse("get_weather", {"location": "Paris", "days": 2}))
+    message = parse(name, text.replace("｜DSML｜", spelling))
+    assert (message.content, message.errors) == ("Ok.", ())
+    assert calls_of(message) == [
+        {"name": "get_weather", "arguments": {"location": "Paris", "days": 2}}
+    ]
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
 def test_a_block_cut_before_its_end_keeps_its_calls(name: str) -> None:
     text = turn_text(name, ToolUse("get_time", {"zone": "UTC"}))
     block_end = text.rindex("</")

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import chain
 from typing import Any
 
-from ..combinators import Parser, json_object, literal, optional, seq
+from ..combinators import Parser, alt, json_object, literal, optional, seq
 from ..combinators import whitespace as ws
-from ..combinators.xmlargs import DSML, DSML_V41, Layout, xml_arguments
+from ..combinators.xmlargs import DSML, DSML_V41, Layout, dsml, xml_arguments
 from ..tools import Tools
 from .base import Format
 from .blocks import (
+    Calls,
     Reasoning,
     arguments,
     assistant_turn,
@@ -56,6 +58,8 @@ CALLS_BEGIN = ("<｜tool▁calls▁begin｜>", "<｜tool_calls_begin｜>", "<｜
 CALLS_END = ("<｜tool▁calls▁end｜>", "<｜tool_calls_end｜>", "<｜tool calls end｜>",
              "<｜tool\\_calls\\_end｜>")  # fmt: skip
 CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+DSML_TOKEN = "｜DSML｜"
+DSML_SPELLINGS = ("｜｜DSML｜｜", "|DSML|", " | DSML | ", "‖DSML‖")  # as proxies corrupt it
 CHAT_PROMPTS = {None: "<｜Assistant｜></think>", "reasoning": "<｜Assistant｜><think>"}
 
 
@@ -64,7 +68,8 @@ class Variant:
     """One DeepSeek generation: `call` is a call as rendered, with `{name}` and `{arguments}`;
     `section` the canonical wrapper of the calls (joined by `between`); `begins`/`ends` all
     accepted spellings of its markers; `openers` where content stops to try a call; `bare`
-    whether a call outside a section counts; `layout` the DSML parameters (None: JSON)."""
+    whether a call outside a section counts; `layout` the DSML parameters (None: JSON);
+    `spellings` other spellings of the `｜DSML｜` token that are accepted too."""
 
     name: str
     summary: str
@@ -77,10 +82,11 @@ class Variant:
     reserved: tuple[str, ...]
     bare: bool = False
     layout: Layout | None = None
+    spellings: tuple[str, ...] = ()
     prompts: Mapping[str | None, str] = field(default_factory=lambda: CHAT_PROMPTS)
 
 
-def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[Any]:
+def calls(variant: Variant, tools: Tools | None) -> Calls:
     before, rest = variant.call.split("{name}")
     after_name, after = rest.split("{arguments}")
     layout = variant.layout
@@ -89,13 +95,34 @@ def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[
     head = seq(loose(before), ws, tool_name(), ws, loose(after_name)).map(lambda parts: parts[2])
     resync = (after[after.rindex("<") :], before.partition(' name="')[0], *variant.ends, EOS)
     lead = variant.section[0][: -len(variant.section[0].lstrip())]  # a blank line, for DSML
-    begin = (
-        seq(optional(literal(lead)), markers(*variant.begins)) if lead else markers(*variant.begins)
-    )
-    calls = section_calls(variant.openers, begin, head,
-                          lambda name: seq(ws, values(name), ws, loose(after)), resync,
-                          closer(*variant.ends), bare=variant.bare)  # fmt: skip
-    return assistant_turn(calls=calls, stops=(EOS,), reasoning=REASONING, start=start)
+    begin = markers(*variant.begins)
+    return section_calls(variant.openers, seq(optional(literal(lead)), begin) if lead else begin,
+                         head, lambda name: seq(ws, values(name), ws, loose(after)), resync,
+                         closer(*variant.ends), bare=variant.bare)  # fmt: skip
+
+
+def respelled(variant: Variant, spelling: str) -> Variant:
+    """`variant` with its `｜DSML｜` token spelled `spelling` throughout."""
+
+    def swap(text: str) -> str:
+        return text.replace(DSML_TOKEN, spelling)
+
+    assert variant.layout is not None
+    opening, ending = map(swap, variant.section)
+    return replace(variant, call=swap(variant.call), section=(opening, ending),
+                   begins=tuple(map(swap, variant.begins)), ends=tuple(map(swap, variant.ends)),
+                   openers=tuple(map(swap, variant.openers)), spellings=(),
+                   layout=dsml(swap(variant.layout.opener)[1 : -len("parameter")],
+                               unclosed_at_opener=variant.layout.unclosed_at_opener))  # fmt: skip
+
+
+def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[Any]:
+    spelled = [
+        calls(v, tools) for v in (variant, *map(partial(respelled, variant), variant.spellings))
+    ]
+    either = Calls(tuple(chain.from_iterable(c.openers for c in spelled)),
+                   alt(*(c.head for c in spelled)), alt(*(c.call for c in spelled)))  # fmt: skip
+    return assistant_turn(calls=either, stops=(EOS,), reasoning=REASONING, start=start)
 
 
 def render_value(layout: Layout, key: str, value: Any) -> str:
@@ -121,11 +148,12 @@ def dsml_variant(name: str, summary: str, block: str, layout: Layout = DSML) -> 
     """A DSML generation: calls in block `block`, parameters and tag spelling from `layout`."""
     spelling = layout.opener[1 : -len("parameter")]
     begin, end, invoke = f"<{spelling}{block}>", f"</{spelling}{block}>", f"<{spelling}invoke"
-    token = spelling.strip()
+    token = spelling.rstrip()
     return Variant(name, summary, f'{invoke} name="{{name}}">\n{{arguments}}\n</{spelling}invoke>',
                    "\n", (f"\n\n{begin}\n", f"\n{end}"), (begin,), (end,),
                    (f"\n\n<{token}", f"<{token}"), (begin, end, invoke, f"</{spelling}invoke>",
-                   layout.opener, layout.value_close), layout=layout)  # fmt: skip
+                   layout.opener, layout.value_close), layout=layout,
+                   spellings=DSML_SPELLINGS)  # fmt: skip
 
 
 JSON_RESERVED = (*CALLS_BEGIN, *CALLS_END, CALL_BEGIN, CALL_END, SEP)
