@@ -325,8 +325,7 @@ def test_reasoning_streams_before_the_channel_closes() -> None:
 
 def test_truncation_at_every_position() -> None:
     first = call("get_time", argument("zone", "UTC"))
-    second = call("get_weather", argument("location", "x <y> z"), argument("days", 2, "number"),
-                  index=2)  # fmt: skip
+    second = call("get_weather", argument("days", 2, "number"), index=2)
     text = "Plan.<|close|>think<|sep|>" + response("Go.") + tools(first, second) + END
     full = Case(text, normalize_tools(TOOLS), None, "reasoning", expected=verified(text).to_dict())
     reference = stream(FMT, [text], TOOLS)
