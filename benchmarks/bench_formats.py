@@ -125,6 +125,48 @@ FAMILIES: dict[str, Family] = {
         "<role>ASSISTANT</role>\n<think>",
     ),
     "kimi-k3": Family(_kimi_k3, '<|open|>message role="assistant"<|sep|><|open|>think<|sep|>'),
+    "kimi-k2": Family(
+        lambda content: (
+            "Write it.</think>Saving.<|tool_calls_section_begin|><|tool_call_begin|>"
+            "functions.write_file:0<|tool_call_argument_begin|>"
+            + json.dumps({"path": "/tmp/a.py", "content": content}, ensure_ascii=False)
+            + "<|tool_call_end|><|tool_calls_section_end|><|im_end|>"
+        ),
+        "<|im_assistant|>assistant<|im_middle|><think>",
+    ),
+    "deepseek-v3": Family(
+        lambda content: (
+            "Write it.\n</think>\n\nSaving.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function"
+            "<｜tool▁sep｜>write_file\n```json\n"
+            + json.dumps({"path": "/tmp/a.py", "content": content}, ensure_ascii=False)
+            + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>"
+        ),
+        "<｜Assistant｜><think>\n",
+    ),
+    "deepseek-v3.1": Family(
+        lambda content: (
+            "Saving.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>"
+            + json.dumps({"path": "/tmp/a.py", "content": content}, ensure_ascii=False)
+            + "<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>"
+        ),
+        "<｜Assistant｜></think>",
+    ),
+    **{
+        name: Family(
+            lambda content, block=block, dsml=dsml: (
+                f'Write it.</think>Saving.\n\n<{dsml}{block}>\n<{dsml}invoke name="write_file">\n'
+                f'<{dsml}parameter name="path" string="true">/tmp/a.py</{dsml}parameter>\n'
+                f'<{dsml}parameter name="content" string="true">{content}</{dsml}parameter>\n'
+                f"</{dsml}invoke>\n</{dsml}{block}><｜end▁of▁sentence｜>"
+            ),
+            "<｜Assistant｜><think>",
+        )
+        for name, block, dsml in (
+            ("deepseek-v3.2", "function_calls", "｜DSML｜"),
+            ("deepseek-v4", "tool_calls", "｜DSML｜"),
+            ("deepseek-v4.1", "calls", "｜DSML｜ "),
+        )
+    },
 }
 
 
