@@ -12,14 +12,13 @@ import protocall
 from protocall import formats
 from protocall.events import (
     ContentDelta,
-    Event,
     ReasoningDelta,
     ToolCallArgumentsDelta,
     ToolCallEnd,
     ToolCallStart,
 )
 from protocall.openai import DeltaStream, accumulate
-from protocall.testing import chunkings, merge_deltas, stream
+from protocall.testing import chunkings, is_event_prefix, merge_deltas, stream
 
 HERMES = formats.get("hermes")
 TOOLS = [
@@ -336,26 +335,6 @@ def test_generated_turns_parse_the_same_under_any_chunking(
     assert chunked.message == one.message
     assert chunked.merged_events == one.merged_events
     check_invariants(chunked)
-
-
-def is_event_prefix(before: list[Event], full: list[Event]) -> bool:
-    """`before` is a prefix of `full` once deltas are merged; its last delta may be a
-    prefix of the corresponding (longer) delta of `full`."""
-    a, b = merge_deltas(before), merge_deltas(full)
-    if not a:
-        return True
-    if len(a) > len(b) or a[:-1] != b[: len(a) - 1]:
-        return False
-    last, other = a[-1], b[len(a) - 1]
-    if last == other:
-        return True
-    text = getattr(last, "text", None)
-    return (
-        type(last) is type(other)
-        and text is not None
-        and getattr(last, "index", None) == getattr(other, "index", None)
-        and other.text.startswith(text)  # type: ignore[union-attr]
-    )
 
 
 @given(turns(), st.data())

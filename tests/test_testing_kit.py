@@ -4,6 +4,7 @@ and passes a correct one (protocall.testing, issue 6)."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import subprocess
@@ -32,6 +33,13 @@ from protocall.combinators import (
     tag,
     whitespace,
 )
+from protocall.events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallStart,
+)
 from protocall.formats import Format
 from protocall.formats.blocks import (
     NAME_CHARS,
@@ -59,6 +67,7 @@ from protocall.testing import (
 )
 from protocall.testing.__main__ import main
 from protocall.testing.plugin import protocall_check  # noqa: F401  (the fixture)
+from protocall.testing.properties import prefix_violation
 from protocall.testing.strategies import reads_as_other_type
 from protocall.tools import Tools
 
@@ -377,13 +386,36 @@ def test_generated_cases_render_with_the_format_and_avoid_its_markers(case: Any)
 
 
 def test_is_event_prefix_allows_a_growing_last_delta() -> None:
-    from protocall.events import ContentDelta, ToolCallStart
-
     full = [ContentDelta("Hello"), ToolCallStart(0, "id", "a")]
+    assert is_event_prefix([], full)
     assert is_event_prefix([ContentDelta("He")], full)
     assert is_event_prefix([ContentDelta("He"), ContentDelta("llo")], full)
     assert not is_event_prefix([ContentDelta("Hex")], full)
     assert not is_event_prefix([ToolCallStart(0, "id", "a")], full)
+
+
+EVENTS = st.lists(
+    st.one_of(
+        st.builds(ContentDelta, st.sampled_from(["a", "b", "ab"])),
+        st.builds(ReasoningDelta, st.sampled_from(["r", "s"])),
+        st.builds(ToolCallStart, st.just(0), st.just("id"), st.sampled_from(["a", "a_b"])),
+        st.builds(ToolCallArgumentsDelta, st.just(0), st.sampled_from(["{", "}", "{}"])),
+    ),
+    max_size=6,
+)
+
+
+@given(EVENTS, EVENTS, st.data())
+@settings(max_examples=100, deadline=None)
+def test_incremental_prefix_check_agrees_with_is_event_prefix(
+    before: list[Event], full: list[Event], data: st.DataObject
+) -> None:
+    cuts = data.draw(st.lists(st.integers(0, len(before))))
+    batches = [before[a:b] for a, b in itertools.pairwise([0, *sorted(cuts), len(before)])]
+    fed = itertools.accumulate(batches, lambda so_far, batch: so_far + batch)
+    holds = all(is_event_prefix(events, full) for events in fed)
+    assert (prefix_violation(batches, full) is None) == holds
+    assert is_event_prefix(before, before + full)
 
 
 def test_docs_example_runs() -> None:

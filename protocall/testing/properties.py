@@ -79,7 +79,7 @@ def parses_back(trial: Trial) -> Problem | None:
     return Problem(f"{show(expected)}\n(no errors)", show(message.to_dict()) + errors, True)
 
 
-def _prefix_violation(batches: Sequence[Sequence[Event]], full: Sequence[Event]) -> int | None:
+def prefix_violation(batches: Sequence[Sequence[Event]], full: Sequence[Event]) -> int | None:
     """The index of the first batch after which the events so far stop being a prefix of
     `full`, or None."""
     target = merge_deltas(full)
@@ -111,7 +111,7 @@ def _fed(chunks: Sequence[str | bytes], count: int) -> str:
 
 def emitted_means_final(trial: Trial) -> Problem | None:
     batches = trial.streamed.per_chunk[:-1]
-    bad = _prefix_violation(batches, trial.whole.events)
+    bad = prefix_violation(batches, trial.whole.events)
     if bad is not None:
         so_far = [e for batch in batches[: bad + 1] for e in batch]
         return Problem(
@@ -121,7 +121,7 @@ def emitted_means_final(trial: Trial) -> Problem | None:
         )
     if trial.reference is not None:
         before = [e for batch in batches for e in batch]
-        if _prefix_violation([before], trial.reference.events) is not None:
+        if prefix_violation([before], trial.reference.events) is not None:
             return Problem(
                 "the events emitted for this prefix (before finish) to be a prefix of the "
                 f"events of the untruncated turn:\n{show(merge_deltas(trial.reference.events))}",

@@ -53,10 +53,10 @@ def is_event_prefix(before: Sequence[Event], full: Sequence[Event]) -> bool:
     """`before` is a prefix of `full` once deltas are merged; its last delta may be a
     prefix of the corresponding (longer) delta of `full` (more text of it arrived later)."""
     a, b = merge_deltas(before), merge_deltas(full)
-    if len(a) > len(b) or a[:-1] != b[: len(a) - 1]:
-        return False
     if not a:
         return True
+    if len(a) > len(b) or a[:-1] != b[: len(a) - 1]:
+        return False
     last, other = a[-1], b[len(a) - 1]
     if last == other:
         return True
