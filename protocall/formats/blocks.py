@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,10 @@ from ..combinators import (
     cut,
     end_of_input,
     fail,
+    generate,
+    json_object,
+    json_string,
+    json_value,
     literal,
     many,
     not_followed_by,
@@ -507,3 +511,82 @@ def render_xml_call(layout: Layout, opener: str, name_end: str, use: ToolUse, ne
         for k, v in use.arguments.items()
     )
     return f"{opener}{use.name}{name_end}{nl}{pairs}{layout.end}"
+
+
+def call_object(
+    name: str = "name", arguments_keys: Iterable[str] = ("arguments",), id_key: str | None = None
+) -> Parser[Any]:
+    """One call written as a JSON object (`{"name": N, "arguments": {…}}`): the name is the
+    string under `name` (a `tool_name` node, final once its closing quote has arrived), the
+    arguments the object under one of `arguments_keys` (a `tool_arguments` node streamed by
+    `json_object`; absent: no arguments), the call id the value under `id_key` (a `tool_id`
+    node: a string as is, another value as JSON text). Members come in any order, except that
+    the arguments follow the name (their deltas belong to an announced call); other members
+    are skipped. Fails just after a repeated key or an arguments key before the name, and at
+    the `}` of an object without a name; needs more while the object is open."""
+    arguments_keys = tuple(arguments_keys)
+    values: dict[str, Parser[Any]] = {name: tool_name(json_string())}
+    values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
+    if id_key is not None:
+        values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
+    other = json_value()
+    colon = seq(whitespace, literal(":"), whitespace)
+    more = whitespace.then(alt(literal(",").then(whitespace).result(False), peek(literal("}"))))
+    name_first = f"a `{_json_text(name)}` member before the arguments"
+
+    @generate
+    def call() -> Generator[Parser[Any], Any, None]:
+        yield literal("{").then(whitespace)
+        seen: set[str] = set()
+        done = yield optional(peek(literal("}")))
+        while not done:
+            key = yield json_string()
+            if key in seen:
+                yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
+            if key in arguments_keys and name not in seen:
+                yield fail(name_first)
+            seen.add(key)
+            yield colon.then(values.get(key, other))
+            done = yield more
+        if name not in seen:
+            yield fail(f"a `{_json_text(name)}` member")
+        yield literal("}")
+
+    return call
+
+
+def _id_text(value: Any) -> str:
+    return value if isinstance(value, str) else _json_text(value)
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def json_call_list(
+    openers: Iterable[str], call: Parser[Any], resync: Iterable[str], end: str | None = None
+) -> Calls:
+    """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
+    `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace and `[` head the
+    section (an opener without `[` after it is text), a cut, then the array's elements, each
+    `call` (such as `call_object`) as its own `tool_call` node, completed as soon as it has
+    parsed; then `]` and, after optional whitespace, `end` (when the format has one).
+
+    A missing `]` or `end` is tolerated: the section closes at the first thing that is not
+    a call (what follows, whitespace included, is content). A failure in the first element,
+    or before it, makes the section from its opener an error; one in a later element makes
+    that element an error (the calls before it stay complete). Either skips to the first
+    `resync` marker, consuming `end` if that is what stopped it. A section the stream ended
+    inside is a truncated error, never text."""
+    openers = tuple(openers)
+    begin = seq(markers(*openers), whitespace, literal("["))
+    skip = until(*resync, emit=False)
+    if end is not None:
+        skip = skip.then(optional(literal(end)))
+    element = tag(ast.TOOL_CALL, call)
+    later = seq(whitespace, literal(","), whitespace, recover(cut.then(element), skip))
+    elements = alt(literal("]"), seq(element, many(later), optional(whitespace.then(literal("]")))))
+    body = seq(begin, cut, whitespace, elements)
+    if end is not None:
+        body = body.skip(optional(whitespace.then(literal(end))))
+    return Calls(openers, unfinished(begin), unfinished(recover(body, skip)))
