@@ -30,6 +30,7 @@ from ..combinators import (
     alt,
     as_text,
     cut,
+    emit,
     end_of_input,
     fail,
     generate,
@@ -41,6 +42,7 @@ from ..combinators import (
     not_followed_by,
     optional,
     peek,
+    python_call,
     recover,
     regex,
     seq,
@@ -590,3 +592,88 @@ def json_call_list(
     if end is not None:
         body = body.skip(optional(whitespace.then(literal(end))))
     return Calls(openers, unfinished(begin), unfinished(recover(body, skip)))
+
+
+PYTHON_CALL, PYTHON_CALLEE = "python_call", "python_callee"
+"""Tags of the call syntax that `python_call_list` parses inside each `tool_call` node."""
+_PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def _python_name(tools: Tools | None) -> Parser[str]:
+    """A dotted name, `-` allowed (`read-file`, as MCP tools are named); with `tools`, only
+    a declared one."""
+
+    def check(name: str) -> Parser[str]:
+        if _PYTHON_NAME.fullmatch(name.rpartition("-")[2]) is None:
+            return fail("a tool name")
+        if tools is not None and name not in tools:
+            return fail(f"a declared tool name ({len(tools)} declared)")
+        return success(name)
+
+    return regex(r"[^\W\d][\w.-]*").desc("a tool name").bind(check)
+
+
+def _python_call(name: Parser[str], skip: Parser[Any]) -> tuple[Parser[Any], Parser[Any]]:
+    """`(proof, call)` of one pseudo-function call. The proof is the name, `(`, then `)` or
+    a first `key=`; the call, a `tool_call` node, a cut once the proof has arrived. The
+    whole name is announced; `python_call` reads the call from its last `-`-free part on
+    (Python names have no `-`)."""
+    proof = seq(name, whitespace, literal("("), whitespace,
+                alt(literal(")"), seq(regex(r"\w+"), whitespace, literal("="))))  # fmt: skip
+
+    syntax = python_call(call_tag=PYTHON_CALL, name_tag=PYTHON_CALLEE)
+
+    def body(parts: tuple[Any, ...]) -> Parser[Any]:
+        full: str = parts[0]
+        prefix = full[: len(full) - len(full.rpartition("-")[2])]
+        read = literal(prefix).then(syntax) if prefix else syntax
+        return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
+
+    return peek(proof), recover(tag(ast.TOOL_CALL, peek(proof).bind(body)), skip)
+
+
+def python_call_list(
+    tools: Tools | None,
+    stops: Iterable[str],
+    *,
+    section: tuple[str, str] | None = None,
+    bare: bool = True,
+) -> Calls:
+    """Calls as a Python list of pseudo-function calls, `[f(a=1), g(b="x")]` (Llama 3.2 and
+    Llama 4 pythonic, LFM2), each a `tool_call` node whose arguments stream as JSON text
+    (see `python_call`): inside `section` (begin, end) when given, and with `bare` also
+    without one.
+
+    A bare list has no marker to prove it a call: it is one only where `[` is followed by a
+    declared tool's name (any name when none are declared), `(` and `)` or a first `key=`;
+    otherwise, also when the stream ends before that, the `[` is text. Inside a section any
+    name makes a call (the session reports an undeclared one) and a section begin the
+    stream ended inside is a truncated call. After the first call the list is committed: a
+    call cut off is a truncated one. A trailing comma is allowed; a missing `]` or section
+    end is tolerated. A malformed call is skipped to the section end (consumed) or one of
+    `stops`.
+    """
+    stops = tuple(stops)
+    skip = until(*stops, emit=False)
+    if section is not None:
+        skip = until(section[1], *stops, emit=False).then(optional(literal(section[1])))
+    _, any_call = _python_call(_python_name(None), skip)
+    later = unfinished(seq(whitespace, literal(","), whitespace, any_call))
+
+    def listed(first: Parser[Any]) -> Parser[Any]:
+        return seq(literal("["), whitespace, first, many(later), whitespace,
+                   optional(literal(",").then(whitespace)), optional(literal("]")))  # fmt: skip
+
+    heads, lists, openers = [], [], []
+    if section is not None:
+        begin, end = literal(section[0]).then(whitespace), whitespace.then(closer(section[1]))
+        proof, first = _python_call(_python_name(None), skip)
+        heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
+        lists.append(unfinished(seq(begin, listed(first), optional(end))))
+        openers.append(section[0])
+    if bare:
+        proof, first = _python_call(_python_name(tools), skip)
+        heads.append(seq(literal("["), whitespace, proof))
+        lists.append(listed(first))
+        openers.append("[")
+    return Calls(tuple(openers), alt(*heads), alt(*lists))
