@@ -43,6 +43,7 @@ _BUILTINS = (
     "glm",
     "minimax",
     "seed-oss",
+    "pythonic",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
