@@ -1,0 +1,80 @@
+"""Cohere Command R7B / Command A / North (FORMATS.md §6.9): marker-delimited regions.
+
+<|START_THINKING|>R<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": N,
+"parameters": {…}}, …]<|END_ACTION|><|START_RESPONSE|>C<|END_RESPONSE|><|END_OF_TURN_TOKEN|>
+
+- Regions come in any order and may repeat. Thinking is reasoning; the response (and the
+  `<|START_TEXT|>…<|END_TEXT|>` spelling of Command A Vision, from a peer parser) is content,
+  as is text outside every region. Inline citations (`<co>…</co: …>`) stay text.
+- A region ends at its close, at any region's opener or close, at a genuine action, at
+  `<|END_OF_TURN_TOKEN|>` or at end of input. A close with no open region, a repeated
+  `<|END_ACTION|>` and a `<|` that begins no marker are dropped (the first two) or text.
+- An action is one JSON array of call objects; `tool_call_id` is kept as the call id,
+  members may come in any order as long as `tool_name` precedes `parameters`. Each call is
+  complete when its object closes. A missing `]` or `<|END_ACTION|>` is tolerated.
+- The prompt `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>` opens no region; one ending
+  `<|START_THINKING|>` pre-opens the thinking (thinking off closes it right there).
+- `<|END_OF_TURN_TOKEN|>` ends the turn; it is never content.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+from typing import Any
+
+from .. import ast
+from ..combinators import Parser
+from ..tools import Tools
+from .base import Format
+from .blocks import Channel, call_object, channelled_turn, json_call_list
+from .turns import Turn
+
+THINKING = Channel("<|START_THINKING|>", "<|END_THINKING|>", ast.REASONING)
+RESPONSE = Channel("<|START_RESPONSE|>", "<|END_RESPONSE|>", ast.CONTENT)
+TEXT = Channel("<|START_TEXT|>", "<|END_TEXT|>", ast.CONTENT)
+CHANNELS = {"reasoning": THINKING, "content": RESPONSE, "text": TEXT}
+ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
+END_OF_TURN = "<|END_OF_TURN_TOKEN|>"
+PROMPT = "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"
+RESERVED = (*(m for c in CHANNELS.values() for m in (c.open, c.close)), ACTION, END_ACTION,
+            END_OF_TURN)  # fmt: skip
+
+
+def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+    call = call_object("tool_name", ("parameters",), "tool_call_id")
+    calls = json_call_list((ACTION,), call, (END_ACTION, END_OF_TURN), END_ACTION)
+    return channelled_turn(channels=CHANNELS, calls=calls, stops=(END_OF_TURN,), tokens=("<|",),
+                           dropped=(END_ACTION,), start=start)  # fmt: skip
+
+
+def render(turn: Turn, start: str | None) -> str:
+    """Thinking (when the turn has reasoning or the prompt opened it), then each content
+    part as a response and each run of calls as one action, ids numbered from 0."""
+    ids = count()
+    out = []
+    if turn.reasoning is not None or start == "reasoning":
+        out += ["" if start == "reasoning" else THINKING.open, turn.reasoning or "", THINKING.close]
+    for group in turn.groups():
+        if isinstance(group, str):
+            out += [RESPONSE.open, group, RESPONSE.close]
+            continue
+        calls = ",\n    ".join(json.dumps({"tool_call_id": use.id or str(next(ids)),
+                                           "tool_name": use.name, "parameters": use.arguments},
+                                          ensure_ascii=False) for use in group)  # fmt: skip
+        out.append(f"{ACTION}[\n    {calls}\n]{END_ACTION}")
+    return "".join([*out, END_OF_TURN])
+
+
+FORMAT = Format(
+    "cohere",
+    grammar,
+    render,
+    reserved=RESERVED,
+    channels={"reasoning": (THINKING.open, THINKING.close)},
+    default_start=None,
+    prompts={None: PROMPT, "reasoning": PROMPT + THINKING.open},
+    summary="Cohere Command R7B / A: <|START_ACTION|>[{tool_call_id, tool_name, parameters}]",
+    markers={"reasoning": "<|START_THINKING|>…<|END_THINKING|>",
+             "call": '<|START_ACTION|>[{"tool_name": N, "parameters": {…}}]<|END_ACTION|>'},
+)  # fmt: skip
