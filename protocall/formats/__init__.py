@@ -43,6 +43,9 @@ _BUILTINS = (
     "glm",
     "minimax",
     "seed-oss",
+    "mistral",
+    "cohere",
+    "apertus",
     "pythonic",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
