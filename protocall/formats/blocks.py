@@ -522,10 +522,11 @@ def call_object(
     string under `name` (a `tool_name` node, final once its closing quote has arrived), the
     arguments the object under one of `arguments_keys` (a `tool_arguments` node streamed by
     `json_object`; absent: no arguments), the call id the value under `id_key` (a `tool_id`
-    node: a string as is, another value as JSON text). Members come in any order, except that
-    the arguments follow the name (their deltas belong to an announced call); other members
-    are skipped. Fails just after a repeated key or an arguments key before the name, and at
-    the `}` of an object without a name; needs more while the object is open."""
+    node: a string as is, another value as JSON text). Members come in any order; other members
+    are skipped. Arguments that come before the name are read whole and given, re-serialised,
+    right after it (deltas belong to an announced call), so they stream only after the name.
+    Fails just after a repeated key, and at the `}` of an object without a name; needs more
+    while the object is open."""
     arguments_keys = tuple(arguments_keys)
     values: dict[str, Parser[Any]] = {name: tool_name(json_string())}
     values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
@@ -534,27 +535,43 @@ def call_object(
     other = json_value()
     colon = seq(whitespace, literal(":"), whitespace)
     more = whitespace.then(alt(literal(",").then(whitespace).result(False), peek(literal("}"))))
-    name_first = f"a `{_json_text(name)}` member before the arguments"
 
     @generate
     def call() -> Generator[Parser[Any], Any, None]:
         yield literal("{").then(whitespace)
         seen: set[str] = set()
+        early: dict[str, Any] | None = None
         done = yield optional(peek(literal("}")))
         while not done:
             key = yield json_string()
             if key in seen:
                 yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
             if key in arguments_keys and name not in seen:
-                yield fail(name_first)
+                early = yield colon.then(json_object())
+            else:
+                yield colon.then(values.get(key, other))
             seen.add(key)
-            yield colon.then(values.get(key, other))
+            if key == name and early is not None:
+                yield arguments(Synthesised(_json_text(early)).result(early))
             done = yield more
         if name not in seen:
             yield fail(f"a `{_json_text(name)}` member")
         yield literal("}")
 
     return call
+
+
+class Synthesised(Parser[None]):
+    """Matches nothing and emits `text` as one `Text` item where it stands: text the grammar
+    derived (re-serialised arguments) rather than read from the input."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def step(self, inp: Input, pos: int) -> Step[None]:
+        inp.out.append(Text(self.text, pos))
+        return None, pos
+        yield pos  # pragma: no cover - makes this a generator
 
 
 def _id_text(value: Any) -> str:
