@@ -47,6 +47,8 @@ _BUILTINS = (
     "cohere",
     "apertus",
     "pythonic",
+    "granite",
+    "nemotron",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
