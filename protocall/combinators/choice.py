@@ -51,6 +51,7 @@ class Alt(Parser[T]):
                 inp.close_choice(choice, keep_output=False)
                 if choice.committed:
                     raise _commit_failure(failure) from None
+                inp.abandon(failure)
                 best = failure if best is None else best.merge(failure)
                 continue
             except Committed:
@@ -91,6 +92,7 @@ class Many(Parser[list[T]]):
                 inp.close_choice(choice, keep_output=False)
                 if choice.committed or len(values) < self.minimum:
                     raise _commit_failure(failure) if choice.committed else failure from None
+                inp.abandon(failure)
                 return values, pos
             except Committed:
                 inp.close_choice(choice, keep_output=False)
@@ -138,11 +140,12 @@ class Peek(Parser[T]):
         self.parser = parser
 
     def step(self, inp: Input, pos: int) -> Step[T]:
-        choice = inp.open_choice(pos)
+        choice, furthest = inp.open_choice(pos), inp.furthest
         try:
             value, _ = yield from self.parser.step(inp, pos)
         finally:
             inp.close_choice(choice, keep_output=False)
+            inp.furthest = furthest
         return value, pos
 
 
@@ -162,13 +165,14 @@ class NotFollowedBy(Parser[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
-        choice = inp.open_choice(pos)
+        choice, furthest = inp.open_choice(pos), inp.furthest
         try:
             yield from self.parser.step(inp, pos)
         except Backtrack:
             return None, pos
         finally:
             inp.close_choice(choice, keep_output=False)
+            inp.furthest = furthest
         raise Backtrack(pos, self.expected)
 
 

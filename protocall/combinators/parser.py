@@ -189,15 +189,19 @@ class Run(Generic[T]):
                 inp.release(keep)
 
     def _error(self, failure: ParseFailure) -> ParseError:
+        """The error users see: at the furthest position any branch reached (the input was
+        viable up to there), expecting what every failure at that position expected."""
         inp = self._inp
-        line, column = inp.line_column(failure.position)
+        furthest = failure if inp.furthest is None else inp.furthest.merge(failure)
+        context = (furthest if furthest.position > failure.position else failure).context
+        line, column = inp.line_column(furthest.position)
         return ParseError(
-            failure.position,
+            furthest.position,
             line,
             column,
-            describe_expected(failure.expected),
-            excerpt(inp, failure.position),
-            tuple(reversed(failure.context)),
+            describe_expected(furthest.expected),
+            excerpt(inp, furthest.position),
+            tuple(reversed(context)),
             isinstance(failure, Committed),
         )
 

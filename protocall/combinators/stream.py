@@ -7,7 +7,10 @@ own position) is dropped, so memory stays bounded by the undecided region.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .result import ParseFailure
 
 
 class Open(NamedTuple):
@@ -63,6 +66,7 @@ class Input:
         "buf",
         "choices",
         "eof",
+        "furthest",
         "out",
         "root",
     )
@@ -74,6 +78,7 @@ class Input:
         self.root: list[Item] = []
         self.out: list[Item] = self.root
         self.choices: list[Choice] = []
+        self.furthest: ParseFailure | None = None
         self._lines = 1
         self._line_start = 0
         self._captures = 0
@@ -110,6 +115,12 @@ class Input:
         if keep_output and choice.out is not parent:
             parent.extend(choice.out)
         self.out = parent
+
+    def abandon(self, failure: ParseFailure) -> None:
+        """Remember a failure a choice backtracked over: the input was viable up to its
+        position, so a parse that fails short of it reports the error there."""
+        furthest = self.furthest
+        self.furthest = failure if furthest is None else furthest.merge(failure)
 
     def cut(self) -> None:
         """Commit every open choice: none of them may backtrack any more, and the output
