@@ -51,7 +51,7 @@ class Parser(Generic[T_co]):
 
     def parse(self, text: str) -> T_co:
         """Parse complete `text`, which must be consumed entirely; raise `ParseError`."""
-        run = Run(Seq(self, end_of_input)).feed(text).finish()
+        run = Run(Seq(self, end_of_input), text).finish()
         if run.error is not None:
             raise run.error
         value: T_co = run.value[0]
@@ -114,15 +114,17 @@ def _last(values: tuple[Any, ...]) -> Any:
 
 
 class Run(Generic[T]):
-    """A resumable parse. `feed` and `finish` return the `Status`; emitted items are `take`n.
+    """A resumable parse over `text` and whatever is fed next. `feed` and `finish` return the
+    run, whose `status` says where it stands; emitted items are `take`n.
 
     Feeding resumes the suspended parser tree where it stopped: nothing is re-parsed and no
     text is scanned twice beyond what a parser holds back. After `DONE`, further input is kept
     as the `rest`; after `finish()` or `FAILED`, feeding is a `UsageError`.
     """
 
-    def __init__(self, parser: Parser[T]) -> None:
+    def __init__(self, parser: Parser[T], text: str = "") -> None:
         self._inp = Input()
+        self._inp.buf = text
         self._steps: Step[T] = parser.step(self._inp, 0)
         self._finished = False
         self.status: Status = NEED_MORE
