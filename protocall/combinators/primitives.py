@@ -54,7 +54,8 @@ class Regex(Parser[Any]):
     A match that reaches the end of the available input needs more (it might grow). A pattern
     that does not match the available text fails at once, so patterns must be *token-like*:
     any text that starts a match must already match a prefix of it (`\\s*`, `[A-Za-z_]\\w*`,
-    `-?\\d+`). Structured text belongs in `seq` of literals and tokens, or in `until` spans.
+    `\\d+`; not `-?\\d+`, which fails on a lone `-`: write `seq(optional(literal("-")), …)`).
+    Structured text belongs in `seq` of literals and tokens, or in `until` spans.
     Only linear-time patterns (no nested unbounded repetition) should be used.
     """
 
