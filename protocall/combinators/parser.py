@@ -135,7 +135,11 @@ class Run(Generic[T]):
 
     def feed(self, text: str) -> Run[T]:
         if self.status is NEED_MORE and not self._finished:
-            self._inp.buf += text
+            inp = self._inp
+            fast = inp.fast
+            if fast is not None and fast.absorb(inp, text):
+                return self  # the innermost parser took it without resuming the tree
+            inp.buf += text
             if text:
                 self._advance()
             return self

@@ -7,7 +7,7 @@ own position) is dropped, so memory stays bounded by the undecided region.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from .result import ParseFailure
@@ -54,6 +54,14 @@ class Choice:
         self.barrier = barrier
 
 
+class Absorber(Protocol):
+    """A suspended parser's shortcut: `absorb(inp, text)` appends `text` to the buffer and
+    does exactly what resuming the parser would do with it, returning True — or returns
+    False, changing nothing, when the parser must be resumed to decide."""
+
+    def absorb(self, inp: Input, text: str) -> bool: ...
+
+
 class Input:
     """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree."""
 
@@ -66,6 +74,7 @@ class Input:
         "buf",
         "choices",
         "eof",
+        "fast",
         "furthest",
         "out",
         "root",
@@ -75,6 +84,8 @@ class Input:
         self.buf = ""
         self.base = 0
         self.eof = False
+        # The innermost suspended parser may take plain input without a resume (see Absorber).
+        self.fast: Absorber | None = None
         self.root: list[Item] = []
         self.out: list[Item] = self.root
         self.choices: list[Choice] = []

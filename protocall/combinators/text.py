@@ -60,6 +60,7 @@ class Until(Parser[str]):
         # While the stream is open, one search finds the earliest complete marker or the
         # earliest proper marker prefix that reaches the end of the buffer (to hold back).
         self.scan = re.compile(f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered)
+        self.starters = re.compile("[" + "".join(map(re.escape, {m[0] for m in markers})) + "]")
         self.emit = emit
         self.required = required
         self.nonempty = nonempty
@@ -68,9 +69,11 @@ class Until(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
-        pieces: list[str] = []
-        emitted = scan = pos
+        state = _Scanning(self.starters, emit, pos)
+        pieces = state.pieces
         while True:
+            inp.fast = None
+            emitted, scan = state.emitted, state.scan
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
             match = (find if eof else scan_open).search(buf, scan - base)
@@ -93,8 +96,38 @@ class Until(Parser[str]):
                 if not found and self.required:
                     raise Backtrack(limit, self.expected)
                 return "".join(pieces), limit
-            scan = limit
+            state.emitted = state.scan = emitted
+            if emitted > pos or not self.commit:
+                inp.fast = state
             yield emitted
+
+
+class _Scanning:
+    """An `until` suspended with nothing held back: input with no character that can start
+    a marker is emitted at once, without resuming the parser tree (the common delta)."""
+
+    __slots__ = ("emit", "emitted", "pieces", "scan", "starters")
+
+    def __init__(self, starters: re.Pattern[str], emit: bool, pos: int) -> None:
+        self.starters = starters
+        self.emit = emit
+        self.emitted = self.scan = pos
+        self.pieces: list[str] = []
+
+    def absorb(self, inp: Input, text: str) -> bool:
+        if not text:
+            return True
+        emitted = self.emitted
+        if emitted != inp.base + len(inp.buf) or self.starters.search(text):
+            return False
+        inp.buf += text
+        self.pieces.append(text)
+        if self.emit:
+            inp.out.append(_text(Text, (text, emitted)))
+        self.emitted = self.scan = emitted + len(text)
+        if self.emitted - inp.base >= 256:
+            inp.release(self.emitted)
+        return True
 
 
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
