@@ -1,0 +1,12 @@
+"""Hypothesis profiles: `ci` (the default) keeps the suite quick; `long` searches far more
+examples (`HYPOTHESIS_PROFILE=long pytest tests/test_properties.py`)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("long", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
