@@ -46,6 +46,7 @@ _BUILTINS = (
     "mistral",
     "cohere",
     "apertus",
+    "gpt-oss",
     "pythonic",
     "granite",
     "nemotron",
