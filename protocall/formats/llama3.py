@@ -1,0 +1,106 @@
+"""Llama 3.1 / 3.2 / 3.3 JSON calls (FORMATS.md §6.6): call objects with no section marker.
+
+[<|python_tag|>]{"name": N, "parameters": {…}}[; {"name": M, "parameters": {…}}]<|eot_id|>
+
+- `arguments` is accepted for `parameters`. Members may come in any order (see
+  `call_object`); several calls are separated by `;`.
+- Without `<|python_tag|>` nothing marks a call, so an object counts as one only once it
+  shows `{"name": "<a declared tool>", "parameters":` (any name when none are declared; a
+  `"type"` member may come first), or, in another layout, once it has closed holding such a
+  name and arguments. Until then its `{` is held back; an object that turns out otherwise
+  (`{"answer": 42}`, an undeclared name, one the stream ended inside) is content.
+- FORMATS.md reads calls only when the whole output is JSON; here a call object may also
+  follow content and be followed by content (as vLLM's complete-output parser finds them).
+  After `<|python_tag|>` any name makes a call (the session reports an undeclared one).
+- Built-in tool calls (`<|python_tag|>brave_search.call(query="…")`) are left as content.
+- `<|eot_id|>` ends the turn, `<|eom_id|>` too (after a built-in tool call).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from typing import Any
+
+from .. import ast
+from ..combinators import (
+    Parser,
+    alt,
+    cut,
+    fail,
+    json_object,
+    json_string,
+    literal,
+    many,
+    optional,
+    peek,
+    recover,
+    seq,
+    success,
+    tag,
+    until,
+    whitespace,
+)
+from ..tools import Tools
+from .base import Format
+from .blocks import Calls, assistant_turn, call_object, render_turn, unfinished
+from .turns import ToolUse, Turn
+
+PYTHON_TAG = "<|python_tag|>"
+STOPS = ("<|eot_id|>", "<|eom_id|>")
+ARGUMENTS = ("parameters", "arguments")
+PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+
+
+def key(name: str) -> Parser[Any]:
+    return seq(whitespace, literal(f'"{name}"'), whitespace, literal(":"), whitespace)
+
+
+def known(tools: Tools | None, name: Any) -> Parser[Any]:
+    if isinstance(name, str) and (tools is None or name in tools):
+        return success(name)
+    return fail("a declared tool name")
+
+
+def whole_call(tools: Tools | None, found: dict[str, Any]) -> Parser[Any]:
+    if not any(key in found for key in ARGUMENTS):
+        return fail("a call object")
+    return known(tools, found.get("name"))
+
+
+def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+    obj, skip = call_object("name", ARGUMENTS), until(*STOPS, emit=False)
+    kind = optional(seq(key("type"), json_string(), whitespace, literal(",")))
+    named = seq(literal("{"), kind, key("name"), json_string().bind(partial(known, tools)),
+                whitespace, literal(","), alt(*map(key, ARGUMENTS)))  # fmt: skip
+    proof = alt(named, json_object().bind(partial(whole_call, tools)))
+    tagged = seq(literal(PYTHON_TAG), whitespace, literal("{"))
+
+    def call(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
+        return recover(tag(ast.TOOL_CALL, seq(peek(head), lead, cut, obj)), skip)
+
+    bare = call(proof, success(None))
+    first = alt(unfinished(call(tagged, literal(PYTHON_TAG).then(whitespace))), bare)
+    more = many(unfinished(seq(whitespace, literal(";"), whitespace, bare)))
+    calls = Calls((PYTHON_TAG, "{"), alt(unfinished(tagged), peek(proof)), seq(first, more))
+    return assistant_turn(calls=calls, stops=STOPS)
+
+
+def render_call(use: ToolUse) -> str:
+    return json.dumps({"name": use.name, "parameters": use.arguments}, ensure_ascii=False)
+
+
+def render(turn: Turn, start: str | None) -> str:
+    return render_turn(turn, start, reasoning=None, call=render_call, between_calls="; ",
+                       stop=STOPS[0])  # fmt: skip
+
+
+FORMAT = Format(
+    "llama-3",
+    grammar,
+    render,
+    reserved=(PYTHON_TAG, *STOPS),
+    prompts={None: PROMPT},
+    summary="Llama 3.1 / 3.2 / 3.3: bare JSON {name, parameters} objects, ; between calls",
+    markers={"call": '[<|python_tag|>]{"name": N, "parameters": {…}}'},
+)
