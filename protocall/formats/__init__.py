@@ -50,6 +50,7 @@ _BUILTINS = (
     "pythonic",
     "granite",
     "nemotron",
+    "llama3",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
