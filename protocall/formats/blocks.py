@@ -592,7 +592,8 @@ def json_call_list(
     parsed; then `]` and, after optional whitespace, `end` (when the format has one).
 
     A missing `]` or `end` is tolerated: the section closes at the first thing that is not
-    a call (what follows, whitespace included, is content). A failure in the first element,
+    a call (what follows, whitespace included, is content); at end of input a cut-off `end`
+    still closes it. A failure in the first element,
     or before it, makes the section from its opener an error; one in a later element makes
     that element an error (the calls before it stay complete). Either skips to the first
     `resync` marker, consuming `end` if that is what stopped it. A section the stream ended
@@ -607,7 +608,7 @@ def json_call_list(
     elements = alt(literal("]"), seq(element, many(later), optional(whitespace.then(literal("]")))))
     body = seq(begin, cut, whitespace, elements)
     if end is not None:
-        body = body.skip(optional(whitespace.then(literal(end))))
+        body = body.skip(optional(whitespace.then(closer(end))))
     return Calls(openers, unfinished(begin), unfinished(recover(body, skip)))
 
 
