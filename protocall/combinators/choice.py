@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from .parser import Parser, Step
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Close, Input, Open, Text
+from .stream import Choice, Close, Input, Open, Text
 
 T = TypeVar("T")
 
@@ -130,6 +130,15 @@ class Cut(Parser[None]):
 cut = Cut()
 
 
+def _forget(inp: Input, choice: Choice, furthest: ParseFailure | None) -> None:
+    """End a lookahead: drop its choice and output, and the failures it recorded.
+
+    (Not in a `finally`: a generator closed by garbage collection must not touch the
+    choice stack, which other closed generators leave in no particular order.)"""
+    inp.close_choice(choice, keep_output=False)
+    inp.furthest = furthest
+
+
 class Peek(Parser[T]):
     """Lookahead: match `parser` here, then give its value without consuming or emitting.
 
@@ -143,9 +152,10 @@ class Peek(Parser[T]):
         choice, furthest = inp.open_choice(pos), inp.furthest
         try:
             value, _ = yield from self.parser.step(inp, pos)
-        finally:
-            inp.close_choice(choice, keep_output=False)
-            inp.furthest = furthest
+        except ParseFailure:
+            _forget(inp, choice, furthest)
+            raise
+        _forget(inp, choice, furthest)
         return value, pos
 
 
@@ -169,10 +179,12 @@ class NotFollowedBy(Parser[None]):
         try:
             yield from self.parser.step(inp, pos)
         except Backtrack:
+            _forget(inp, choice, furthest)
             return None, pos
-        finally:
-            inp.close_choice(choice, keep_output=False)
-            inp.furthest = furthest
+        except Committed:
+            _forget(inp, choice, furthest)
+            raise
+        _forget(inp, choice, furthest)
         raise Backtrack(pos, self.expected)
 
 
