@@ -47,6 +47,7 @@ _BUILTINS = (
     "cohere",
     "apertus",
     "gpt-oss",
+    "gemma4",
     "pythonic",
     "granite",
     "nemotron",
