@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ def normalize_tools(tools: Iterable[Mapping[str, Any] | Tool] | Tools | None) ->
     return Tools(normalized)
 
 
+@functools.cache
 def jsonschema_available() -> bool:
     """Whether the optional jsonschema package is installed (checked without importing it)."""
     from importlib.util import find_spec

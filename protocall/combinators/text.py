@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -30,6 +31,19 @@ def _proper_prefixes(markers: Iterable[str]) -> str:
     return branches(trie)
 
 
+@functools.lru_cache(maxsize=1024)
+def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
+    """The regexes for a marker set, compiled once per set (grammars are built per session):
+    the markers; while the stream is open, the earliest complete marker or the earliest
+    proper marker prefix that reaches the end of the buffer (to hold back); their first
+    characters."""
+    ordered = "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
+    prefixes = _proper_prefixes(sorted(markers))
+    scan = f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered
+    starters = "[" + "".join(sorted(re.escape(m[0]) for m in markers)) + "]"
+    return re.compile(ordered), re.compile(scan), re.compile(starters)
+
+
 class Until(Parser[str]):
     """Text up to, not including, the earliest of `markers`; the value is that text.
 
@@ -54,13 +68,7 @@ class Until(Parser[str]):
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
-        ordered = "|".join(map(re.escape, sorted(set(markers), key=len, reverse=True)))
-        prefixes = _proper_prefixes(markers)
-        self.find = re.compile(ordered)
-        # While the stream is open, one search finds the earliest complete marker or the
-        # earliest proper marker prefix that reaches the end of the buffer (to hold back).
-        self.scan = re.compile(f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered)
-        self.starters = re.compile("[" + "".join(map(re.escape, {m[0] for m in markers})) + "]")
+        self.find, self.scan, self.starters = _patterns(frozenset(markers))
         self.emit = emit
         self.required = required
         self.nonempty = nonempty
