@@ -631,13 +631,15 @@ def _python_name(tools: Tools | None) -> Parser[str]:
     return regex(r"[^\W\d][\w.-]*").desc("a tool name").bind(check)
 
 
-def _python_call(name: Parser[str], skip: Parser[Any]) -> tuple[Parser[Any], Parser[Any]]:
-    """`(proof, call)` of one pseudo-function call. The proof is the name, `(`, then `)` or
-    a first `key=`; the call, a `tool_call` node, a cut once the proof has arrived. The
-    whole name is announced; `python_call` reads the call from its last `-`-free part on
-    (Python names have no `-`)."""
-    proof = seq(name, whitespace, literal("("), whitespace,
-                alt(literal(")"), seq(regex(r"\w+"), whitespace, literal("="))))  # fmt: skip
+def _python_call(
+    name: Parser[str], skip: Parser[Any], *, strict: bool = True
+) -> tuple[Parser[Any], Parser[Any]]:
+    """`(proof, call)` of one pseudo-function call. The proof is the name and `(`, when
+    `strict` then `)` or a first `key=`; the call, a `tool_call` node, cuts once the proof
+    has arrived. The whole name is announced; `python_call` reads the call from its last
+    `-`-free part on (Python names have no `-`)."""
+    keyword = alt(literal(")"), seq(regex(r"\w+"), whitespace, literal("=")))
+    proof = seq(name, whitespace, literal("("), *([whitespace, keyword] if strict else []))
 
     syntax = python_call(call_tag=PYTHON_CALL, name_tag=PYTHON_CALLEE)
 
@@ -667,15 +669,15 @@ def python_call_list(
     otherwise, also when the stream ends before that, the `[` is text. Inside a section any
     name makes a call (the session reports an undeclared one) and a section begin the
     stream ended inside is a truncated call. After the first call the list is committed: a
-    call cut off is a truncated one. A trailing comma is allowed; a missing `]` or section
-    end is tolerated. A malformed call is skipped to the section end (consumed) or one of
-    `stops`.
+    name and `(` make a call, and one cut off is a truncated one. A trailing comma is
+    allowed; a missing `]` or section end is tolerated. A malformed call is skipped to the
+    section end (consumed) or one of `stops`.
     """
     stops = tuple(stops)
     skip = until(*stops, emit=False)
     if section is not None:
         skip = until(section[1], *stops, emit=False).then(optional(literal(section[1])))
-    _, any_call = _python_call(_python_name(None), skip)
+    _, any_call = _python_call(_python_name(None), skip, strict=False)
     later = unfinished(seq(whitespace, literal(","), whitespace, any_call))
 
     def listed(first: Parser[Any]) -> Parser[Any]:
