@@ -31,8 +31,8 @@ from .turns import ToolUse, Turn
 
 @dataclass(frozen=True)
 class Variant:
-    """`section` wraps a list (None: bare lists only), `bare` whether a list without it
-    counts; `render_section` whether `render` writes the section."""
+    """`section` may wrap a list (None: bare lists only), `bare` says whether a list without
+    it counts; `render` writes the section only where a bare list does not count."""
 
     name: str
     summary: str
