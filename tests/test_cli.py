@@ -348,12 +348,12 @@ def test_the_python_in_each_docs_page_runs_as_written(page: str) -> None:
 
 def test_the_readme_shows_the_embedding_example_verbatim() -> None:
     code = (ROOT / "examples" / "embed.py").read_text(encoding="utf-8").split('"""', 2)[2]
-    pages = [ROOT / "docs" / "README-sections.md", ROOT / "README.md"]
+    pages = [ROOT / "README.md"]
     shown = [
         block
         for page in pages
         for block in python_blocks(page)
         if "handle(session.finish())" in block
     ]
-    assert shown  # the proposed sections always show it; README.md once they are merged
+    assert shown
     assert all(block == code.lstrip("\n") for block in shown)
