@@ -1,0 +1,265 @@
+"""The `apertus` format (FORMATS.md §6.13), one-shot and streamed in every test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.events import ToolCallStart
+from protocall.formats.apertus import FORMAT
+from protocall.message import Message
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, split_at, stream
+from protocall.tools import normalize_tools
+
+THINK, END_THINK = "<|inner_prefix|>", "<|inner_suffix|>"
+TOOLS_OPEN, TOOLS_CLOSE, END = "<|tools_prefix|>", "<|tools_suffix|>", "<|assistant_end|>"
+PROMPT, THINKING = "<|assistant_start|>", "<|assistant_start|><|inner_prefix|>"
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    tool("get_weather", location=STRING, days={"type": "integer"}, hourly={"type": "boolean"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("set_config", options={"type": "object"}),
+]
+
+
+def section(*calls: tuple[str, dict[str, object]]) -> str:
+    body = json.dumps([{name: arguments} for name, arguments in calls], ensure_ascii=False)
+    return TOOLS_OPEN + body + TOOLS_CLOSE
+
+
+def whole_calls(text: str) -> list[str]:
+    """`text` one character per chunk, except that each call arrives whole in one chunk."""
+    spans = [(n.start, n.end) for n in stream(FORMAT, [text], TOOLS).tree.find_all(ast.TOOL_CALL)]
+    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
+    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
+
+
+def verified(
+    text: str,
+    prompt: str | None = PROMPT,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
+    one chunk: every property of the testing kit holds for each (same events and message as
+    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
+    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
+    whole = stream(FORMAT, [text], tools, prompt)
+    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text)):
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(message: Message) -> list[str]:
+    return [c.name for c in message.tool_calls]
+
+
+# -- FORMATS.md §6.16 example ------------------------------------------------------------------
+
+EXAMPLES = [
+    ('<|inner_prefix|>Need weather.<|inner_suffix|><|tools_prefix|>[{"get_weather": {"location": '
+     '"Paris"}}]<|tools_suffix|><|assistant_end|>', PROMPT,
+     {"reasoning_content": "Need weather.", "content": None,
+      "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+    ("I will check. " + section(("get_weather", {"location": "Paris", "days": 3}),
+                                ("get_time", {"zone": "UTC"})) + " Done." + END, PROMPT,
+     {"reasoning_content": None, "content": "I will check.  Done.", "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Paris", "days": 3}},
+         {"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+    ("Thinking first." + END_THINK + "Hello!" + END, THINKING,
+     {"reasoning_content": "Thinking first.", "content": "Hello!", "tool_calls": []}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_formats_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
+    verified(text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=30, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[str, str, dict[str, object]], data: st.DataObject
+) -> None:
+    text, prompt, expected = example
+    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+
+
+def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
+    assert_format(FORMAT, max_examples=15, seed=0)
+
+
+def test_registered() -> None:
+    assert formats.get("apertus") is FORMAT
+
+
+# -- reasoning -----------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert FORMAT.start_state(PROMPT) is None and FORMAT.start_state(None) is None
+    assert FORMAT.start_state(THINKING) == "reasoning"
+    assert FORMAT.start_state(THINKING + END_THINK) is None
+
+
+def test_thinking_off_prompt_starts_in_content() -> None:
+    message = verified("Paris." + END, THINKING + END_THINK)
+    assert (message.reasoning_content, message.content) == (None, "Paris.")
+
+
+@pytest.mark.parametrize(("prefix", "prompt"), [(THINK, PROMPT), ("", THINKING)])
+def test_a_tool_section_ends_open_reasoning(prefix: str, prompt: str) -> None:
+    text = prefix + "Look it up." + section(("get_time", {"zone": "UTC"})) + END
+    message = verified(text, prompt)
+    assert (message.reasoning_content, message.content) == ("Look it up.", None)
+    assert names(message) == ["get_time"]
+
+
+@pytest.mark.parametrize("terminator", [END_THINK, END, ""])
+def test_reasoning_terminators(terminator: str) -> None:
+    message = verified(THINK + " Hmm. " + terminator + "x", PROMPT)
+    assert message.reasoning_content == "Hmm." + ("" if terminator else " x")
+    assert message.content == ("x" if terminator else None)
+
+
+def test_marker_text_quoted_in_closed_reasoning_and_content_stays_text() -> None:
+    thought = f"Maybe {TOOLS_OPEN} then [ or {TOOLS_OPEN}x and {TOOLS_CLOSE}."
+    message = verified(THINK + thought + END_THINK + f"Use {TOOLS_OPEN} like this." + END)
+    assert message.reasoning_content == thought
+    assert message.content == f"Use {TOOLS_OPEN} like this." and message.tool_calls == ()
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+def test_parallel_calls_and_sections() -> None:
+    text = (section(("get_time", {"zone": "UTC"}), ("get_weather", {"location": "Rome"}))
+            + " and " + section(("get_weather_forecast", {"location": "Oslo"})) + END)  # fmt: skip
+    message = verified(text)
+    assert names(message) == ["get_time", "get_weather", "get_weather_forecast"]
+    assert message.content == "and"
+
+
+@pytest.mark.parametrize("gap", ["", " ", "\n", "\n  \t"])
+def test_whitespace_inside_the_array(gap: str) -> None:
+    text = (f'{TOOLS_OPEN}{gap}[{gap}{{{gap}"get_time"{gap}:{gap}{{"zone": "UTC"}}{gap}}}{gap},'
+            f'{gap}{{"get_time": {{}}}}{gap}]{gap}{TOOLS_CLOSE}{END}')  # fmt: skip
+    message = verified(text)
+    assert [c.arguments for c in message.tool_calls] == [{"zone": "UTC"}, {}]
+
+
+def test_missing_suffix_is_tolerated() -> None:
+    message = verified(TOOLS_OPEN + '[{"get_time": {"zone": "UTC"}}]' + END)
+    assert names(message) == ["get_time"] and message.errors == ()
+    message = verified(TOOLS_OPEN + '[{"get_time": {}}] then text')
+    assert names(message) == ["get_time"] and message.content == "then text"
+
+
+def test_typed_values_keep_their_json_types() -> None:
+    arguments = {
+        "days": 3,
+        "ratio": -1.5e3,
+        "hourly": True,
+        "unit": None,
+        "list": [1, "two"],
+        "options": {"a": {"b": False}},
+        "zone": "42",
+        "n": 12345678901234567890,
+    }
+    (result,) = verified(section(("set_config", arguments)), tools=None).tool_calls
+    assert result.arguments == arguments and json.loads(result.arguments_json) == arguments
+
+
+def test_cjk_and_emoji() -> None:
+    arguments = {"location": "東京 🌸", "note": "晴れ ☀️"}
+    message = verified(
+        THINK + "天気 🤔" + END_THINK + "了解 👍" + section(("get_weather", arguments))
+    )
+    assert (message.reasoning_content, message.content) == ("天気 🤔", "了解 👍")
+    assert message.tool_calls[0].arguments == arguments
+
+
+@pytest.mark.parametrize("marker", FORMAT.reserved)
+def test_every_marker_inside_a_string_argument(marker: str) -> None:
+    content = f"x = '{marker}'\n{marker}]}}"
+    (result,) = verified(
+        section(("write_file", {"path": "/p", "content": content})) + END
+    ).tool_calls
+    assert result.arguments == {"path": "/p", "content": content}
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    text = section(("get_weather_forecast", {"location": "Oslo"}), ("get_weather", {}))
+    starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
+              if isinstance(e, ToolCallStart)]  # fmt: skip
+    assert starts == ["get_weather_forecast", "get_weather"]
+    verified(text)
+
+
+def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
+    text = section(("get_time", {"zone": "UTC"}), ("launch", {"n": 3}), ("get_weather", {})) + END
+    message = verified(text)
+    assert names(message) == ["get_time", "get_weather"]
+    (error,) = message.errors
+    assert error.code == "unknown_tool" and "launch" in error.message
+
+
+def test_malformed_element_is_an_error_and_earlier_calls_stay() -> None:
+    text = (
+        f'{TOOLS_OPEN}[{{"get_time": {{"zone": "UTC"}}}}, {{"get_weather": nope}}]{TOOLS_CLOSE}ok'
+    )
+    message = verified(text)
+    assert names(message) == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == '{"get_weather": nope}]' + TOOLS_CLOSE
+    assert message.content == error.raw + "ok"
+
+
+def test_a_second_key_in_a_call_object_is_malformed() -> None:
+    message = verified(TOOLS_OPEN + '[{"get_time": {}, "x": 1}]' + TOOLS_CLOSE)
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["malformed"]
+
+
+# -- truncation ----------------------------------------------------------------------------------
+
+
+def test_truncation_at_every_position() -> None:
+    first, second = ("get_time", {"zone": "UTC"}), ("write_file", {"content": '<|x|> "z"'})
+    text = THINK + "R" + END_THINK + "Hi " + section(first, second) + END
+    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
+    reference = stream(FORMAT, [text], TOOLS, PROMPT)
+    ends = [n.end for n in reference.tree.find_all(ast.TOOL_CALL)]
+    opened = text.index(TOOLS_OPEN)
+    for cut in range(len(text)):
+        prefix = text[:cut]
+        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
+        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
+        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
+        for prop in PROPERTIES:
+            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
+        message = whole.message
+        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for e in ends)]
+        if opened + len(TOOLS_OPEN) <= cut < ends[0]:
+            (error,) = message.errors
+            assert error.code == "truncated" and error.raw == text[opened:cut]
+        assert all(e.code == "truncated" for e in message.errors)
