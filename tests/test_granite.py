@@ -1,0 +1,248 @@
+"""The `granite` format (FORMATS.md §6.10): IBM Granite 3.x."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import protocall
+from protocall import ast, formats
+from protocall.events import ReasoningDelta, ToolCallStart
+from protocall.message import Message
+from protocall.testing import Case, Trial, check_format, chunkings, split_at, stream
+from protocall.testing.mutations import truncated
+from protocall.testing.properties import first_problem
+from protocall.tools import normalize_tools
+
+GRANITE = formats.get("granite")
+CALL, EOT = "<|tool_call|>", "<|end_of_text|>"
+PROMPT = "<|start_of_role|>assistant<|end_of_role|>"
+
+
+def function(name: str, **properties: Any) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    function("get_weather", location=STRING, days={"type": "integer"}),
+    function("get_weather_forecast", location=STRING),
+    function("get_time", zone=STRING),
+    function("write_file", path=STRING, content=STRING),
+]
+
+
+def obj(name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+
+
+def calls(*objects: str, opener: str = CALL) -> str:
+    return opener + "[" + ", ".join(objects) + "]"
+
+
+def parse(text: str, prompt: str | None = PROMPT, tools: Any = TOOLS) -> Message:
+    """Parse `text` one-shot, per character, in 3-character deltas and with each call in
+    one delta; every way passes the testing kit's properties (chunking invariance, emitted
+    means final, deltas add up, well-formed events, declared names, raw text in errors)."""
+    whole = stream(GRANITE, [text], tools, prompt)
+    spans = [at for node in whole.tree.find_all(ast.TOOL_CALL) for at in (node.start, node.end)]
+    case = Case(text, normalize_tools(tools), prompt, GRANITE.start_state(prompt))
+    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)],
+                   split_at(text, [at for at in spans if at is not None])):  # fmt: skip
+        outcome = stream(GRANITE, chunks, tools, prompt)
+        problem = first_problem(Trial(GRANITE, case, chunks, whole, outcome))
+        assert problem is None, (chunks, problem)
+    assert protocall.parse(text, "granite", tools, prompt, seed=0) == whole.message
+    return whole.message
+
+
+def calls_of(message: Message) -> list[dict[str, Any]]:
+    return [{"name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+
+
+# -- FORMATS.md §6.16 (6.10) -------------------------------------------------------------------
+
+EXAMPLE = '<|tool_call|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]'
+EXPECTED = {
+    "reasoning_content": None,
+    "content": None,
+    "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+}
+
+
+def test_formats_md_example() -> None:
+    message = parse(EXAMPLE)
+    assert message.to_dict() == EXPECTED and message.errors == ()
+
+
+@given(st.data())
+@settings(max_examples=30, deadline=None)
+def test_example_under_random_chunkings(data: st.DataObject) -> None:
+    outcome = stream(GRANITE, data.draw(chunkings(EXAMPLE, GRANITE.reserved)), TOOLS)
+    assert outcome.message.to_dict() == EXPECTED
+    assert outcome.merged_events == stream(GRANITE, [EXAMPLE], TOOLS).merged_events
+
+
+# -- calls -----------------------------------------------------------------------------------------
+
+
+def test_parallel_calls_with_content_before_and_after() -> None:
+    text = ("Sure. " + calls(obj("get_time", {"zone": "UTC"}), obj("get_weather", {"days": 2}))
+            + " Anything else?" + EOT)  # fmt: skip
+    message = parse(text)
+    assert message.content == "Sure.  Anything else?"
+    assert [c.name for c in message.tool_calls] == ["get_time", "get_weather"]
+
+
+def test_granite_3_1_opener_spelling() -> None:
+    message = parse(calls(obj("get_time", {"zone": "UTC"}), opener="<tool_call>") + EOT)
+    assert [c.name for c in message.tool_calls] == ["get_time"] and message.content is None
+
+
+def test_opener_without_a_list_stays_text() -> None:
+    text = 'Use <|tool_call|> then a list; <tool_call>{"name": "get_time"}</tool_call> is Hermes.'
+    message = parse(text)
+    assert message.content == text and message.tool_calls == ()
+
+
+def test_arguments_before_the_name_are_given_after_it() -> None:
+    text = CALL + '[{"arguments": {"zone": "UTC"}, "name": "get_time"}]'
+    message = parse(text)
+    assert calls_of(message) == [{"name": "get_time", "arguments": {"zone": "UTC"}}]
+    assert message.tool_calls[0].arguments_json == '{"zone": "UTC"}'
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    text = calls(obj("get_weather_forecast", {"location": "Oslo"}), obj("get_weather", {}))
+    outcome = stream(GRANITE, list(text), TOOLS)
+    starts = [e.name for e in outcome.events if isinstance(e, ToolCallStart)]
+    assert starts == ["get_weather_forecast", "get_weather"]
+
+
+def test_undeclared_tool_is_reported_and_the_other_calls_kept() -> None:
+    message = parse(calls(obj("launch_rockets", {"n": 3}), obj("get_time", {"zone": "UTC"})))
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert [e.code for e in message.errors] == ["unknown_tool"]
+
+
+def test_typed_values_keep_their_json_types() -> None:
+    arguments = {"n": 12345678901234567890, "x": -1.5e3, "b": True, "z": None,
+                 "list": [1, "two", [3.0]], "o": {"a": {"b": False}}, "s": "42"}  # fmt: skip
+    (done,) = parse(calls(obj("set_config", arguments)), tools=None).tool_calls
+    assert done.arguments == arguments and json.loads(done.arguments_json) == arguments
+
+
+def test_marker_text_inside_string_arguments() -> None:
+    code = "\n".join([*GRANITE.reserved, calls(obj("get_time", {})), "}]", '"}]'])
+    message = parse(calls(obj("write_file", {"path": "a", "content": code})) + EOT)
+    assert calls_of(message) == [
+        {"name": "write_file", "arguments": {"path": "a", "content": code}}
+    ]
+    assert message.content is None and message.reasoning_content is None
+
+
+# -- reasoning -------------------------------------------------------------------------------------
+
+
+def test_granite_3_3_think_and_response_tags() -> None:
+    text = "<think>The user wants Paris.</think><response>Let me check.</response>"
+    message = parse(text + calls(obj("get_weather", {"location": "Paris"})) + EOT)
+    assert (message.reasoning_content, message.content) == (
+        "The user wants Paris.",
+        "Let me check.",
+    )
+    assert [c.name for c in message.tool_calls] == ["get_weather"]
+
+
+@pytest.mark.parametrize("spelling", ["Here is", "Here's"])
+def test_granite_3_2_thought_and_response_phrases(spelling: str) -> None:
+    text = f"{spelling} my thought process:\nNeed weather.\n{spelling} my response:\nSure."
+    message = parse(text + EOT)
+    assert (message.reasoning_content, message.content) == ("Need weather.", "Sure.")
+
+
+def test_thought_phrase_counts_only_at_the_start() -> None:
+    text = "Well. Here is my thought process: none. Here is my response: ok."
+    message = parse(text)
+    assert message.reasoning_content is None and message.content == text
+
+
+def test_thought_phrase_is_held_back_until_decided() -> None:
+    session = GRANITE.parser(TOOLS, seed=0)
+    assert session.feed("Here is my thought") == []
+    events = session.feed(" process: hmm")
+    assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "hmm"
+    session = GRANITE.parser(TOOLS, seed=0)
+    assert session.feed("Here is my") == []
+    assert session.feed(" answer") != []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<think>Need weather." + calls(obj("get_weather", {"location": "Paris"})),
+        "Here is my thought process: Need weather."
+        + calls(obj("get_weather", {"location": "Paris"})),
+    ],
+)
+def test_call_ends_an_unclosed_reasoning_block(text: str) -> None:
+    message = parse(text + EOT)
+    assert message.reasoning_content == "Need weather." and message.content is None
+    assert [c.name for c in message.tool_calls] == ["get_weather"]
+
+
+def test_opener_quoted_in_reasoning_stays_reasoning() -> None:
+    message = parse("<think>I could write <|tool_call|> now.</think>Done.")
+    assert message.reasoning_content == "I could write <|tool_call|> now."
+    assert message.content == "Done." and message.tool_calls == ()
+
+
+def test_generation_prompt_starts_in_content_and_reasoning_may_follow() -> None:
+    assert GRANITE.start_state(PROMPT) is None
+    assert parse("Hi." + EOT, PROMPT).content == "Hi."
+    assert parse("<think>x</think>Hi.", None).to_dict()["reasoning_content"] == "x"
+
+
+# -- truncation and errors -------------------------------------------------------------------------
+
+
+def test_truncation_at_every_position() -> None:
+    """Every prefix keeps the kit's truncation properties: exactly the calls whose object
+    closed before the cut are complete, only `truncated` errors, no marker in content."""
+    text = ("<think>r</think>Hi " + calls(obj("get_time", {"zone": "UTC"}),
+            obj("get_weather", {"days": 2})) + EOT)  # fmt: skip
+    whole = stream(GRANITE, [text], TOOLS)
+    assert whole.message.errors == ()
+    full = Case(text, normalize_tools(TOOLS), None, None, expected=whole.message.to_dict())
+    for cut in range(len(text)):
+        case = truncated(full, cut)
+        one = stream(GRANITE, [case.text], TOOLS)
+        chunks = [case.text[i : i + 1 + cut % 4] for i in range(0, cut, 1 + cut % 4)]
+        trial = Trial(GRANITE, case, chunks, one, stream(GRANITE, chunks, TOOLS), whole)
+        assert first_problem(trial) is None, (cut, first_problem(trial))
+
+
+def test_truncated_error_names_the_call() -> None:
+    text = calls(obj("get_time", {"zone": "UTC"}), obj("get_weather", {"location": "Paris"}))[:-8]
+    message = stream(GRANITE, [text], TOOLS).message
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "truncated" and "get_weather" in error.message
+
+
+def test_malformed_call_is_reported_and_passed_through() -> None:
+    text = CALL + '[{"name": "get_time", "arguments": {"zone": UTC}}]' + EOT
+    message = parse(text)
+    (error,) = message.errors
+    assert error.code == "malformed" and message.tool_calls == ()
+    assert message.content == text[: -len(EOT)]
+
+
+def test_check_format() -> None:
+    report = check_format(GRANITE, max_examples=10, seed=7)
+    assert report.ok, str(report)
