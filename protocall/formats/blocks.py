@@ -296,7 +296,8 @@ def in_runs(calls: Calls) -> Calls:
     """`calls` where a call may be followed by more calls, each after optional whitespace:
     whitespace between consecutive calls separates them (what `render_turn` writes as
     `between_calls`) and is not content. Whitespace after the last call stays content."""
-    return Calls(calls.openers, calls.head, seq(calls.call, many(whitespace.then(calls.call))))
+    next_call = seq(whitespace, peek(markers(*calls.openers)), calls.call)  # a whole opener
+    return Calls(calls.openers, calls.head, seq(calls.call, many(next_call)))
 
 
 @dataclass(frozen=True)
@@ -522,9 +523,11 @@ def call_object(
     string under `name` (a `tool_name` node, final once its closing quote has arrived), the
     arguments the object under one of `arguments_keys` (a `tool_arguments` node streamed by
     `json_object`; absent: no arguments), the call id the value under `id_key` (a `tool_id`
-    node: a string as is, another value as JSON text). Members come in any order; other members
-    are skipped. Arguments that come before the name are read whole and given, re-serialised,
-    right after it (deltas belong to an announced call), so they stream only after the name.
+    node: a string as is, another value as JSON text; one after both the name and the
+    arguments, where pre-v11 Mistral writes it, is skipped: the call was announced, with an
+    id, when its arguments began). Members come in any order; other members are skipped.
+    Arguments that come before the name are read whole and given, re-serialised, right
+    after it (deltas belong to an announced call), so they stream only after the name.
     Fails just after a repeated key, and at the `}` of an object without a name; needs more
     while the object is open."""
     arguments_keys = tuple(arguments_keys)
@@ -548,6 +551,8 @@ def call_object(
                 yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
             if key in arguments_keys and name not in seen:
                 early = yield colon.then(json_object())
+            elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys):
+                yield colon.then(other)  # the call was announced with an id already
             else:
                 yield colon.then(values.get(key, other))
             seen.add(key)
@@ -586,8 +591,9 @@ def json_call_list(
     openers: Iterable[str], call: Parser[Any], resync: Iterable[str], end: str | None = None
 ) -> Calls:
     """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
-    `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace and `[` head the
-    section (an opener without `[` after it is text), a cut, then the array's elements, each
+    `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
+    `]` after optional whitespace head the section (an opener without them after it is text,
+    so `<TOOLCALL>[ here` quoted in prose stays prose), a cut, then the array's elements, each
     `call` (such as `call_object`) as its own `tool_call` node, completed as soon as it has
     parsed; then `]` and, after optional whitespace, `end` (when the format has one).
 
@@ -599,14 +605,14 @@ def json_call_list(
     `resync` marker, consuming `end` if that is what stopped it. A section the stream ended
     inside is a truncated error, never text."""
     openers = tuple(openers)
-    begin = seq(markers(*openers), whitespace, literal("["))
+    begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
     skip = until(*resync, emit=False)
     if end is not None:
         skip = skip.then(optional(literal(end)))
     element = tag(ast.TOOL_CALL, call)
     later = seq(whitespace, literal(","), whitespace, recover(cut.then(element), skip))
     elements = alt(literal("]"), seq(element, many(later), optional(whitespace.then(literal("]")))))
-    body = seq(begin, cut, whitespace, elements)
+    body = seq(begin, cut, elements)
     if end is not None:
         body = body.skip(optional(whitespace.then(closer(end))))
     return Calls(openers, unfinished(begin), unfinished(recover(body, skip)))
