@@ -373,3 +373,11 @@ def test_text_after_an_incomplete_byte_sequence_keeps_the_order() -> None:
     session.finish()
     assert session.message.content == "\ufffdabc"
     assert protocall.parse(b"\xe2\x82abc", format="hermes").content == "\ufffdabc"
+
+
+def test_a_partial_opener_after_a_call_at_the_end_is_content() -> None:
+    text = call_text("get_time", {"zone": "UTC"}) + "\n<tool_ca"
+    for chunks in ([text], list(text)):
+        message = stream(HERMES, chunks, TOOLS).message
+        assert message.content == "<tool_ca" and message.errors == ()
+        assert [c.name for c in message.tool_calls] == ["get_time"]
