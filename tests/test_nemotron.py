@@ -1,0 +1,207 @@
+"""The `nemotron` format (FORMATS.md §6.14): Nemotron Nano v2 and Super-49B-v1.5."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import protocall
+from protocall import ast, formats
+from protocall.events import ToolCallStart
+from protocall.message import Message
+from protocall.testing import Case, Trial, check_format, chunkings, split_at, stream
+from protocall.testing.mutations import truncated
+from protocall.testing.properties import first_problem
+from protocall.tools import normalize_tools
+
+NEMOTRON = formats.get("nemotron")
+OPEN, CLOSE, EOT = "<TOOLCALL>", "</TOOLCALL>", "<SPECIAL_12>"
+NANO = "<SPECIAL_11>Assistant\n<think>\n\n"
+NANO_OFF = "<SPECIAL_11>Assistant\n<think></think>"
+SUPER = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+SUPER_OFF = SUPER + "<think>\n\n</think>\n\n"
+
+
+def function(name: str, **properties: Any) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    function("get_weather", location=STRING, days={"type": "integer"}),
+    function("get_weather_forecast", location=STRING),
+    function("get_time", zone=STRING),
+    function("write_file", path=STRING, content=STRING),
+]
+
+
+def obj(name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+
+
+def calls(*objects: str) -> str:
+    return OPEN + "[" + ", ".join(objects) + "]" + CLOSE
+
+
+def parse(text: str, prompt: str | None = None, tools: Any = TOOLS) -> Message:
+    """Parse `text` one-shot, per character, in 3-character deltas and with each call in
+    one delta; every way passes the testing kit's properties (chunking invariance, emitted
+    means final, deltas add up, well-formed events, declared names, raw text in errors)."""
+    whole = stream(NEMOTRON, [text], tools, prompt)
+    spans = [at for node in whole.tree.find_all(ast.TOOL_CALL) for at in (node.start, node.end)]
+    case = Case(text, normalize_tools(tools), prompt, NEMOTRON.start_state(prompt))
+    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)],
+                   split_at(text, [at for at in spans if at is not None])):  # fmt: skip
+        outcome = stream(NEMOTRON, chunks, tools, prompt)
+        problem = first_problem(Trial(NEMOTRON, case, chunks, whole, outcome))
+        assert problem is None, (chunks, problem)
+    assert protocall.parse(text, "nemotron", tools, prompt, seed=0) == whole.message
+    return whole.message
+
+
+def calls_of(message: Message) -> list[dict[str, Any]]:
+    return [{"name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+
+
+# -- FORMATS.md §6.16 (6.14) -------------------------------------------------------------------
+
+EXAMPLE = (
+    '<think>\nNeed weather.\n</think>\n<TOOLCALL>[{"name": "get_weather", "arguments": '
+    '{"location": "Paris"}}]</TOOLCALL>'
+)
+EXPECTED = {
+    "reasoning_content": "Need weather.",
+    "content": None,
+    "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+}
+
+
+def test_formats_md_example() -> None:
+    message = parse(EXAMPLE, SUPER)
+    assert message.to_dict() == EXPECTED and message.errors == ()
+
+
+@given(st.data())
+@settings(max_examples=30, deadline=None)
+def test_example_under_random_chunkings(data: st.DataObject) -> None:
+    outcome = stream(NEMOTRON, data.draw(chunkings(EXAMPLE, NEMOTRON.reserved)), TOOLS)
+    assert outcome.message.to_dict() == EXPECTED
+    assert outcome.merged_events == stream(NEMOTRON, [EXAMPLE], TOOLS).merged_events
+
+
+# -- prompts and reasoning -------------------------------------------------------------------------
+
+
+def test_nano_v2_prompt_pre_opens_reasoning() -> None:
+    text = "Need weather.\n</think>\n\n" + calls(obj("get_weather", {"location": "Paris"})) + EOT
+    message = parse(text, NANO)
+    assert message.to_dict() == EXPECTED
+
+
+@pytest.mark.parametrize("prompt", [NANO_OFF, SUPER, SUPER_OFF])
+def test_prompts_without_an_open_block_start_in_content(prompt: str) -> None:
+    assert NEMOTRON.start_state(prompt) is None
+    message = parse("Paris is sunny." + EOT, prompt)
+    assert (message.reasoning_content, message.content) == (None, "Paris is sunny.")
+
+
+@pytest.mark.parametrize(("prefix", "prompt"), [("", NANO), ("<think>", SUPER)])
+def test_call_ends_an_unclosed_reasoning_block(prefix: str, prompt: str) -> None:
+    text = prefix + "Need weather.\n" + calls(obj("get_weather", {"location": "Paris"})) + EOT
+    message = parse(text, prompt)
+    assert message.to_dict() == EXPECTED
+
+
+def test_opener_quoted_in_reasoning_stays_reasoning() -> None:
+    message = parse("<think>I would write <TOOLCALL>[ here.</think>Done.<|eot_id|>", SUPER)
+    assert message.reasoning_content == "I would write <TOOLCALL>[ here."
+    assert message.content == "Done." and message.tool_calls == ()
+
+
+def test_truncated_reasoning_is_kept() -> None:
+    message = parse("Still thinking about", NANO)
+    assert message.reasoning_content == "Still thinking about" and message.errors == ()
+
+
+# -- calls -----------------------------------------------------------------------------------------
+
+
+def test_parallel_calls_content_between_and_sections() -> None:
+    first = calls(obj("get_time", {"zone": "UTC"}), obj("get_weather", {"days": 1}))
+    text = "Sure.\n\n" + first + " Then " + calls(obj("get_weather_forecast", {})) + EOT
+    message = parse(text)
+    assert message.content == "Sure.\n\n Then"
+    assert [c.name for c in message.tool_calls] == ["get_time", "get_weather",
+                                                    "get_weather_forecast"]  # fmt: skip
+
+
+def test_missing_closing_tag_and_bracket_are_tolerated() -> None:
+    text = OPEN + "[" + obj("get_time", {"zone": "UTC"}) + EOT
+    message = parse(text)
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert message.content is None and message.errors == ()
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    text = calls(obj("get_weather_forecast", {"location": "Oslo"}), obj("get_weather", {}))
+    outcome = stream(NEMOTRON, list(text), TOOLS)
+    starts = [e.name for e in outcome.events if isinstance(e, ToolCallStart)]
+    assert starts == ["get_weather_forecast", "get_weather"]
+
+
+def test_undeclared_tool_is_reported_and_the_other_calls_kept() -> None:
+    message = parse(calls(obj("get_time", {"zone": "UTC"}), obj("launch_rockets", {"n": 3})))
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert [e.code for e in message.errors] == ["unknown_tool"]
+
+
+def test_typed_values_keep_their_json_types() -> None:
+    arguments = {"n": 12345678901234567890, "x": -1.5e3, "b": True, "z": None,
+                 "list": [1, "two", [3.0]], "o": {"a": {"b": False}}, "s": "null"}  # fmt: skip
+    (done,) = parse(calls(obj("set_config", arguments)), tools=None).tool_calls
+    assert done.arguments == arguments and json.loads(done.arguments_json) == arguments
+
+
+def test_marker_text_inside_string_arguments() -> None:
+    code = "\n".join([*NEMOTRON.reserved, calls(obj("get_time", {})), "}]</TOOLCALL>"])
+    message = parse("<think>r</think>" + calls(obj("write_file", {"path": "a", "content": code})))
+    assert calls_of(message) == [
+        {"name": "write_file", "arguments": {"path": "a", "content": code}}
+    ]
+    assert (message.reasoning_content, message.content) == ("r", None)
+
+
+# -- truncation ------------------------------------------------------------------------------------
+
+
+def test_truncation_at_every_position() -> None:
+    """Every prefix keeps the kit's truncation properties: exactly the calls whose object
+    closed before the cut are complete, only `truncated` errors, no marker in content."""
+    text = ("<think>r</think>Hi " + calls(obj("get_time", {"zone": "UTC"}),
+            obj("get_weather", {"days": 2})) + EOT)  # fmt: skip
+    whole = stream(NEMOTRON, [text], TOOLS)
+    assert whole.message.errors == ()
+    full = Case(text, normalize_tools(TOOLS), None, None, expected=whole.message.to_dict())
+    for cut in range(len(text)):
+        case = truncated(full, cut)
+        one = stream(NEMOTRON, [case.text], TOOLS)
+        chunks = [case.text[i : i + 1 + cut % 4] for i in range(0, cut, 1 + cut % 4)]
+        trial = Trial(NEMOTRON, case, chunks, one, stream(NEMOTRON, chunks, TOOLS), whole)
+        assert first_problem(trial) is None, (cut, first_problem(trial))
+
+
+def test_cut_off_closing_tag_still_closes() -> None:
+    text = calls(obj("get_time", {"zone": "UTC"}))[:-4]
+    message = stream(NEMOTRON, [text], TOOLS).message
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert message.content is None and message.errors == ()
+
+
+def test_check_format() -> None:
+    report = check_format(NEMOTRON, max_examples=10, seed=7)
+    assert report.ok, str(report)
