@@ -65,8 +65,10 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     resync = (TOOL_CALLS, END_OF_TURN)
     listed = json_call_list((TOOL_CALLS,), call_object("name", ("arguments",), "id"), resync)
     head = seq(literal(TOOL_CALLS), ws, tool_name(), peek(ws.then(markers(CALL_ID, ARGS, "{"))))
-    call_id = seq(ws, literal(CALL_ID), tag(ast.TOOL_ID, regex(r"[^\s\[{]+").desc("a call id")))
-    body = seq(optional(call_id), ws, optional(literal(ARGS)), ws, arguments(json_object()))
+    call_id = tag(ast.TOOL_ID, regex(r"[^\s\[{]+").desc("a call id"))
+    given_id = seq(ws, literal(CALL_ID), cut, call_id)
+    args = seq(ws, peek(literal("[")), cut, literal(ARGS))
+    body = seq(optional(given_id), optional(args), ws, arguments(json_object()))
     one = recover(tag(ast.TOOL_CALL, seq(head, cut, body)), until(*resync, emit=False))
     calls = Calls((TOOL_CALLS,), alt(listed.head, unfinished(head)),
                   alt(listed.call, unfinished(one)))  # fmt: skip
