@@ -1,0 +1,296 @@
+"""The `mistral` format (FORMATS.md §6.8), one-shot and streamed in every test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.events import ToolCallStart
+from protocall.formats.mistral import FORMAT
+from protocall.message import Message
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, split_at, stream
+from protocall.tools import normalize_tools
+
+THINK, END_THINK = "[THINK]", "[/THINK]"
+TOOL_CALLS, CALL_ID, ARGS, EOS = "[TOOL_CALLS]", "[CALL_ID]", "[ARGS]", "</s>"
+PROMPT = "[/INST]"
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    tool("get_weather", location=STRING, days={"type": "integer"}, hourly={"type": "boolean"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("set_config", options={"type": "object"}),
+]
+
+
+def call(name: str, arguments: dict[str, object], call_id: str = "") -> str:
+    """A v11+ call (with a call id: the v11 spelling)."""
+    ids = f"{CALL_ID}{call_id}" if call_id else ""
+    return f"{TOOL_CALLS}{name}{ids}{ARGS}{json.dumps(arguments, ensure_ascii=False)}"
+
+
+def listed(*calls: dict[str, object]) -> str:
+    """Pre-v11 calls: one JSON array after `[TOOL_CALLS] `."""
+    return f"{TOOL_CALLS} {json.dumps(list(calls), ensure_ascii=False)}"
+
+
+def whole_calls(text: str) -> list[str]:
+    """`text` one character per chunk, except that each call arrives whole in one chunk."""
+    spans = [(n.start, n.end) for n in stream(FORMAT, [text], TOOLS).tree.find_all(ast.TOOL_CALL)]
+    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
+    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
+
+
+def verified(
+    text: str,
+    prompt: str | None = PROMPT,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
+    one chunk: every property of the testing kit holds for each (same events and message as
+    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
+    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
+    whole = stream(FORMAT, [text], tools, prompt)
+    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text)):
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(message: Message) -> list[str]:
+    return [c.name for c in message.tool_calls]
+
+
+# -- FORMATS.md §6.16 example and the other tokenizer versions ------------------------------------
+
+EXAMPLES = [
+    ('[THINK]Two lookups.[/THINK][TOOL_CALLS]get_weather[ARGS]{"location": "Paris"}[TOOL_CALLS]'
+     'get_time[ARGS]{"zone": "Europe/Paris"}</s>', PROMPT,
+     {"reasoning_content": "Two lookups.", "content": None, "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Paris"}},
+         {"name": "get_time", "arguments": {"zone": "Europe/Paris"}}]}),
+    (listed({"name": "get_weather", "arguments": {"location": "Paris"}},
+            {"name": "get_time", "arguments": {"zone": "UTC"}}) + EOS, PROMPT,
+     {"reasoning_content": None, "content": None, "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Paris"}},
+         {"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+    ("Checking. " + call("get_weather", {"days": 2}, "a1B2c3D4e") + EOS, PROMPT,
+     {"reasoning_content": None, "content": "Checking.",
+      "tool_calls": [{"name": "get_weather", "arguments": {"days": 2}}]}),
+    ("Paris.[/THINK]It is sunny.</s>", PROMPT + THINK,
+     {"reasoning_content": "Paris.", "content": "It is sunny.", "tool_calls": []}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_formats_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
+    verified(text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=30, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[str, str, dict[str, object]], data: st.DataObject
+) -> None:
+    text, prompt, expected = example
+    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+
+
+def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
+    assert_format(FORMAT, max_examples=15, seed=0)
+
+
+def test_registered() -> None:
+    assert formats.get("mistral") is FORMAT
+
+
+# -- ids and the spellings of a call ---------------------------------------------------------------
+
+
+def test_v11_call_id_is_kept() -> None:
+    text = call("get_time", {"zone": "UTC"}, "abc123XYZ") + call("get_time", {}) + EOS
+    message = verified(text)
+    assert message.tool_calls[0].id == "abc123XYZ"
+    assert message.tool_calls[1].id.startswith("call_")
+
+
+def test_pre_v11_id_member_is_kept_before_the_arguments() -> None:
+    text = listed({"name": "get_time", "id": "k9Zx8Yw7V", "arguments": {}}) + EOS
+    (result,) = verified(text).tool_calls
+    assert (result.id, result.name, result.arguments) == ("k9Zx8Yw7V", "get_time", {})
+
+
+def test_pre_v11_id_member_after_the_arguments_comes_too_late() -> None:
+    # mistral-common writes it last; the call was announced with an id when its arguments began
+    text = listed({"name": "get_time", "arguments": {}, "id": "k9Zx8Yw7V"}) + EOS
+    (result,) = verified(text).tool_calls
+    assert result.id.startswith("call_") and result.arguments == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[TOOL_CALLS]get_time{"zone": "UTC"}</s>',
+        '[TOOL_CALLS]get_time [ARGS] {"zone": "UTC"}</s>',
+        '[TOOL_CALLS] get_time[CALL_ID]x1[ARGS]{"zone": "UTC"}</s>',
+        '[TOOL_CALLS][{"name": "get_time", "arguments": {"zone": "UTC"}}]</s>',
+    ],
+)
+def test_tolerated_spellings(text: str) -> None:
+    (result,) = verified(text).tool_calls
+    assert (result.name, result.arguments) == ("get_time", {"zone": "UTC"})
+
+
+def test_pre_v11_members_in_any_order() -> None:
+    text = f'{TOOL_CALLS} [{{"id": "i", "name": "get_time", "x": [1], "arguments": {{}}}}]{EOS}'
+    assert names(verified(text)) == ["get_time"]
+    text = f'{TOOL_CALLS} [{{"arguments": {{"zone": "UTC"}}, "name": "get_time"}}]{EOS}'
+    (result,) = verified(text).tool_calls
+    assert (result.name, result.arguments) == ("get_time", {"zone": "UTC"})
+
+
+def test_an_opener_that_heads_no_call_is_text() -> None:
+    prose = f"Write {TOOL_CALLS} then the name, as in {TOOL_CALLS} get_time or {TOOL_CALLS}."
+    message = verified(prose + EOS)
+    assert message.content == prose and message.tool_calls == () and message.errors == ()
+
+
+# -- reasoning -----------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert FORMAT.start_state(PROMPT) is None and FORMAT.start_state(None) is None
+    assert FORMAT.start_state(PROMPT + THINK) == "reasoning"
+
+
+@pytest.mark.parametrize("terminator", [END_THINK, EOS, ""])
+def test_reasoning_terminators(terminator: str) -> None:
+    message = verified(THINK + "Hmm. " + terminator + "x")
+    assert message.reasoning_content == "Hmm." + ("" if terminator else " x")
+    assert message.content == ("x" if terminator else None)
+
+
+@pytest.mark.parametrize(("prefix", "prompt"), [(THINK, PROMPT), ("", PROMPT + THINK)])
+@pytest.mark.parametrize("version", ["v11", "pre-v11"])
+def test_a_call_ends_open_reasoning(prefix: str, prompt: str, version: str) -> None:
+    calls = (call("get_time", {"zone": "UTC"}) if version == "v11"
+             else listed({"name": "get_time", "arguments": {"zone": "UTC"}}))  # fmt: skip
+    message = verified(prefix + "Look it up. " + calls + EOS, prompt)
+    assert (message.reasoning_content, message.content) == ("Look it up.", None)
+    assert names(message) == ["get_time"]
+
+
+def test_markers_quoted_in_closed_reasoning_stay_reasoning() -> None:
+    thought = f"I could write {TOOL_CALLS} then a name, or {ARGS} {{ or {TOOL_CALLS}[ later."
+    message = verified(THINK + thought + END_THINK + "Done." + EOS)
+    assert message.reasoning_content == thought and message.content == "Done."
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+def test_content_before_between_and_after_calls() -> None:
+    text = ("A " + call("get_time", {"zone": "UTC"}) + " B " + call("get_weather", {})
+            + call("get_weather_forecast", {}) + " C" + EOS)  # fmt: skip
+    message = verified(text)
+    assert names(message) == ["get_time", "get_weather", "get_weather_forecast"]
+    assert message.content == "A  B  C"
+
+
+def test_typed_values_keep_their_json_types() -> None:
+    arguments = {"days": 3, "ratio": -1.5e3, "hourly": True, "unit": None, "list": [1, "two"],
+                 "options": {"a": {"b": False}}, "zone": "42",
+                 "n": 12345678901234567890}  # fmt: skip
+    for text in (call("set_config", arguments),
+                 listed({"name": "set_config", "arguments": arguments})):  # fmt: skip
+        (result,) = verified(text, tools=None).tool_calls
+        assert result.arguments == arguments and json.loads(result.arguments_json) == arguments
+
+
+@pytest.mark.parametrize("marker", FORMAT.reserved)
+def test_every_marker_inside_a_string_argument(marker: str) -> None:
+    content = f"x = '{marker}'\n{marker}]}}"
+    arguments = {"path": "/p", "content": content}
+    for text in (
+        call("write_file", arguments),
+        listed({"name": "write_file", "arguments": arguments}),
+    ):
+        (result,) = verified(text + EOS).tool_calls
+        assert result.arguments == arguments
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    for text in (call("get_weather_forecast", {}) + call("get_weather", {}),
+                 listed({"name": "get_weather_forecast", "arguments": {}},
+                        {"name": "get_weather", "arguments": {}})):  # fmt: skip
+        starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
+                  if isinstance(e, ToolCallStart)]  # fmt: skip
+        assert starts == ["get_weather_forecast", "get_weather"]
+        verified(text)
+
+
+def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
+    for text in (call("get_time", {}) + call("launch", {"n": 3}) + call("get_weather", {}),
+                 listed({"name": "get_time", "arguments": {}}, {"name": "launch", "arguments": {}},
+                        {"name": "get_weather", "arguments": {}})):  # fmt: skip
+        message = verified(text + EOS)
+        assert names(message) == ["get_time", "get_weather"]
+        (error,) = message.errors
+        assert error.code == "unknown_tool" and "launch" in error.message
+
+
+def test_malformed_v11_call_is_skipped_to_the_next_call() -> None:
+    bad = f'{TOOL_CALLS}get_weather{ARGS}{{"location": nope}}'
+    message = verified(bad + call("get_time", {}) + EOS)
+    assert names(message) == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == bad
+
+
+# -- truncation ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["v11", "pre-v11"])
+def test_truncation_at_every_position(version: str) -> None:
+    first, second = ("get_time", {"zone": "UTC"}), ("write_file", {"content": '<y> "z"'})
+    if version == "v11":
+        calls = call(*first) + call(*second, call_id="id9")
+    else:
+        calls = listed(*({"name": name, "arguments": args} for name, args in (first, second)))
+    text = THINK + "R" + END_THINK + "Hi " + calls + EOS
+    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
+    reference = stream(FORMAT, [text], TOOLS, PROMPT)
+    spans = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALL)]
+    opened = text.index(TOOL_CALLS) + len(TOOL_CALLS)
+    for cut in range(len(text)):
+        prefix = text[:cut]
+        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
+        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
+        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
+        for prop in PROPERTIES:
+            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
+        message = whole.message
+        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for _, e in spans)]
+        if opened <= cut < spans[0][1]:
+            (error,) = message.errors
+            assert error.code == "truncated" and error.raw == text[opened - len(TOOL_CALLS) : cut]
+        assert all(e.code == "truncated" for e in message.errors)
