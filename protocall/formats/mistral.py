@@ -5,10 +5,12 @@ v11      [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}   (the id is kept as the call id
 pre-v11  [TOOL_CALLS] [{"name": N, "arguments": {…}, "id": ID}, …]</s>
 
 - All bracket markers are special tokens. One grammar reads every tokenizer version:
-  `[TOOL_CALLS]` followed by `[` (after optional whitespace) opens the pre-v11 JSON array
-  (`id` optional, kept as the call id); followed by a name it opens one v11+ call, whose
-  `[ARGS]` may be missing (`[TOOL_CALLS]NAME{…}`, as vLLM reads it). A name is final once
-  `[CALL_ID]`, `[ARGS]` or `{` follows it. An opener followed by neither is text.
+  `[TOOL_CALLS]` followed by `[` (after optional whitespace) opens the pre-v11 JSON array;
+  followed by a name it opens one v11+ call, whose `[ARGS]` may be missing
+  (`[TOOL_CALLS]NAME{…}`, as vLLM reads it). A name is final once `[CALL_ID]`, `[ARGS]` or
+  `{` follows it. An opener followed by neither is text.
+- A pre-v11 `id` member is kept as the call id only before the arguments; mistral-common
+  writes it after them, when the call has been announced with an id already.
 - A v11+ call ends with its arguments object; one that fails after its name is skipped to
   the next `[TOOL_CALLS]` or `</s>`. Text between and after calls is content.
 - Reasoning `[THINK]…[/THINK]` is written by the model (Magistral, Ministral-3 Reasoning)
