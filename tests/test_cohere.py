@@ -1,0 +1,264 @@
+"""The `cohere` format (FORMATS.md §6.9), one-shot and streamed in every test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.events import ToolCallStart
+from protocall.formats.cohere import FORMAT
+from protocall.message import Message
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, split_at, stream
+from protocall.tools import normalize_tools
+
+THINK, END_THINK = "<|START_THINKING|>", "<|END_THINKING|>"
+RESPONSE, END_RESPONSE = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
+ACTION, END_ACTION, EOT = "<|START_ACTION|>", "<|END_ACTION|>", "<|END_OF_TURN_TOKEN|>"
+PROMPT = "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    tool("get_weather", location=STRING, days={"type": "integer"}, hourly={"type": "boolean"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("set_config", options={"type": "object"}),
+]
+
+
+def action(*calls: tuple[str, dict[str, object]]) -> str:
+    """Calls as the template writes them: ids from 0, one object per line."""
+    objects = [
+        json.dumps(
+            {"tool_call_id": str(i), "tool_name": name, "parameters": args}, ensure_ascii=False
+        )
+        for i, (name, args) in enumerate(calls)
+    ]
+    return ACTION + "[\n    " + ",\n    ".join(objects) + "\n]" + END_ACTION
+
+
+def whole_calls(text: str) -> list[str]:
+    """`text` one character per chunk, except that each call arrives whole in one chunk."""
+    spans = [(n.start, n.end) for n in stream(FORMAT, [text], TOOLS).tree.find_all(ast.TOOL_CALL)]
+    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
+    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
+
+
+def verified(
+    text: str,
+    prompt: str | None = PROMPT,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
+    one chunk: every property of the testing kit holds for each (same events and message as
+    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
+    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
+    whole = stream(FORMAT, [text], tools, prompt)
+    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text)):
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(message: Message) -> list[str]:
+    return [c.name for c in message.tool_calls]
+
+
+# -- FORMATS.md §6.16 example ------------------------------------------------------------------
+
+EXAMPLES = [
+    ('<|START_THINKING|>I should check.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": '
+     '"0", "tool_name": "get_weather", "parameters": {"location": "Paris"}}\n]<|END_ACTION|>'
+     "<|END_OF_TURN_TOKEN|>", PROMPT,
+     {"reasoning_content": "I should check.", "content": None,
+      "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+    (THINK + "Two." + END_THINK + action(("get_time", {"zone": "UTC"}),
+                                         ("get_weather", {"location": "Oslo", "days": 2})) + EOT,
+     PROMPT,
+     {"reasoning_content": "Two.", "content": None, "tool_calls": [
+         {"name": "get_time", "arguments": {"zone": "UTC"}},
+         {"name": "get_weather", "arguments": {"location": "Oslo", "days": 2}}]}),
+    ("It is sunny.<|END_THINKING|><|START_RESPONSE|>Sunny in Paris.<|END_RESPONSE|>"
+     "<|END_OF_TURN_TOKEN|>", PROMPT + THINK,
+     {"reasoning_content": "It is sunny.", "content": "Sunny in Paris.", "tool_calls": []}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_formats_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
+    verified(text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=30, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[str, str, dict[str, object]], data: st.DataObject
+) -> None:
+    text, prompt, expected = example
+    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+
+
+def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
+    assert_format(FORMAT, max_examples=15, seed=0)
+
+
+def test_registered() -> None:
+    assert formats.get("cohere") is FORMAT
+
+
+# -- ids, regions --------------------------------------------------------------------------------
+
+
+def test_tool_call_id_is_kept_as_the_call_id() -> None:
+    text = action(("get_time", {"zone": "UTC"}), ("get_weather", {})) + EOT
+    assert [c.id for c in verified(text).tool_calls] == ["0", "1"]
+    text = (
+        f'{ACTION}[{{"tool_call_id": 7, "tool_name": "get_time", "parameters": {{}}}}]{END_ACTION}'
+    )
+    assert [c.id for c in verified(text).tool_calls] == ["7"]
+
+
+def test_members_in_any_order_and_other_members_skipped() -> None:
+    text = (f'{ACTION}[{{"parameters": {{"zone": "UTC"}}, "note": [1, {{"a": null}}], '
+            f'"tool_name": "get_time"}}]{END_ACTION}')  # fmt: skip
+    (result,) = verified(text).tool_calls
+    assert (result.name, result.arguments) == ("get_time", {"zone": "UTC"})
+
+
+def test_regions_in_any_order_and_repeated() -> None:
+    text = (RESPONSE + "First." + END_RESPONSE + THINK + "Then think." + END_THINK
+            + action(("get_time", {})) + " Bare text. " + RESPONSE + "Last." + END_RESPONSE
+            + EOT)  # fmt: skip
+    message = verified(text)
+    assert message.reasoning_content == "Then think."
+    assert message.content == "First. Bare text. Last." and names(message) == ["get_time"]
+
+
+def test_command_a_vision_text_region_is_content() -> None:
+    message = verified("<|START_TEXT|>A cat.<|END_TEXT|>" + EOT)
+    assert message.content == "A cat."
+
+
+def test_citations_stay_text() -> None:
+    answer = "Paris is <co>sunny</co: 0:[1]> today."
+    assert verified(RESPONSE + answer + END_RESPONSE + EOT).content == answer
+
+
+def test_stray_closes_are_dropped_and_stray_tokens_are_text() -> None:
+    message = verified("a <|b|> c" + END_ACTION + END_RESPONSE + END_THINK + " d" + EOT)
+    assert message.content == "a <|b|> c d" and message.errors == ()
+
+
+def test_an_action_opener_that_heads_no_call_is_text() -> None:
+    prose = f"Write {ACTION} then [ and a call, or {ACTION}[ x."
+    message = verified(RESPONSE + prose + END_RESPONSE + EOT)
+    assert message.content == prose and message.tool_calls == () and message.errors == ()
+
+
+# -- reasoning -----------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert FORMAT.start_state(PROMPT) is None and FORMAT.start_state(None) is None
+    assert FORMAT.start_state(PROMPT + THINK) == "reasoning"
+    assert FORMAT.start_state(PROMPT + THINK + END_THINK) is None
+
+
+@pytest.mark.parametrize("terminator", [END_THINK, RESPONSE, EOT, ""])
+def test_reasoning_terminators(terminator: str) -> None:
+    message = verified(THINK + "Hmm. " + terminator + "x")
+    assert message.reasoning_content == "Hmm." + ("" if terminator else " x")
+    assert message.content == ("x" if terminator else None)
+
+
+@pytest.mark.parametrize(("prefix", "prompt"), [(THINK, PROMPT), ("", PROMPT + THINK)])
+def test_an_action_ends_open_reasoning(prefix: str, prompt: str) -> None:
+    message = verified(prefix + "Look it up." + action(("get_time", {"zone": "UTC"})) + EOT, prompt)
+    assert (message.reasoning_content, message.content) == ("Look it up.", None)
+    assert names(message) == ["get_time"]
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+def test_typed_values_keep_their_json_types() -> None:
+    arguments = {"days": 3, "ratio": -1.5e3, "hourly": True, "unit": None, "list": [1, "two"],
+                 "options": {"a": {"b": False}}, "zone": "42",
+                 "n": 12345678901234567890}  # fmt: skip
+    (result,) = verified(action(("set_config", arguments)), tools=None).tool_calls
+    assert result.arguments == arguments and json.loads(result.arguments_json) == arguments
+
+
+@pytest.mark.parametrize("marker", FORMAT.reserved)
+def test_every_marker_inside_a_string_argument(marker: str) -> None:
+    content = f"x = '{marker}'\n{marker}]}}"
+    (result,) = verified(action(("write_file", {"path": "/p", "content": content}))).tool_calls
+    assert result.arguments == {"path": "/p", "content": content}
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    text = action(("get_weather_forecast", {"location": "Oslo"}), ("get_weather", {}))
+    starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
+              if isinstance(e, ToolCallStart)]  # fmt: skip
+    assert starts == ["get_weather_forecast", "get_weather"]
+    verified(text)
+
+
+def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
+    text = action(("get_time", {"zone": "UTC"}), ("launch", {"n": 3}), ("get_weather", {})) + EOT
+    message = verified(text)
+    assert names(message) == ["get_time", "get_weather"]
+    (error,) = message.errors
+    assert error.code == "unknown_tool" and "launch" in error.message
+
+
+def test_malformed_call_is_an_error_and_earlier_calls_stay() -> None:
+    text = (
+        f'{ACTION}[{{"tool_name": "get_time", "parameters": {{}}}}, {{"tool_name": 3}}]{END_ACTION}'
+    )
+    message = verified(text + EOT)
+    assert names(message) == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == '{"tool_name": 3}]' + END_ACTION
+
+
+# -- truncation ----------------------------------------------------------------------------------
+
+
+def test_truncation_at_every_position() -> None:
+    calls = action(("get_time", {"zone": "UTC"}), ("write_file", {"content": '<|x|> "z"'}))
+    text = THINK + "R" + END_THINK + RESPONSE + "Hi" + END_RESPONSE + calls + EOT
+    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
+    reference = stream(FORMAT, [text], TOOLS, PROMPT)
+    ends = [n.end for n in reference.tree.find_all(ast.TOOL_CALL)]
+    opened = text.index(ACTION)
+    for cut in range(len(text)):
+        prefix = text[:cut]
+        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
+        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
+        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
+        for prop in PROPERTIES:
+            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
+        message = whole.message
+        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for e in ends)]
+        if opened + len(ACTION) <= cut < ends[0]:
+            (error,) = message.errors
+            assert error.code == "truncated" and error.raw == text[opened:cut]
+        assert all(e.code == "truncated" for e in message.errors)
