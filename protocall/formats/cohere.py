@@ -9,9 +9,10 @@
 - A region ends at its close, at any region's opener or close, at a genuine action, at
   `<|END_OF_TURN_TOKEN|>` or at end of input. A close with no open region, a repeated
   `<|END_ACTION|>` and a `<|` that begins no marker are dropped (the first two) or text.
-- An action is one JSON array of call objects; `tool_call_id` is kept as the call id,
-  members may come in any order as long as `tool_name` precedes `parameters`. Each call is
-  complete when its object closes. A missing `]` or `<|END_ACTION|>` is tolerated.
+- An action is one JSON array of call objects; `tool_call_id` (written first) is kept as
+  the call id; members may come in any order (parameters before the name stream once it has
+  arrived). Each call is complete when its object closes. A missing `]` or `<|END_ACTION|>`
+  is tolerated.
 - The prompt `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>` opens no region; one ending
   `<|START_THINKING|>` pre-opens the thinking (thinking off closes it right there).
 - `<|END_OF_TURN_TOKEN|>` ends the turn; it is never content.
