@@ -1,0 +1,299 @@
+"""The `gpt-oss` format (Harmony, FORMATS.md §6.5), one-shot and streamed in every test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.events import ToolCallStart
+from protocall.formats.gpt_oss import FORMAT
+from protocall.message import Message
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, split_at, stream
+from protocall.tools import normalize_tools
+
+START, CHANNEL, MESSAGE, END = "<|start|>", "<|channel|>", "<|message|>", "<|end|>"
+RETURN, CALL, CONSTRAIN = "<|return|>", "<|call|>", "<|constrain|>"
+PROMPT = "<|start|>assistant"
+NEXT = PROMPT  # the header of every message after the first
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    tool("get_weather", location=STRING, days={"type": "integer"}, hourly={"type": "boolean"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("set_config", options={"type": "object"}),
+    tool("browser.search", query=STRING),
+]
+
+
+def message(channel: str, text: str, end: str = END) -> str:
+    return f"{CHANNEL}{channel}{MESSAGE}{text}{end}"
+
+
+def call(name: str, arguments: dict[str, object], *, role: bool = False) -> str:
+    """A call with the recipient in the channel header (or, with `role`, in the role header,
+    whose `<|start|>assistant` the caller writes)."""
+    payload = json.dumps(arguments, ensure_ascii=False)
+    if role:
+        return f" to=functions.{name}{CHANNEL}commentary json{MESSAGE}{payload}{CALL}"
+    return f"{CHANNEL}commentary to=functions.{name} {CONSTRAIN}json{MESSAGE}{payload}{CALL}"
+
+
+def whole_calls(text: str, prompt: str | None) -> list[str]:
+    """`text` one character per chunk, except that each call arrives whole in one chunk."""
+    tree = stream(FORMAT, [text], TOOLS, prompt).tree
+    spans = [(n.start, n.end) for n in tree.find_all(ast.TOOL_CALL)]
+    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
+    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
+
+
+def verified(
+    text: str,
+    prompt: str | None = PROMPT,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
+    one chunk: every property of the testing kit holds for each (same events and message as
+    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
+    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
+    whole = stream(FORMAT, [text], tools, prompt)
+    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text, prompt)):
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(result: Message) -> list[str]:
+    return [c.name for c in result.tool_calls]
+
+
+# -- FORMATS.md §6.16 example --------------------------------------------------------------------
+
+EXAMPLES = [
+    ('<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary '
+     'to=functions.get_weather <|constrain|>json<|message|>{"location":"Paris"}<|call|>', PROMPT,
+     {"reasoning_content": "Need weather.", "content": None,
+      "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+    (message("analysis", "Easy.") + NEXT + message("final", "Hello!", RETURN), PROMPT,
+     {"reasoning_content": "Easy.", "content": "Hello!", "tool_calls": []}),
+    (message("analysis", "Look it up.") + NEXT + message("commentary", "Checking the time.")
+     + NEXT + call("get_time", {"zone": "UTC"}, role=True), PROMPT,
+     {"reasoning_content": "Look it up.", "content": "Checking the time.",
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_formats_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
+    verified(text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=30, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[str, str, dict[str, object]], data: st.DataObject
+) -> None:
+    text, prompt, expected = example
+    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+
+
+def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
+    assert_format(FORMAT, max_examples=15, seed=0)
+
+
+def test_registered() -> None:
+    assert formats.get("gpt-oss") is FORMAT
+
+
+# -- headers -------------------------------------------------------------------------------------
+
+
+def test_recipient_in_the_role_header_of_the_first_message() -> None:
+    result = verified(call("get_time", {"zone": "UTC"}, role=True))
+    assert names(result) == ["get_time"] and result.content is None
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        " to=functions.get_time<|channel|>commentary<|constrain|>json<|message|>",
+        " to=functions.get_time<|channel|>commentary <|constrain|>json<|message|>",
+        "<|channel|>commentary to=functions.get_time<|message|>",
+        "<|channel|>commentary to=functions.get_time json<|message|>",
+        "<|channel|>commentary to=functions.get_time<|constrain|>json<|message|>",
+        "<|channel|>analysis to=functions.get_time <|constrain|>json<|message|>",
+    ],
+)
+def test_header_spellings_of_a_call(header: str) -> None:
+    (result,) = verified(f'{header}\n{{"zone": "UTC"}}{CALL}').tool_calls
+    assert (result.name, result.arguments) == ("get_time", {"zone": "UTC"})
+
+
+def test_a_recipient_other_than_functions_is_its_name() -> None:
+    text = f'{CHANNEL}commentary to=browser.search json{MESSAGE}{{"query": "q"}}{CALL}'
+    assert names(verified(text)) == ["browser.search"]
+
+
+def test_commentary_without_recipient_is_a_preamble() -> None:
+    text = message("commentary", "Let me check.") + NEXT + call("get_time", {})
+    result = verified(text)
+    assert result.content == "Let me check." and names(result) == ["get_time"]
+
+
+def test_stray_commentary_prefix_is_dropped() -> None:
+    for stray in (f"{CHANNEL}commentary", f"{CHANNEL}commentary to=assistant"):
+        text = stray + message("analysis", "Hmm.") + NEXT + stray + message("final", "Hi.", RETURN)
+        result = verified(text)
+        assert (result.reasoning_content, result.content, result.errors) == ("Hmm.", "Hi.", ())
+
+
+def test_missing_start_before_a_channel_is_tolerated() -> None:
+    result = verified(message("analysis", "A.") + message("final", "B.", RETURN))
+    assert (result.reasoning_content, result.content) == ("A.", "B.")
+
+
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        ("<|channel|>bogus<|message|>hi<|end|>", "<|channel|>bogus<|message|>hi<|end|>"),
+        ("<|start|>user<|message|>hi<|end|>", "<|start|>user<|message|>hi<|end|>"),
+        ("<|channel|>final hi<|end|>", "<|channel|>final hi<|end|>"),
+        ("<|message|>no header<|end|>", "<|message|>no header<|end|>"),
+        ("<|constrain|>json<|message|>x", "<|constrain|>json<|message|>x"),
+    ],
+)
+def test_malformed_or_stray_headers_are_protocol_errors(text: str, raw: str) -> None:
+    result = verified(text + NEXT + message("final", "ok", RETURN))
+    (error,) = result.errors
+    assert (error.code, error.raw) == ("malformed", raw)
+    assert result.content == raw + "ok"  # passed through, as the model wrote it
+
+
+def test_a_stray_end_is_dropped() -> None:
+    result = verified(message("final", "a") + END + " b" + RETURN)
+    assert (result.content, result.errors) == ("a b", ())
+
+
+# -- reasoning -----------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert FORMAT.start_state(PROMPT) is None and FORMAT.start_state(None) is None
+    assert FORMAT.start_state(PROMPT + CHANNEL + "analysis" + MESSAGE) == "reasoning"
+    assert FORMAT.start_state(PROMPT + CHANNEL + "final" + MESSAGE) == "content"
+    assert FORMAT.start_state(PROMPT + message("analysis", "x") + PROMPT) is None
+
+
+def test_pre_opened_channels() -> None:
+    text = "Thinking." + END + NEXT + message("final", "Done.", RETURN)
+    result = verified(text, PROMPT + CHANNEL + "analysis" + MESSAGE)
+    assert (result.reasoning_content, result.content) == ("Thinking.", "Done.")
+    result = verified("Answer." + RETURN, PROMPT + CHANNEL + "final" + MESSAGE)
+    assert (result.reasoning_content, result.content) == (None, "Answer.")
+
+
+@pytest.mark.parametrize(
+    "terminator",
+    [END, NEXT + CHANNEL + "final" + MESSAGE, CHANNEL + "final" + MESSAGE, RETURN, CALL, ""],
+)
+def test_reasoning_terminators(terminator: str) -> None:
+    result = verified(CHANNEL + "analysis" + MESSAGE + "Hmm. " + terminator + "x")
+    assert result.reasoning_content == "Hmm." + ("" if terminator else " x")
+    assert result.content == ("x" if terminator else None)
+
+
+def test_a_call_after_unterminated_reasoning() -> None:
+    text = CHANNEL + "analysis" + MESSAGE + "Need it." + NEXT + call("get_time", {"zone": "UTC"})
+    result = verified(text)
+    assert (result.reasoning_content, names(result)) == ("Need it.", ["get_time"])
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+def test_calls_after_the_turn_ended_still_parse() -> None:
+    text = call("get_time", {}) + NEXT + call("get_weather", {"location": "Oslo"})
+    assert names(verified(text)) == ["get_time", "get_weather"]
+
+
+def test_typed_values_keep_their_json_types() -> None:
+    arguments = {"days": 3, "ratio": -1.5e3, "hourly": True, "unit": None, "list": [1, "two"],
+                 "options": {"a": {"b": False}}, "zone": "42",
+                 "n": 12345678901234567890}  # fmt: skip
+    (result,) = verified(call("set_config", arguments), tools=None).tool_calls
+    assert result.arguments == arguments and json.loads(result.arguments_json) == arguments
+
+
+@pytest.mark.parametrize("marker", FORMAT.reserved)
+def test_every_marker_inside_a_string_argument(marker: str) -> None:
+    content = f"x = '{marker}'\n{marker}}}"
+    (result,) = verified(call("write_file", {"path": "/p", "content": content})).tool_calls
+    assert result.arguments == {"path": "/p", "content": content}
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    for role in (False, True):
+        text = call("get_weather_forecast", {"location": "Oslo"}, role=role)
+        starts = [e.name for e in stream(FORMAT, list(text), TOOLS, PROMPT).events
+                  if isinstance(e, ToolCallStart)]  # fmt: skip
+        assert starts == ["get_weather_forecast"]
+        verified(text)
+
+
+def test_undeclared_tool_is_reported_never_called() -> None:
+    text = call("get_time", {}) + NEXT + call("launch", {"n": 3})
+    result = verified(text)
+    assert names(result) == ["get_time"]
+    (error,) = result.errors
+    assert error.code == "unknown_tool" and "launch" in error.message
+
+
+def test_malformed_arguments_are_an_error() -> None:
+    text = f"{CHANNEL}commentary to=functions.get_time json{MESSAGE}{{zone: UTC}}{CALL}"
+    result = verified(text)
+    (error,) = result.errors
+    assert result.tool_calls == () and error.code == "malformed" and "get_time" in error.message
+
+
+# -- truncation ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", [False, True])
+def test_truncation_at_every_position(role: bool) -> None:
+    the_call = call("write_file", {"content": '<y> "z"'}, role=role)
+    text = message("analysis", "R") + NEXT + message("commentary", "Hi") + NEXT + the_call
+    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
+    reference = stream(FORMAT, [text], TOOLS, PROMPT)
+    (node,) = reference.tree.find_all(ast.TOOL_CALL)
+    opened = text.rindex(NEXT)
+    for cut in range(len(text)):
+        prefix = text[:cut]
+        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
+        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
+        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
+        for prop in PROPERTIES:
+            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
+        result = whole.message
+        assert names(result) == (["write_file"] if node.end is not None and node.end <= cut else [])
+        if opened + len(START) <= cut < (node.end or 0):
+            (error,) = result.errors
+            assert error.code == "truncated" and error.raw == text[opened:cut]
+        assert all(e.code == "truncated" for e in result.errors)
