@@ -60,6 +60,7 @@ from .base import Format
 from .blocks import (
     Channel,
     Reasoning,
+    Synthesised,
     arguments,
     channelled_turn,
     in_runs,
@@ -76,18 +77,6 @@ STOPS = ("<turn|>", "<|tool_response>", "<eos>")
 DROPPED = (END_TOOL_CALL, "<|channel>", "<|turn>model\n")
 PROMPT = "<|turn>model\n"
 BARE_KEY = r"[^\s:,{}\[\]<>\"']+"
-
-
-class Write(Parser[None]):
-    """Emit `text` (synthesised JSON) here, consuming nothing."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def step(self, inp: Input, pos: int) -> Step[None]:
-        inp.out.append(Text(self.text, pos))
-        return None, pos
-        yield pos  # pragma: no cover - makes this a generator
 
 
 class Quoted(Parser[str]):
@@ -130,15 +119,18 @@ def items(opener: str, closer: str, item: Parser[Any], keyed: bool = False) -> P
 
     @generate
     def parse() -> Generator[Parser[Any], Any, list[Any]]:
-        yield literal(opener).then(Write(opener)).then(ws)
+        yield literal(opener).then(Synthesised(opener)).then(ws)
         values: list[Any] = []
+        keys: set[str] = set()
         done = yield optional(peek(literal(closer)))
         while not done:
-            values.append((yield Write(", ").then(item) if values else item))
-            if keyed and any(key == values[-1][0] for key, _ in values[:-1]):
-                yield fail(f"a key other than {json.dumps(values[-1][0])} (repeated key)")
+            values.append((yield Synthesised(", ").then(item) if values else item))
+            if keyed:
+                if values[-1][0] in keys:
+                    yield fail(f"a key other than {json.dumps(values[-1][0])} (repeated key)")
+                keys.add(values[-1][0])
             done = yield more
-        yield literal(closer).then(Write(closer))
+        yield literal(closer).then(Synthesised(closer))
         return values
 
     return parse
@@ -156,12 +148,12 @@ def gemma_arguments() -> Parser[dict[str, Any]]:
     quoted_key = seq(literal(QUOTE), until(QUOTE, emit=False, required=True), literal(QUOTE))
     key = alt(quoted_key.map(lambda parts: parts[1]), regex(BARE_KEY).desc("a key"))
     member = key.skip(seq(ws, literal(":"), ws)).bind(
-        lambda k: Write(f"{encode_basestring(k)}: ").then(value).map(lambda v: (k, v))
+        lambda k: Synthesised(f"{encode_basestring(k)}: ").then(value).map(lambda v: (k, v))
     )
     obj = items("{", "}", member, keyed=True).map(dict)
+    none = literal("None").then(Synthesised("null")).result(None)
     value.define(alt(committed(QUOTE, Quoted()), committed("{", obj),
-                     committed("[", items("[", "]", value)),
-                     literal("None").then(Write("null")).result(None), json_value()))  # fmt: skip
+                     committed("[", items("[", "]", value)), none, json_value()))  # fmt: skip
     return obj
 
 
