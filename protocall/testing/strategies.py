@@ -289,6 +289,8 @@ def turns(
     text = draw(prose(fmt.reserved))
     if text:
         parts.append(text)
+    content = "".join(part for part in parts if isinstance(part, str))
+    assume(not contains_any(content, fmt.reserved))  # content pieces joined form no marker
     return Turn(reasoning, tuple(parts))
 
 
