@@ -1,0 +1,283 @@
+"""The `gemma-4` format (FORMATS.md §6.15, details from peers), one-shot and streamed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.events import ToolCallArgumentsDelta, ToolCallStart
+from protocall.formats.gemma4 import FORMAT, render_value
+from protocall.message import Message
+from protocall.testing import (
+    PROPERTIES,
+    Case,
+    Trial,
+    assert_format,
+    chunkings,
+    json_values,
+    split_at,
+    stream,
+)
+from protocall.tools import normalize_tools
+
+Q = '<|"|>'
+THOUGHT, END_THOUGHT = "<|channel>thought\n", "<channel|>"
+CALL, END_CALL = "<|tool_call>call:", "<tool_call|>"
+END_TURN, TOOL_RESPONSE, EOS = "<turn|>", "<|tool_response>", "<eos>"
+PROMPT = "<|turn>model\n"
+THINKING_OFF = PROMPT + THOUGHT + END_THOUGHT
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    tool("get_weather", location=STRING, days={"type": "integer"}, hourly={"type": "boolean"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("set_config", options={"type": "object"}),
+]
+
+
+def call(name: str, arguments: dict[str, object]) -> str:
+    return f"{CALL}{name}{render_value(arguments)}{END_CALL}"
+
+
+def whole_calls(text: str, prompt: str | None) -> list[str]:
+    """`text` one character per chunk, except that each call arrives whole in one chunk."""
+    tree = stream(FORMAT, [text], TOOLS, prompt).tree
+    spans = [(n.start, n.end) for n in tree.find_all(ast.TOOL_CALL)]
+    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
+    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
+
+
+def verified(
+    text: str,
+    prompt: str | None = PROMPT,
+    *,
+    tools: list[dict[str, object]] | None = TOOLS,
+    expected: dict[str, object] | None = None,
+) -> Message:
+    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
+    one chunk: every property of the testing kit holds for each (same events and message as
+    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
+    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
+    whole = stream(FORMAT, [text], tools, prompt)
+    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text, prompt)):
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
+        for prop in PROPERTIES:
+            problem = prop.check(trial)
+            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
+    return whole.message
+
+
+def names(message: Message) -> list[str]:
+    return [c.name for c in message.tool_calls]
+
+
+# -- examples (FORMATS.md gives markers only; these follow the chat template) ----------------
+
+EXAMPLES = [
+    ('<|channel>thought\nNeed weather.<channel|><|tool_call>call:get_weather{location:<|"|>Paris'
+     '<|"|>}<tool_call|><|tool_response>', PROMPT,
+     {"reasoning_content": "Need weather.", "content": None,
+      "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+    ("Let me check. " + call("get_weather", {"location": "Oslo", "days": 3, "hourly": True})
+     + call("get_time", {"zone": "UTC"}) + TOOL_RESPONSE, THINKING_OFF,
+     {"reasoning_content": None, "content": "Let me check.", "tool_calls": [
+         {"name": "get_weather", "arguments": {"location": "Oslo", "days": 3, "hourly": True}},
+         {"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+    ("Short.<channel|>Paris is the capital.<turn|>", PROMPT + THOUGHT,
+     {"reasoning_content": "Short.", "content": "Paris is the capital.", "tool_calls": []}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
+    verified(text, prompt, expected=expected)
+
+
+@given(st.sampled_from(EXAMPLES), st.data())
+@settings(max_examples=30, deadline=None)
+def test_examples_under_random_chunkings(
+    example: tuple[str, str, dict[str, object]], data: st.DataObject
+) -> None:
+    text, prompt, expected = example
+    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
+    assert outcome.message.to_dict() == expected and not outcome.message.errors
+    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+
+
+def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
+    assert_format(FORMAT, max_examples=15, seed=0)
+
+
+def test_registered() -> None:
+    assert formats.get("gemma-4") is FORMAT
+
+
+# -- the argument syntax -----------------------------------------------------------------------
+
+
+def test_values_of_every_kind_stream_as_json() -> None:
+    text = (f"{CALL}set_config{{options:{{nested:{{a:[1,-2.5e3,{Q}x{Q},true,false,null]}},"
+            f'{Q}odd key{Q}:{Q}v "q" \\ \n{Q},json:"esc\\u00e9",old:None,empty:[],e:{{}}}}}}'
+            f"{END_CALL}")  # fmt: skip
+    (result,) = verified(text).tool_calls
+    assert result.arguments == {"options": {
+        "nested": {"a": [1, -2.5e3, "x", True, False, None]}, "odd key": 'v "q" \\ \n',
+        "json": "esc\u00e9", "old": None, "empty": [], "e": {}}}  # fmt: skip
+    assert json.loads(result.arguments_json) == result.arguments
+
+
+def test_whitespace_between_tokens_is_allowed() -> None:
+    text = f"{CALL}get_weather {{ location : {Q}Rome{Q} ,\n days : 2 }}{END_CALL}"
+    (result,) = verified(text).tool_calls
+    assert result.arguments == {"location": "Rome", "days": 2}
+
+
+def test_string_text_streams_as_it_arrives() -> None:
+    opened = f"{CALL}write_file{{content:{Q}abc def<|ghi <|"
+    session = FORMAT.parser(TOOLS, PROMPT)
+    deltas = [e.text for char in opened for e in session.feed(char)
+              if isinstance(e, ToolCallArgumentsDelta)]  # fmt: skip
+    assert "".join(deltas) == '{"content": "abc def<|ghi '  # `<|` may begin the closing quote
+    deltas = [e.text for e in session.feed('x"' + Q + "}") if isinstance(e, ToolCallArgumentsDelta)]
+    assert "".join(deltas) == '<|x\\"' + '"}'  # the quote escaped, then the string closed
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b_2", "key.x", "odd key", "", "k:v"]),
+                       json_values(FORMAT.reserved), max_size=4))  # fmt: skip
+@settings(max_examples=40, deadline=None)
+def test_rendered_values_parse_back(arguments: dict[str, object]) -> None:
+    text = call("set_config", {"options": arguments})
+    outcome = stream(FORMAT, list(text), None, PROMPT)
+    (result,) = outcome.message.tool_calls
+    assert result.arguments == {"options": arguments}
+    assert json.loads(result.arguments_json) == result.arguments
+
+
+def test_call_prefix_is_optional() -> None:
+    (result,) = verified(f"<|tool_call>get_time{{zone:{Q}UTC{Q}}}{END_CALL}").tool_calls
+    assert (result.name, result.arguments) == ("get_time", {"zone": "UTC"})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"{{zone:{Q}UTC{Q},zone:{Q}CET{Q}}}",  # a repeated key
+        "{zone:UTC}",  # a bare string
+        f"{{zone:{Q}UTC{Q},}}",  # a trailing comma
+        "{zone:01}",  # not a JSON number
+    ],
+)
+def test_malformed_arguments_are_an_error(body: str) -> None:
+    message = verified(f"{CALL}get_time{body}{END_CALL} after")
+    (error,) = message.errors
+    assert message.tool_calls == () and error.code == "malformed"
+    assert error.raw == f"{CALL}get_time{body}{END_CALL}"
+
+
+# -- reasoning -----------------------------------------------------------------------------------
+
+
+def test_generation_prompts_give_the_start_state() -> None:
+    assert FORMAT.start_state(PROMPT) is None and FORMAT.start_state(None) is None
+    assert FORMAT.start_state(PROMPT + THOUGHT) == "reasoning"
+    assert FORMAT.start_state(THINKING_OFF) is None
+
+
+@pytest.mark.parametrize("terminator", [END_THOUGHT, "<|channel>", END_TURN, EOS, ""])
+def test_reasoning_terminators(terminator: str) -> None:
+    message = verified(THOUGHT + "Hmm. " + terminator + "x")
+    assert message.reasoning_content == "Hmm." + ("" if terminator else " x")
+    assert message.content == ("x" if terminator else None)
+
+
+@pytest.mark.parametrize(("prefix", "prompt"), [(THOUGHT, PROMPT), ("", PROMPT + THOUGHT)])
+def test_a_call_ends_open_reasoning(prefix: str, prompt: str) -> None:
+    message = verified(prefix + "Look it up." + call("get_time", {"zone": "UTC"}), prompt)
+    assert (message.reasoning_content, message.content) == ("Look it up.", None)
+    assert names(message) == ["get_time"]
+
+
+def test_thinking_blocks_anywhere_and_stray_markers_dropped() -> None:
+    text = ("A " + THOUGHT + "one" + END_THOUGHT + "B " + THOUGHT + END_THOUGHT + END_THOUGHT
+            + END_CALL + "C" + END_TURN)  # fmt: skip
+    message = verified(text)
+    assert (message.reasoning_content, message.content, message.errors) == ("one", "A B C", ())
+
+
+def test_call_like_text_in_prose_stays_prose() -> None:
+    prose = f"Write <|tool_call> then call:NAME, as in <|tool_call>call:get_time or {Q}x{Q} <|b."
+    message = verified(prose + END_TURN)
+    assert message.content == prose and message.tool_calls == () and message.errors == ()
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("marker", [m for m in FORMAT.reserved if m != Q])
+def test_every_marker_but_the_quote_inside_a_string_argument(marker: str) -> None:
+    content = f"x = '{marker}'\n{marker}}}"
+    (result,) = verified(call("write_file", {"path": "/p", "content": content})).tool_calls
+    assert result.arguments == {"path": "/p", "content": content}
+
+
+def test_typed_values_keep_their_types() -> None:
+    arguments = {"days": 3, "ratio": -1.5e3, "hourly": True, "unit": None, "list": [1, "two"],
+                 "options": {"a": {"b": False}}, "zone": "42",
+                 "n": 12345678901234567890}  # fmt: skip
+    (result,) = verified(call("set_config", arguments), tools=None).tool_calls
+    assert result.arguments == arguments
+
+
+def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
+    text = call("get_weather_forecast", {"location": "Oslo"}) + call("get_weather", {})
+    starts = [e.name for e in stream(FORMAT, list(text), TOOLS, PROMPT).events
+              if isinstance(e, ToolCallStart)]  # fmt: skip
+    assert starts == ["get_weather_forecast", "get_weather"]
+    verified(text)
+
+
+def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
+    text = call("get_time", {}) + call("launch", {"n": 3}) + call("get_weather", {}) + TOOL_RESPONSE
+    message = verified(text)
+    assert names(message) == ["get_time", "get_weather"]
+    (error,) = message.errors
+    assert error.code == "unknown_tool" and "launch" in error.message
+
+
+# -- truncation ----------------------------------------------------------------------------------
+
+
+def test_truncation_at_every_position() -> None:
+    first = call("get_time", {"zone": "UTC"})
+    second = call("write_file", {"content": 'a "b"', "path": "p"})
+    text = THOUGHT + "R" + END_THOUGHT + "Hi " + first + second + TOOL_RESPONSE
+    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
+    reference = stream(FORMAT, [text], TOOLS, PROMPT)
+    spans = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALL)]
+    for cut in range(len(text)):
+        prefix = text[:cut]
+        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
+        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
+        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
+        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
+        for prop in PROPERTIES:
+            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
+        message = whole.message
+        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for _, e in spans)]
+        open_call = [s for s, e in spans if s + len("<|tool_call>") <= cut < e]
+        if open_call:
+            (error,) = message.errors
+            assert error.code == "truncated" and error.raw == text[open_call[0] : cut]
+        assert all(e.code == "truncated" for e in message.errors)
