@@ -1,6 +1,7 @@
 """Swiss AI Apertus (FORMATS.md §6.13): single-key call objects in one JSON array.
 
-<|inner_prefix|>R<|inner_suffix|>content<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|><|assistant_end|>
+<|inner_prefix|>R<|inner_suffix|>content<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>
+<|assistant_end|>
 
 - Every marker is a special token. The model writes the reasoning block itself after the
   prompt `<|assistant_start|>`; a prompt ending `<|inner_prefix|>` pre-opens it (thinking
