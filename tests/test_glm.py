@@ -11,7 +11,7 @@ from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.base import Format
 from protocall.formats.glm import RESERVED
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
 
 GLM45, GLM47 = formats.get("glm-4.5"), formats.get("glm-4.7")
@@ -56,17 +56,8 @@ def verified(
     tools: list[dict[str, object]] | None = TOOLS,
     expected: dict[str, object] | None = None,
 ) -> Message:
-    """Parse `text` in one chunk, per character and in 3-character chunks; every property of
-    the testing kit holds for each chunking (with `expected`: parsing back to it)."""
-    prompt = prompt or IN_CONTENT[fmt.name]
-    case = Case(text, normalize_tools(tools), prompt, fmt.start_state(prompt), expected=expected)
-    whole = stream(fmt, [text], tools, prompt)
-    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
-        trial = Trial(fmt, case, chunks, whole, stream(fmt, chunks, tools, prompt))
-        for prop in PROPERTIES:
-            problem = prop.check(trial)
-            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
-    return whole.message
+    """Every property of the testing kit, one chunk against several (`verify`)."""
+    return verify(fmt, text, prompt or IN_CONTENT[fmt.name], tools=tools, expected=expected)
 
 
 def names(message: Message) -> list[str]:

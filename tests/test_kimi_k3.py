@@ -12,7 +12,7 @@ from protocall import formats
 from protocall.events import ContentDelta, ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.kimi_k3 import RESERVED
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
 
 FMT = formats.get("kimi-k3")
@@ -64,17 +64,8 @@ def verified(
     declared: list[dict[str, object]] | None = TOOLS,
     expected: dict[str, object] | None = None,
 ) -> Message:
-    """Parse `text` in one chunk, per character and in 3-character chunks; every property of
-    the testing kit holds for each chunking (same events and message as one chunk, deltas
-    adding up, final names, …; with `expected`, parsing back to it without errors)."""
-    case = Case(text, normalize_tools(declared), prompt, FMT.start_state(prompt), expected=expected)
-    whole = stream(FMT, [text], declared, prompt)
-    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
-        trial = Trial(FMT, case, chunks, whole, stream(FMT, chunks, declared, prompt))
-        for prop in PROPERTIES:
-            problem = prop.check(trial)
-            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
-    return whole.message
+    """Every property of the testing kit, one chunk against several (`verify`)."""
+    return verify(FMT, text, prompt, tools=declared, expected=expected)
 
 
 def names(message: Message) -> list[str]:

@@ -16,6 +16,7 @@ from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
 from .mutations import mutations, truncations, unclosed_reasoning
 from .properties import PROPERTIES, Property, Trial
 from .run import Outcome, is_event_prefix, merge_deltas, stream
+from .verify import verify
 from .strategies import (
     Case,
     arguments,
@@ -59,4 +60,5 @@ __all__ = [
     "turns",
     "unclosed_reasoning",
     "values",
+    "verify",
 ]
