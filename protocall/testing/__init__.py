@@ -16,7 +16,6 @@ from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
 from .mutations import mutations, truncations, unclosed_reasoning
 from .properties import PROPERTIES, Property, Trial
 from .run import Outcome, is_event_prefix, merge_deltas, stream
-from .verify import verify
 from .strategies import (
     Case,
     arguments,
@@ -29,6 +28,7 @@ from .strategies import (
     turns,
     values,
 )
+from .verify import verify
 
 __all__ = [
     "PROPERTIES",
