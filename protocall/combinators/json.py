@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, cast
 
 import orjson
@@ -197,6 +197,38 @@ def _emit(inp: Input, raw: list[str], buf: str, base: int, start: int, end: int)
     return end
 
 
+class _StringText:
+    """A value string suspended with all its text so far emitted: a delta of printable text
+    without `"` or `\\` is more of the same string, emitted without resuming the parser."""
+
+    __slots__ = ("at", "raw")
+
+    def __init__(self, raw: list[str]) -> None:
+        self.raw = raw
+        self.at = 0
+
+    def wait(self, inp: Input, at: int) -> Generator[int, None, int]:
+        """Suspend at `at` (absorbing plain deltas meanwhile); give where the text is up to."""
+        self.at = at
+        inp.fast = self
+        yield at
+        inp.fast = None
+        return self.at
+
+    def absorb(self, inp: Input, text: str) -> bool:
+        at = self.at
+        if at != inp.base + len(inp.buf) or '"' in text or "\\" in text or not text.isprintable():
+            return False
+        inp.buf += text
+        if text:
+            self.raw.append(text)
+            inp.out.append(tuple.__new__(Text, (text, at)))
+            self.at = at + len(text)
+            if self.at - inp.base >= 256:
+                inp.release(self.at)
+        return True
+
+
 class JsonValue(Parser[Any]):
     """One JSON value (`kind`: "value", "object" or "string") at the current position.
 
@@ -243,6 +275,7 @@ class JsonValue(Parser[Any]):
         string_tail = _string_tail
         string_run = _string_run
         new_tuple = tuple.__new__  # Text items without the slower NamedTuple constructor
+        absorber = _StringText(raw)
         while True:
             buf = inp.buf
             base = inp.base
@@ -256,7 +289,10 @@ class JsonValue(Parser[Any]):
                     raw.append(piece)
                     inp.out.append(new_tuple(Text, (piece, scan)))
                     scan = emitted = base + len(buf)
-                    yield key_start if is_key else scan
+                    if is_key or limit is not None:
+                        yield key_start if is_key else scan
+                    else:
+                        scan = emitted = yield from absorber.wait(inp, scan)
                     continue
                 match = string_tail(buf, i)
                 end = match.end()
@@ -268,7 +304,10 @@ class JsonValue(Parser[Any]):
                         raw.append(piece)
                         inp.out.append(new_tuple(Text, (piece, scan)))
                         scan = emitted = base + end
-                    yield key_start if is_key else scan
+                    if is_key or limit is not None or held >= 0:
+                        yield key_start if is_key else scan
+                    else:
+                        scan = emitted = yield from absorber.wait(inp, scan)
                     continue
                 i = end if held < 0 else held
             n = size = len(buf)
