@@ -2,9 +2,13 @@
 
 <|channel>thought\\nR<channel|>content<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|><|tool_response>
 
-Established from peers (vLLM `gemma4_tool_parser.py` and `gemma4_reasoning_parser.py`,
-llama.cpp `common/parsers/gemma4.cpp`, the chat template's `format_argument` as vendored by
-llama-cpp-python forks); FORMATS.md gives only the markers.
+FORMATS.md gives only the markers; the rest is from peers: vLLM `gemma4_tool_parser.py` and
+`gemma4_reasoning_parser.py`, llama.cpp `common/parsers/gemma4.cpp`, and the chat template's
+`format_argument` as vendored by llama-cpp-python forks. Agreed by these: the markers, the
+call and value syntax, the `thought` label, the stops. From one source only: the empty
+thinking block of the thinking-off prompt (a later template), quoted keys and `None` (vLLM),
+JSON-quoted strings (a Rust port), `<eos>` as a stop, whitespace between tokens (llama.cpp).
+INFERRED here: the optional `call:` prefix, thinking blocks after content.
 
 - Calls: `<|tool_call>call:NAME{…}<tool_call|>`, several in a row. The arguments are an
   object with bare keys (`<|"|>`-quoted keys are accepted too), `,` between members and
@@ -14,7 +18,7 @@ llama-cpp-python forks); FORMATS.md gives only the markers.
   arguments stream as JSON text (`{"key": "text", "n": 3}`): a key once its `:` has arrived,
   string text as it arrives (holding back a tail that may begin `<|"|>`), other scalars
   once complete. A repeated key is an error.
-- The `call:` prefix is optional (INFERRED, lenient); the name is final once `{` follows.
+- The `call:` prefix is optional; the name is final once `{` follows.
   A call that fails after its name is skipped to `<tool_call|>` (consumed) or the next
   marker; one the stream ended inside is a truncated error.
 - Thinking `<|channel>thought\\n…<channel|>` is reasoning (the `thought` label is not), may
