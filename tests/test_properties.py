@@ -454,7 +454,7 @@ def per_character(text: str) -> list[str]:
 examples = settings().max_examples
 
 
-@settings(max_examples=2 * examples)
+@settings(max_examples=examples)
 @given(st.data())
 def test_results_do_not_depend_on_chunking(data: st.DataObject) -> None:
     """One chunk, one character per chunk and random chunks give the same status, value,
@@ -510,7 +510,7 @@ def test_a_rejected_input_is_rejected_at_the_same_position_however_chunked(
         assert observe(grammar, chunks).error == whole.error
 
 
-@settings(max_examples=2 * examples)
+@settings(max_examples=examples)
 @given(st.data())
 def test_an_error_is_never_before_where_the_input_left_an_accepted_one(
     data: st.DataObject,
@@ -535,7 +535,7 @@ def test_an_error_is_never_before_where_the_input_left_an_accepted_one(
         assert outcome.error[0] >= shared
 
 
-@settings(max_examples=2 * examples)
+@settings(max_examples=examples)
 @given(st.data())
 def test_a_run_agrees_with_a_backtracking_reference_parser(data: st.DataObject) -> None:
     """Over complete text, a run accepts what a plain PEG parser of the same grammar (with
