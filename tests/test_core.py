@@ -6,6 +6,7 @@ result; random chunkings of random grammars are in `test_properties.py`."""
 
 from __future__ import annotations
 
+import tracemalloc
 from dataclasses import dataclass
 from typing import Any
 
@@ -708,6 +709,22 @@ def test_a_million_characters_stream_through_a_small_buffer() -> None:
     assert run.status is DONE
     assert longest <= 600
     assert "".join(pieces) == text.replace("<|im_end|>", "")
+
+
+def test_a_long_span_costs_about_its_own_size_in_memory() -> None:
+    text = "plain prose with a <b> now and then\n" * 6000
+    run = tag("content", until(*MARKERS)).run()
+    tracemalloc.start()
+    try:
+        for start in range(0, len(text), 4):
+            run.feed(text[start : start + 4])
+            run.take()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 3 * len(text)
+    run.finish()
+    assert run.value == text
 
 
 def test_line_and_column_stay_exact_after_the_buffer_dropped_text() -> None:

@@ -78,7 +78,6 @@ class Until(Parser[str]):
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
         state = _Scanning(self.starters, emit, pos)
-        pieces = state.pieces
         while True:
             inp.fast = None
             emitted, scan = state.emitted, state.scan
@@ -94,7 +93,7 @@ class Until(Parser[str]):
                 if emitted == pos and self.commit:
                     inp.cut()
                 piece = buf[emitted - base : limit - base]
-                pieces.append(piece)
+                state.add(piece)
                 if emit:
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
@@ -103,7 +102,7 @@ class Until(Parser[str]):
                     raise Backtrack(pos, ("text",))
                 if not found and self.required:
                     raise Backtrack(limit, self.expected)
-                return "".join(pieces), limit
+                return state.text(), limit
             state.emitted = state.scan = emitted
             if emitted > pos or not self.commit:
                 inp.fast = state
@@ -112,15 +111,29 @@ class Until(Parser[str]):
 
 class _Scanning:
     """An `until` suspended with nothing held back: input with no character that can start
-    a marker is emitted at once, without resuming the parser tree (the common delta)."""
+    a marker is emitted at once, without resuming the parser tree (the common delta).
 
-    __slots__ = ("emit", "emitted", "pieces", "scan", "starters")
+    The text so far is kept as a few joined chunks plus the latest pieces, so a long span
+    costs about its own size in memory, not a string object per delta."""
+
+    __slots__ = ("chunks", "emit", "emitted", "pieces", "scan", "starters")
 
     def __init__(self, starters: re.Pattern[str], emit: bool, pos: int) -> None:
         self.starters = starters
         self.emit = emit
         self.emitted = self.scan = pos
+        self.chunks: list[str] = []
         self.pieces: list[str] = []
+
+    def add(self, piece: str) -> None:
+        pieces = self.pieces
+        pieces.append(piece)
+        if len(pieces) >= _JOIN:
+            self.chunks.append("".join(pieces))
+            pieces.clear()
+
+    def text(self) -> str:
+        return "".join(self.chunks) + "".join(self.pieces)
 
     def absorb(self, inp: Input, text: str) -> bool:
         if not text:
@@ -129,7 +142,11 @@ class _Scanning:
         if emitted != inp.base + len(inp.buf) or self.starters.search(text):
             return False
         inp.buf += text
-        self.pieces.append(text)
+        pieces = self.pieces
+        pieces.append(text)
+        if len(pieces) >= _JOIN:
+            self.chunks.append("".join(pieces))
+            pieces.clear()
         if self.emit:
             inp.out.append(_text(Text, (text, emitted)))
         self.emitted = self.scan = emitted + len(text)
@@ -139,6 +156,7 @@ class _Scanning:
 
 
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
+_JOIN = 256  # pieces joined into one chunk
 
 
 def until(
