@@ -783,8 +783,11 @@ def test_feeding_a_failed_run_is_a_usage_error() -> None:
 
 
 def test_feeding_nothing_changes_nothing() -> None:
-    run = end_of_input.run().feed("")
-    assert run.status is NEED_MORE
+    assert end_of_input.run().feed("").status is NEED_MORE
+    run = tag("t", until("!")).run().feed("ab")
+    run.take()
+    assert run.feed("").take() == []
+    assert run.feed("!").take() == [Close("t", 2, "ab")]
 
 
 def test_take_returns_each_item_once() -> None:
