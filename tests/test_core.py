@@ -23,6 +23,7 @@ from protocall.combinators import (
     ParseError,
     Parser,
     Recovered,
+    Run,
     Text,
     UsageError,
     alt,
@@ -145,7 +146,7 @@ def status_after(parser: Parser[Any], text: str) -> Any:
 def emitted(parser: Parser[Any], *chunks: str) -> list[list[Item]]:
     """What each feed of `chunks` made `take` return (no end of input)."""
     run = parser.run()
-    return [run.feed(chunk).take() for chunk in chunks]
+    return [fed(run, chunk).take() for chunk in chunks]
 
 
 # -- literal ---------------------------------------------------------------------------------
@@ -617,15 +618,16 @@ def test_until_releases_the_held_tail_when_the_next_input_rules_the_marker_out()
 
 def test_until_stops_at_the_marker_the_held_tail_became() -> None:
     run = CONTENT.run()
-    assert run.feed("Hi <tool_ca").take() == [Text("Hi ", 0)]
-    assert run.feed("ll>").take() == []
+    assert fed(run, "Hi <tool_ca").take() == [Text("Hi ", 0)]
+    assert fed(run, "ll>").take() == []
     assert (run.status, run.value, run.end, run.rest) == (DONE, "Hi ", 3, "<tool_call>")
 
 
 def test_until_releases_the_held_tail_at_the_end_of_input() -> None:
-    run = CONTENT.run().feed("Hi <tool_ca")
+    run = CONTENT.run()
+    run.feed("Hi <tool_ca")
     run.take()
-    assert run.finish().take() == [Text("<tool_ca", 3)]
+    assert run.finish() is DONE and run.take() == [Text("<tool_ca", 3)]
     assert run.value == "Hi <tool_ca"
 
 
@@ -633,7 +635,7 @@ def test_until_streams_each_character_once_and_never_a_marker() -> None:
     run = CONTENT.run()
     pieces = []
     for char in "a<b</thin</think>":
-        pieces += [item.text for item in run.feed(char).take() if isinstance(item, Text)]
+        pieces += [item.text for item in fed(run, char).take() if isinstance(item, Text)]
     assert pieces == ["a", "<b", "</thin"]
     assert run.value == "a<b</thin"
 
@@ -649,8 +651,8 @@ def test_until_overlapping_markers_where_one_is_a_prefix_of_another() -> None:
 def test_until_waits_for_a_longer_marker_that_starts_before_a_complete_one() -> None:
     parser = until("abcd", "c")
     run = parser.run()
-    assert run.feed("xabc").take() == [Text("x", 0)]
-    assert run.feed("e").take() == [Text("ab", 1)]
+    assert fed(run, "xabc").take() == [Text("x", 0)]
+    assert fed(run, "e").take() == [Text("ab", 1)]
     assert (run.value, run.end) == ("xab", 3)
     assert streamed(parser, "xabcd", finish=False).value == "x"
 
@@ -743,18 +745,17 @@ def test_line_and_column_stay_exact_after_the_buffer_dropped_text() -> None:
 # -- Run -------------------------------------------------------------------------------------
 
 
-def test_feed_and_finish_return_the_run() -> None:
+def test_feed_and_finish_return_the_status() -> None:
     run = literal("ab").run()
-    assert run.feed("a") is run
-    assert run.status is NEED_MORE
-    assert run.finish() is run
-    assert run.status is FAILED
+    assert run.feed("a") is NEED_MORE and run.status is NEED_MORE
+    assert run.finish() is FAILED and run.status is FAILED
 
 
 def test_a_done_run_keeps_what_follows_as_the_rest() -> None:
-    run = literal("ab").run().feed("abc")
+    run = literal("ab").run()
+    run.feed("abc")
     assert (run.status, run.value, run.end, run.rest) == (DONE, "ab", 2, "c")
-    assert run.feed("d").rest == "cd"
+    assert run.feed("d") is DONE and run.rest == "cd"
     assert run.offset == 4
 
 
@@ -764,34 +765,40 @@ def test_rest_before_done_is_a_usage_error() -> None:
 
 
 def test_feeding_a_finished_run_is_a_usage_error() -> None:
-    run = literal("ab").run().feed("ab").finish()
+    run = literal("ab").run()
+    run.feed("ab")
+    run.finish()
     with pytest.raises(UsageError):
         run.feed("x")
 
 
 def test_finishing_twice_is_a_usage_error() -> None:
-    run = literal("ab").run().finish()
+    run = literal("ab").run()
+    run.finish()
     with pytest.raises(UsageError):
         run.finish()
 
 
 def test_feeding_a_failed_run_is_a_usage_error() -> None:
-    run = literal("ab").run().feed("x")
+    run = literal("ab").run()
+    run.feed("x")
     assert run.status is FAILED
     with pytest.raises(UsageError):
         run.feed("y")
 
 
 def test_feeding_nothing_changes_nothing() -> None:
-    assert end_of_input.run().feed("").status is NEED_MORE
-    run = tag("t", until("!")).run().feed("ab")
+    assert end_of_input.run().feed("") is NEED_MORE
+    run = tag("t", until("!")).run()
+    run.feed("ab")
     run.take()
-    assert run.feed("").take() == []
-    assert run.feed("!").take() == [Close("t", 2, "ab")]
+    assert fed(run, "").take() == []
+    assert fed(run, "!").take() == [Close("t", 2, "ab")]
 
 
 def test_take_returns_each_item_once() -> None:
-    run = tag("t", until("!")).run().feed("ab")
+    run = tag("t", until("!")).run()
+    run.feed("ab")
     assert run.take() == [Open("t", 0), Text("ab", 0)]
     assert run.take() == []
 
@@ -804,3 +811,9 @@ def test_parse_error_carries_line_column_and_an_excerpt() -> None:
     assert error.got == "`ree and more text here`"
     long = rejects(literal("a"), "b" * 40)
     assert long.got == "`" + "b" * 24 + "`…"
+
+
+def fed(run: Run[Any], text: str) -> Run[Any]:
+    """`run` after feeding `text` (`feed` returns the status; these tests read the run)."""
+    run.feed(text)
+    return run

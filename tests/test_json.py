@@ -248,7 +248,7 @@ def test_valid_documents_give_what_json_loads_gives_under_every_chunking(
 def test_every_proper_prefix_of_a_valid_document_needs_more(text: str) -> None:
     run = whole().run()
     for char in text:
-        assert run.feed(char).status is NEED_MORE
+        assert run.feed(char) is NEED_MORE
 
 
 @settings(max_examples=180, deadline=None)
@@ -384,11 +384,14 @@ def test_a_top_level_value_ends_without_looking_past_it() -> None:
 
 
 def test_a_number_ends_at_the_first_character_that_cannot_continue_it() -> None:
-    run = json_value().run().feed("12")
+    run = json_value().run()
+    run.feed("12")
     assert run.status is NEED_MORE
     run.feed("3x")
     assert run.status is DONE and run.value == 123 and run.rest == "x"
-    assert json_value().run().feed("12").finish().value == 12
+    run = json_value().run()
+    run.feed("12")
+    assert run.finish() is DONE and run.value == 12
 
 
 def test_json_object_and_json_string_accept_only_their_kind() -> None:
@@ -559,7 +562,8 @@ def test_the_validated_text_before_a_failure_is_streamed() -> None:
 
 def test_a_long_string_streams_in_pieces_while_the_buffer_stays_small() -> None:
     run = json_value().run()
-    run.feed('{"content": "').take()
+    run.feed('{"content": "')
+    run.take()
     sizes = []
     for _ in range(5000):
         run.feed("abc\\n")

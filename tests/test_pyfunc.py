@@ -616,7 +616,8 @@ def test_the_empty_list_and_trailing_commas() -> None:
 
 
 def test_a_single_call_takes_no_surrounding_whitespace() -> None:
-    run = python_call().run().feed('get(a="x") tail')
+    run = python_call().run()
+    run.feed('get(a="x") tail')
     assert (run.status, run.value, run.rest) == (DONE, ("get", {"a": "x"}), " tail")
     assert feed(python_call(), [" f()"]).position == 0
 
@@ -653,7 +654,9 @@ def test_errors(src: str, position: int, expected: str) -> None:
 
 
 def test_a_failure_inside_a_call_names_the_open_nodes() -> None:
-    run = (python_calls() << end_of_input).run().feed('[f(a="x').finish()
+    run = (python_calls() << end_of_input).run()
+    run.feed('[f(a="x')
+    run.finish()
     assert run.error is not None
     assert run.error.context == ("tool_call", "tool_arguments")
     assert run.error.at_end_of_input

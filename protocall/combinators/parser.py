@@ -51,7 +51,8 @@ class Parser(Generic[T_co]):
 
     def parse(self, text: str) -> T_co:
         """Parse complete `text`, which must be consumed entirely; raise `ParseError`."""
-        run = Run(Seq(self, end_of_input), text).finish()
+        run = Run(Seq(self, end_of_input), text)
+        run.finish()
         if run.error is not None:
             raise run.error
         value: T_co = run.value[0]
@@ -115,7 +116,7 @@ def _last(values: tuple[Any, ...]) -> Any:
 
 class Run(Generic[T]):
     """A resumable parse over `text` and whatever is fed next. `feed` and `finish` return the
-    run, whose `status` says where it stands; emitted items are `take`n.
+    `Status` (also kept as `status`); emitted items are `take`n.
 
     Feeding resumes the suspended parser tree where it stopped: nothing is re-parsed and no
     text is scanned twice beyond what a parser holds back. After `DONE`, further input is kept
@@ -133,24 +134,24 @@ class Run(Generic[T]):
         self.error: ParseError | None = None
         self._advance()
 
-    def feed(self, text: str) -> Run[T]:
+    def feed(self, text: str) -> Status:
         if self.status is NEED_MORE and not self._finished:
             inp = self._inp
             fast = inp.fast
             if fast is not None and fast.absorb(inp, text):
-                return self  # the innermost parser took it without resuming the tree
+                return self.status  # the innermost parser took it without resuming the tree
             inp.buf += text
             if text:
                 self._advance()
-            return self
+            return self.status
         if self._finished:
             raise UsageError("feed() after finish(): the run has ended")
         if self.status is FAILED:
             raise UsageError(f"feed() after the parse failed: {self.error}")
         self._inp.append(text)
-        return self
+        return self.status
 
-    def finish(self) -> Run[T]:
+    def finish(self) -> Status:
         """Mark the end of input: every open construct decides now."""
         if self._finished:
             raise UsageError("finish() called twice")
@@ -158,7 +159,7 @@ class Run(Generic[T]):
         self._inp.eof = True
         if self.status is NEED_MORE:
             self._advance()
-        return self
+        return self.status
 
     def take(self) -> list[Item]:
         """Items emitted for committed input since the last call (never retracted)."""
