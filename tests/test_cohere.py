@@ -12,7 +12,16 @@ from protocall import ast, formats
 from protocall.events import ToolCallStart
 from protocall.formats.cohere import FORMAT
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, split_at, stream
+from protocall.testing import (
+    PROPERTIES,
+    Case,
+    Trial,
+    assert_format,
+    chunkings,
+    split_at,
+    stream,
+    verify,
+)
 from protocall.tools import normalize_tools
 
 THINK, END_THINK = "<|START_THINKING|>", "<|END_THINKING|>"
@@ -61,17 +70,10 @@ def verified(
     tools: list[dict[str, object]] | None = TOOLS,
     expected: dict[str, object] | None = None,
 ) -> Message:
-    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
-    one chunk: every property of the testing kit holds for each (same events and message as
-    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
-    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
-    whole = stream(FORMAT, [text], tools, prompt)
-    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text)):
-        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
-        for prop in PROPERTIES:
-            problem = prop.check(trial)
-            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
-    return whole.message
+    """Every property of the testing kit, one chunk against several, each call whole too."""
+    return verify(
+        FORMAT, text, prompt, tools=tools, expected=expected, chunkings=[whole_calls(text)]
+    )
 
 
 def names(message: Message) -> list[str]:

@@ -21,6 +21,7 @@ from protocall.testing import (
     json_values,
     split_at,
     stream,
+    verify,
 )
 from protocall.tools import normalize_tools
 
@@ -66,17 +67,9 @@ def verified(
     tools: list[dict[str, object]] | None = TOOLS,
     expected: dict[str, object] | None = None,
 ) -> Message:
-    """Parse `text` in one chunk, per character, in 3-character chunks and with each call in
-    one chunk: every property of the testing kit holds for each (same events and message as
-    one chunk, deltas adding up, final names, …; with `expected`, parsing back to it)."""
-    case = Case(text, normalize_tools(tools), prompt, FORMAT.start_state(prompt), expected=expected)
-    whole = stream(FORMAT, [text], tools, prompt)
-    for chunks in (list(text), split_at(text, range(3, len(text), 3)), whole_calls(text, prompt)):
-        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, tools, prompt))
-        for prop in PROPERTIES:
-            problem = prop.check(trial)
-            assert problem is None, f"{prop.name}: expected {problem.expected}, got {problem.got}"
-    return whole.message
+    """Every property of the testing kit, one chunk against several, each call whole too."""
+    calls = whole_calls(text, prompt)
+    return verify(FORMAT, text, prompt, tools=tools, expected=expected, chunkings=[calls])
 
 
 def names(message: Message) -> list[str]:
