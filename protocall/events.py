@@ -9,9 +9,8 @@ parsed arguments. Nothing emitted is ever retracted.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .message import ToolCall
@@ -78,27 +77,13 @@ Event = (
 )
 
 
-def _text_maker(cls: type[Any]) -> Callable[[str], Any]:
-    """A constructor for a one-field (`text`) frozen slots dataclass that skips the frozen
-    `__setattr__` indirection: the session builds one delta per chunk, on the hot path."""
-    new, set_text = object.__new__, vars(cls)["text"].__set__
-
-    def make(text: str) -> Any:
-        event = new(cls)
-        set_text(event, text)
-        return event
-
-    return make
-
-
-content_delta: Callable[[str], ContentDelta] = _text_maker(ContentDelta)
-reasoning_delta: Callable[[str], ReasoningDelta] = _text_maker(ReasoningDelta)
 _set_index = vars(ToolCallArgumentsDelta)["index"].__set__
 _set_arguments = vars(ToolCallArgumentsDelta)["text"].__set__
 
 
 def arguments_delta(index: int, text: str) -> ToolCallArgumentsDelta:
-    """`ToolCallArgumentsDelta(index, text)`, built as cheaply as `content_delta`."""
+    """`ToolCallArgumentsDelta(index, text)`, built without the frozen dataclass's
+    `__init__` (the session builds one per chunk of arguments)."""
     event: ToolCallArgumentsDelta = object.__new__(ToolCallArgumentsDelta)
     _set_index(event, index)
     _set_arguments(event, text)

@@ -6,6 +6,7 @@ the semantic AST, events and the `Message`. It never does I/O.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import random
 from collections.abc import Callable, Mapping
@@ -20,12 +21,11 @@ from .events import (
     ContentDelta,
     Event,
     ProtocolError,
+    ReasoningDelta,
     ToolCallArgumentsDelta,
     ToolCallEnd,
     ToolCallStart,
     arguments_delta,
-    content_delta,
-    reasoning_delta,
 )
 from .message import Message, ToolCall
 from .tools import Tools, Validator, jsonschema_available, validator
@@ -36,32 +36,41 @@ IdFactory = Callable[[int], str]
 class StrippedField:
     """One text field (content or reasoning) streamed so that its deltas add up to the
     stripped whole: leading whitespace is never emitted, a trailing whitespace run is held
-    until more text follows it (and dropped at the end)."""
+    until more text follows it (and dropped at the end). `push` gives the delta as an event
+    of type `event` (a one-field `text` dataclass), or None when nothing may be emitted yet."""
 
-    __slots__ = ("_held", "_pieces")
+    __slots__ = ("_event", "_held", "_new", "_pieces", "_set_text")
 
-    def __init__(self) -> None:
+    def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
         self._pieces: list[str] = []
         self._held: list[str] = []
+        self._event = event
+        # The event built without the frozen dataclass's `__init__` (one per chunk).
+        self._new, self._set_text = object.__new__, vars(event)["text"].__set__
 
-    def push(self, text: str) -> str:
-        """Add raw text; return the delta that may be emitted now (possibly empty)."""
+    def push(self, text: str) -> Event | None:
+        """Add raw text (non-empty); return the delta event that may be emitted now, if any."""
+        if self._pieces and not self._held and text.rstrip() is text:
+            self._pieces.append(text)  # the common case: text inside the field (`is`: unchanged)
+        else:
+            text = self._strip(text)
+            if not text:
+                return None
+        event: Event = self._new(self._event)
+        self._set_text(event, text)
+        return event
+
+    def _strip(self, text: str) -> str:
         if not self._pieces:
             text = text.lstrip()
             if not text:
                 return ""
-        if text[-1].isspace():
-            body = text.rstrip()
-            if not body:
-                self._held.append(text)
-                return ""
-        else:
-            body = text
-        if self._held:
-            delta = "".join(self._held) + body
-            self._held.clear()
-        else:
-            delta = body
+        body = text.rstrip()
+        if not body:
+            self._held.append(text)
+            return ""
+        delta = "".join(self._held) + body
+        self._held.clear()
         if len(body) < len(text):
             self._held.append(text[len(body) :])
         self._pieces.append(delta)
@@ -70,6 +79,32 @@ class StrippedField:
     @property
     def value(self) -> str | None:
         return "".join(self._pieces) or None
+
+
+class _Transcript(list[str]):
+    """The raw text of the turn: chunks not yet sliced (a plain list, appended per chunk)
+    and the joined blocks before them. `text(start, end)` joins the pending chunks into one
+    block and slices the blocks concerned: time in proportion to the slice, not the turn."""
+
+    __slots__ = ("_blocks", "_starts")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._blocks: list[str] = []
+        self._starts: list[int] = []
+
+    def text(self, start: int, end: int | None = None) -> str:
+        if self:
+            self._starts.append(self._starts[-1] + len(self._blocks[-1]) if self._blocks else 0)
+            self._blocks.append("".join(self))
+            self.clear()
+        if not self._blocks:
+            return ""
+        first = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        last = len(self._blocks) if end is None else bisect.bisect_left(self._starts, end)
+        offset = self._starts[first]
+        joined = "".join(self._blocks[first:last])
+        return joined[start - offset : None if end is None else end - offset]
 
 
 class _Call:
@@ -123,25 +158,48 @@ class Session:
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
         self._run = grammar.run()
-        self._items: list[Item] = []
+        self._inp = self._run.input
+        self._items: list[Item | tuple[str, int]] = []
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
-        self._raw: list[str] = []
-        self._raw_length = 0
-        self._content = StrippedField()
-        self._reasoning = StrippedField()
+        self._raw = _Transcript()
+        self._content = StrippedField(ContentDelta)
+        self._reasoning = StrippedField(ReasoningDelta)
         self._calls: list[ToolCall] = []
         self._errors: list[ProtocolError] = []
         self._call: _Call | None = None
         self._announced = 0
-        self._mode = _CONTENT
+        self._sink: Callable[[str], Event | None] = self._content.push  # text goes there
         self._finished = False
         self._fatal: ProtocolError | None = None
+        self._guarded = False  # finished, failed or decoding bytes: `feed` checks first
 
     # -- feeding ---------------------------------------------------------------------------
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Parse more output; bytes are decoded as UTF-8 incrementally (invalid → U+FFFD)."""
+        if self._guarded or type(chunk) is not str:
+            chunk = self._decode(chunk)
+        inp = self._inp
+        fast = inp.fast
+        if fast is not None and chunk and inp.out is inp.root and not inp.root:
+            # The hot path: the innermost parser takes the chunk without a resume, and its
+            # text is final (no choice is open, no item waits), so it goes straight to the
+            # current sink.
+            start = inp.base + len(inp.buf)
+            piece = fast.absorb(inp, chunk)
+            if piece is not None:
+                self._raw.append(chunk)
+                if not piece:
+                    return []
+                self._items.append((piece, start))  # a Text, built only if the AST is asked
+                event = self._sink(piece)
+                return [] if event is None else [event]
+        return self._advance(chunk, final=False)
+
+    def _decode(self, chunk: str | bytes) -> str:
+        """The text of `chunk` (bytes decoded, text after bytes flushing the decoder), or a
+        `UsageError` when this session takes no more input."""
         if self._finished:
             raise UsageError("feed() after finish(): this turn has ended")
         if self._fatal is not None:
@@ -149,12 +207,13 @@ class Session:
         if isinstance(chunk, bytes):
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            chunk = self._decoder.decode(chunk)
-        elif self._decoder is not None:
+                self._guarded = True
+            return self._decoder.decode(chunk)
+        if self._decoder is not None:
             # Text after bytes: a character the bytes left incomplete is invalid now.
             chunk = self._decoder.decode(b"", final=True) + chunk
             self._decoder.reset()
-        return self._advance(chunk, final=False)
+        return chunk
 
     def finish(self) -> list[Event]:
         """End of stream: open constructs decide (a call cut off becomes a `truncated` error)."""
@@ -163,7 +222,7 @@ class Session:
         if self._fatal is not None:
             raise UsageError(f"finish() after a fatal protocol error: {self._fatal.message}")
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
-        self._finished = True
+        self._finished = self._guarded = True
         return self._advance(tail, final=True)
 
     def _advance(self, text: str, final: bool) -> list[Event]:
@@ -171,34 +230,26 @@ class Session:
         run = self._run
         if text:
             self._raw.append(text)
-            self._raw_length += len(text)
             run.feed(text)
         if final:
             run.finish()
-        record = self._items.append
-        for item in run.take():
-            record(item)
-            if type(item) is not Text:
-                self._on_node(item, events)
-                continue
-            # The hot path, inlined: one text piece of the current field or call.
-            mode = self._mode
-            if mode is _ARGUMENTS:
-                call = self._call
-                if call is not None:
-                    call.pieces.append(item.text)
-                    if call.index is not None:
-                        events.append(arguments_delta(call.index, item.text))
-            elif mode is _CONTENT or mode is _REASONING:
-                field = self._content if mode is _CONTENT else self._reasoning
-                delta = field.push(item.text)
-                if delta:
-                    events.append((content_delta if mode is _CONTENT else reasoning_delta)(delta))
+        items = run.out
+        if items:
+            self._items.extend(items)
+            for item in items:
+                if type(item) is Text:
+                    event = self._sink(item.text) if item.text else None
+                    if event is not None:
+                        events.append(event)
+                else:
+                    self._on_node(item, events)
+            items.clear()
         if run.status is FAILED and run.error is not None:
             error = run.error
             self._fatal = ProtocolError(
-                "invalid_output", str(error), error.position, self._raw_text(error.position)
+                "invalid_output", str(error), error.position, self._raw.text(error.position)
             )
+            self._guarded = True
             self._errors.append(self._fatal)
             events.append(self._fatal)
         return events
@@ -216,13 +267,30 @@ class Session:
             assert isinstance(item, Close)
             opened = self._open.pop()
             self._on_close(opened.start, item, events)
-        self._mode = self._innermost_mode()
+        self._sink = self._innermost_sink()
 
-    def _innermost_mode(self) -> str:
+    def _innermost_sink(self) -> Callable[[str], Event | None]:
+        """Where text goes: the innermost content, reasoning or arguments node decides;
+        text elsewhere in a call envelope, in an error region (reported whole) or in an
+        end-of-turn marker is dropped."""
         for node in reversed(self._open):
-            if node.tag in _MODES:
-                return _MODES[node.tag]
-        return _CONTENT
+            tag = node.tag
+            if tag == ast.CONTENT:
+                return self._content.push
+            if tag == ast.REASONING:
+                return self._reasoning.push
+            if tag == ast.TOOL_ARGUMENTS:
+                return self._call_text
+            if tag in _SILENT:
+                return _drop
+        return self._content.push
+
+    def _call_text(self, text: str) -> Event | None:
+        call = self._call
+        if call is None:
+            return None
+        call.pieces.append(text)
+        return None if call.index is None else arguments_delta(call.index, text)
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
         if item.tag == ast.TOOL_CALL:
@@ -263,7 +331,7 @@ class Session:
         return self.tools is None or name in self.tools
 
     def _complete(self, call: _Call, start: int, end: int, events: list[Event]) -> None:
-        raw = self._raw_text(start, end)
+        raw = self._raw.text(start, end)
         if call.name is None or not self._declared(call.name):
             names = ", ".join(f"`{n}`" for n in sorted(self.tools or ())[:8])
             self._error(
@@ -336,15 +404,10 @@ class Session:
         error = ProtocolError(code, message, offset, raw)
         self._errors.append(error)
         events.append(error)
-        if passthrough:
-            delta = self._content.push(raw)
-            if delta:
-                events.append(ContentDelta(delta))
-
-    def _raw_text(self, start: int, end: int | None = None) -> str:
-        if len(self._raw) > 1:
-            self._raw = ["".join(self._raw)]
-        return self._raw[0][start:end] if self._raw else ""
+        if passthrough and raw:
+            event = self._content.push(raw)
+            if event is not None:
+                events.append(event)
 
     # -- results -------------------------------------------------------------------------------
 
@@ -365,8 +428,8 @@ class Session:
             raise UsageError("the AST is available once finish() has run")
         tree = TreeBuilder()
         for item in self._items:
-            tree.add(item)
-        return tree.finish(self._raw_length)
+            tree.add(Text(*item) if type(item) is tuple else item)  # type: ignore[arg-type]
+        return tree.finish(self._run.offset)
 
     @property
     def finished(self) -> bool:
@@ -378,14 +441,12 @@ class Session:
         return any(error.code == "truncated" for error in self._errors)
 
 
-_CONTENT, _REASONING, _ARGUMENTS = ast.CONTENT, ast.REASONING, ast.TOOL_ARGUMENTS
-_MODES = {
-    tag: tag
-    for tag in (ast.CONTENT, ast.REASONING, ast.TOOL_ARGUMENTS, ast.TOOL_CALL, ast.ERROR,
-                ast.END_OF_TURN)
-}  # fmt: skip
-"""Tags that decide where the text inside them goes (innermost wins); text elsewhere in a
-call envelope, in an error region (reported whole) or in an end-of-turn marker is dropped."""
+_SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
+"""Tags whose own text is not content (see `Session._innermost_sink`)."""
+
+
+def _drop(text: str) -> None:
+    return None
 
 
 def _random_ids(seed: int | None) -> IdFactory:

@@ -25,7 +25,7 @@ from .result import (
     UsageError,
     describe_expected,
 )
-from .stream import Input, Item
+from .stream import Input, Item, Text
 
 if TYPE_CHECKING:
     from .choice import Alt
@@ -116,7 +116,8 @@ def _last(values: tuple[Any, ...]) -> Any:
 
 class Run(Generic[T]):
     """A resumable parse over `text` and whatever is fed next. `feed` and `finish` return the
-    `Status` (also kept as `status`); emitted items are `take`n.
+    `Status` (also kept as `status`); emitted items are `take`n, or read from `out`, the list
+    they are appended to, which a consumer that wants no copy clears itself.
 
     Feeding resumes the suspended parser tree where it stopped: nothing is re-parsed and no
     text is scanned twice beyond what a parser holds back. After `DONE`, further input is kept
@@ -126,6 +127,8 @@ class Run(Generic[T]):
     def __init__(self, parser: Parser[T], text: str = "") -> None:
         self._inp = Input()
         self._inp.buf = text
+        self.out: list[Item] = self._inp.root
+        self.input = self._inp  # for a consumer that takes the absorber's shortcut itself
         self._steps: Step[T] = parser.step(self._inp, 0)
         self._finished = False
         self.status: Status = NEED_MORE
@@ -136,13 +139,16 @@ class Run(Generic[T]):
 
     def feed(self, text: str) -> Status:
         if self.status is NEED_MORE and not self._finished:
-            inp = self._inp
-            fast = inp.fast
-            if fast is not None and fast.absorb(inp, text):
-                return self.status  # the innermost parser took it without resuming the tree
-            inp.buf += text
             if text:
-                self._advance()
+                inp = self._inp
+                fast = inp.fast
+                start = inp.base + len(inp.buf)
+                piece = None if fast is None else fast.absorb(inp, text)
+                if piece is None:
+                    inp.buf += text
+                    self._advance()
+                elif piece:  # the innermost parser took it without resuming the tree
+                    inp.out.append(tuple.__new__(Text, (piece, start)))
             return self.status
         if self._finished:
             raise UsageError("feed() after finish(): the run has ended")
@@ -163,8 +169,8 @@ class Run(Generic[T]):
 
     def take(self) -> list[Item]:
         """Items emitted for committed input since the last call (never retracted)."""
-        items = self._inp.root[:]
-        self._inp.root.clear()
+        items = self.out[:]
+        self.out.clear()
         return items
 
     @property

@@ -55,11 +55,13 @@ class Choice:
 
 
 class Absorber(Protocol):
-    """A suspended parser's shortcut: `absorb(inp, text)` appends `text` to the buffer and
-    does exactly what resuming the parser would do with it, returning True — or returns
-    False, changing nothing, when the parser must be resumed to decide."""
+    """A suspended parser's shortcut for the common delta: `absorb(inp, text)` appends the
+    non-empty `text` to the buffer and does exactly what resuming the parser would do with
+    it, except that the one text piece it emits (from where `text` starts; "" for none) is
+    returned for the caller to append as a `Text` item. It returns None, changing nothing,
+    when the parser must be resumed to decide."""
 
-    def absorb(self, inp: Input, text: str) -> bool: ...
+    def absorb(self, inp: Input, text: str) -> str | None: ...
 
 
 class Input:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from json.encoder import encode_basestring
 
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input, Text
 
 
-def _proper_prefixes(markers: Iterable[str]) -> str:
+def proper_prefixes(markers: Iterable[str]) -> str:
     """A regex matching exactly the non-empty proper prefixes of `markers` (trie-shaped, so
     matching one start position costs at most the length of the longest marker)."""
     trie: dict[str, dict] = {}  # type: ignore[type-arg]
@@ -31,17 +32,25 @@ def _proper_prefixes(markers: Iterable[str]) -> str:
     return branches(trie)
 
 
+def first_characters(markers: Iterable[str]) -> str:
+    """The distinct first characters of `markers`, sorted: the `starts` of a `Scanning`."""
+    return "".join(sorted({marker[0] for marker in markers}))
+
+
+@functools.lru_cache(maxsize=256)
+def _char_class(chars: str) -> re.Pattern[str]:
+    return re.compile("[" + re.escape(chars) + "]")
+
+
 @functools.lru_cache(maxsize=1024)
 def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     """The regexes for a marker set, compiled once per set (grammars are built per session):
     the markers; while the stream is open, the earliest complete marker or the earliest
-    proper marker prefix that reaches the end of the buffer (to hold back); their first
-    characters."""
+    proper marker prefix that reaches the end of the buffer (to hold back)."""
     ordered = "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
-    prefixes = _proper_prefixes(sorted(markers))
+    prefixes = proper_prefixes(sorted(markers))
     scan = f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered
-    starters = "[" + "".join(sorted(re.escape(m[0]) for m in markers)) + "]"
-    return re.compile(ordered), re.compile(scan), re.compile(starters)
+    return re.compile(ordered), re.compile(scan)
 
 
 class Until(Parser[str]):
@@ -68,7 +77,8 @@ class Until(Parser[str]):
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
-        self.find, self.scan, self.starters = _patterns(frozenset(markers))
+        self.find, self.scan = _patterns(frozenset(markers))
+        self.starts = first_characters(markers)
         self.emit = emit
         self.required = required
         self.nonempty = nonempty
@@ -77,7 +87,7 @@ class Until(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
-        state = _Scanning(self.starters, emit, pos)
+        state = Scanning(self.starts, pos, emit=emit)
         while True:
             inp.fast = None
             emitted, scan = state.emitted, state.scan
@@ -109,18 +119,24 @@ class Until(Parser[str]):
             yield emitted
 
 
-class _Scanning:
-    """An `until` suspended with nothing held back: input with no character that can start
-    a marker is emitted at once, without resuming the parser tree (the common delta).
+class Scanning:
+    """A text scan (an `until`, an XML argument value) suspended with all its text so far
+    emitted: input with none of the characters `starts` (which start every marker it seeks)
+    is emitted at once, without resuming the parser tree (the common delta). Emitted text is
+    the input itself, or with `escape` its JSON string escaping (without quotes); nothing
+    with `emit=False`.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
-    __slots__ = ("chunks", "emit", "emitted", "pieces", "scan", "starters")
+    __slots__ = ("chunks", "emit", "emitted", "escape", "pieces", "scan", "starter", "starters")
 
-    def __init__(self, starters: re.Pattern[str], emit: bool, pos: int) -> None:
-        self.starters = starters
+    def __init__(self, starts: str, pos: int, *, emit: bool = True, escape: bool = False) -> None:
+        self.starters = _char_class(starts)
+        # The one starting character, if there is one: a substring test instead of a search.
+        self.starter = starts if len(starts) == 1 else None
         self.emit = emit
+        self.escape = escape
         self.emitted = self.scan = pos
         self.chunks: list[str] = []
         self.pieces: list[str] = []
@@ -135,24 +151,25 @@ class _Scanning:
     def text(self) -> str:
         return "".join(self.chunks) + "".join(self.pieces)
 
-    def absorb(self, inp: Input, text: str) -> bool:
-        if not text:
-            return True
+    def absorb(self, inp: Input, text: str) -> str | None:
         emitted = self.emitted
-        if emitted != inp.base + len(inp.buf) or self.starters.search(text):
-            return False
+        starter = self.starter
+        if emitted != inp.base + len(inp.buf) or (
+            starter in text if starter is not None else self.starters.search(text) is not None
+        ):
+            return None
         inp.buf += text
-        pieces = self.pieces
+        pieces = self.pieces  # self.add(text), inlined
         pieces.append(text)
         if len(pieces) >= _JOIN:
             self.chunks.append("".join(pieces))
             pieces.clear()
-        if self.emit:
-            inp.out.append(_text(Text, (text, emitted)))
-        self.emitted = self.scan = emitted + len(text)
-        if self.emitted - inp.base >= 256:
-            inp.release(self.emitted)
-        return True
+        self.emitted = self.scan = emitted = emitted + len(text)
+        if emitted - inp.base >= 256:
+            inp.release(emitted)
+        if not self.emit:
+            return ""
+        return encode_basestring(text)[1:-1] if self.escape else text
 
 
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
