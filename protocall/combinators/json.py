@@ -198,8 +198,9 @@ def _emit(inp: Input, raw: list[str], buf: str, base: int, start: int, end: int)
 
 
 class _StringText:
-    """A value string suspended with all its text so far emitted: a delta of printable text
-    without `"` or `\\` is more of the same string, emitted without resuming the parser."""
+    """A value string suspended with all its text so far emitted: a delta of string
+    characters and complete escapes (as `_STRING_RUN`) is more of the same string, emitted
+    without resuming the parser."""
 
     __slots__ = ("at", "raw")
 
@@ -215,18 +216,20 @@ class _StringText:
         inp.fast = None
         return self.at
 
-    def absorb(self, inp: Input, text: str) -> bool:
+    def absorb(self, inp: Input, text: str) -> str | None:
         at = self.at
-        if at != inp.base + len(inp.buf) or '"' in text or "\\" in text or not text.isprintable():
-            return False
+        if at != inp.base + len(inp.buf):
+            return None
+        if ('"' in text or "\\" in text or not text.isprintable()) and _string_run(
+            text
+        ).end() != len(text):
+            return None  # not all string text (a quote, an escape cut or held, a control)
         inp.buf += text
-        if text:
-            self.raw.append(text)
-            inp.out.append(tuple.__new__(Text, (text, at)))
-            self.at = at + len(text)
-            if self.at - inp.base >= 256:
-                inp.release(self.at)
-        return True
+        self.raw.append(text)
+        self.at = at = at + len(text)
+        if at - inp.base >= 256:
+            inp.release(at)
+        return text
 
 
 class JsonValue(Parser[Any]):

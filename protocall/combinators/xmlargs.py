@@ -53,6 +53,7 @@ from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_sch
 from .parser import Parser, Step, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
+from .text import Scanning, first_characters, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -205,9 +206,11 @@ class XmlArguments(Parser[Arguments]):
         self.find = re.compile(markers)
         # While the stream is open, one search finds the earliest terminator candidate or
         # the earliest proper prefix of one that reaches the end of the buffer (held back).
-        self.scan = re.compile(f"{markers}|(?:{_proper_prefixes(self.kinds)})\\Z")
+        self.scan = re.compile(f"{markers}|(?:{proper_prefixes(self.kinds)})\\Z")
         # A marker that another one extends is undecided while it ends the buffer.
         self.extendable = {m for m in self.kinds for o in self.kinds if o != m and o.startswith(m)}
+        # What can start a terminator, or the framing newline held before one.
+        self.starts = first_characters([*self.kinds, *("\n" * layout.framing_newlines)])
         self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
         self.value_expected = (quote(layout.value_close),)
 
@@ -343,12 +346,13 @@ class XmlArguments(Parser[Arguments]):
         find, scan_open, kinds = self.find, self.scan, self.kinds
         framing = self.layout.framing_newlines
         out_text = _text
-        pieces: list[str] = []
-        emitted = scan = start
+        state = Scanning(self.starts, start, emit=streamed, escape=True)
         while True:
+            inp.fast = None
+            emitted = state.emitted
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
-            match = (find if eof else scan_open).search(buf, scan - base)
+            match = (find if eof else scan_open).search(buf, state.scan - base)
             kind = None
             if match is None:
                 limit = base + size
@@ -368,23 +372,25 @@ class XmlArguments(Parser[Arguments]):
                 cut -= 1
             if cut > emitted:
                 piece = buf[emitted - base : cut - base]
-                pieces.append(piece)
+                state.add(piece)
                 if streamed:
                     inp.out.append(out_text(Text, (encode_basestring(piece)[1:-1], emitted)))
-                emitted = cut
+                state.emitted = cut
             if kind is not None:
                 assert match is not None
                 size = len(match.group())
                 closes = yield from self._closes(inp, kind, limit, size, key, arguments, cut)
                 if closes:
                     end = limit + size if kind == _CLOSE else limit
-                    return "".join(pieces), cut, end
-                scan = limit + 1
+                    return state.text(), cut, end
+                state.scan = limit + 1
                 continue
             if eof:
                 raise Backtrack(base + size, self.value_expected)
-            scan = limit
-            yield emitted
+            state.scan = limit
+            if state.emitted == base + size:
+                inp.fast = state  # nothing held: plain deltas need no resume
+            yield state.emitted
 
     def _closes(
         self, inp: Input, kind: str, at: int, size: int, key: str, arguments: Arguments, keep: int
@@ -447,23 +453,3 @@ def _shared(text: str, marker: str) -> int:
             break
         size += 1
     return size
-
-
-def _proper_prefixes(markers: Mapping[str, str]) -> str:
-    """A regex for exactly the non-empty proper prefixes of `markers` (trie-shaped, so one
-    start position costs at most the length of the longest marker)."""
-    trie: dict[str, Any] = {}
-    for marker in markers:
-        node = trie
-        for char in marker:
-            node = node.setdefault(char, {})
-
-    def branches(node: dict[str, Any]) -> str:
-        alternatives = []
-        for char, child in node.items():
-            if child:
-                inner = branches(child)
-                alternatives.append(re.escape(char) + (f"(?:{inner})?" if inner else ""))
-        return "|".join(alternatives)
-
-    return branches(trie)
