@@ -75,16 +75,3 @@ Event = (
     | ToolCallEnd
     | (ProtocolError)
 )
-
-
-_set_index = vars(ToolCallArgumentsDelta)["index"].__set__
-_set_arguments = vars(ToolCallArgumentsDelta)["text"].__set__
-
-
-def arguments_delta(index: int, text: str) -> ToolCallArgumentsDelta:
-    """`ToolCallArgumentsDelta(index, text)`, built without the frozen dataclass's
-    `__init__` (the session builds one per chunk of arguments)."""
-    event: ToolCallArgumentsDelta = object.__new__(ToolCallArgumentsDelta)
-    _set_index(event, index)
-    _set_arguments(event, text)
-    return event

@@ -25,7 +25,6 @@ from .events import (
     ToolCallArgumentsDelta,
     ToolCallEnd,
     ToolCallStart,
-    arguments_delta,
 )
 from .message import Message, ToolCall
 from .tools import Tools, Validator, jsonschema_available, validator
@@ -39,14 +38,13 @@ class StrippedField:
     until more text follows it (and dropped at the end). `push` gives the delta as an event
     of type `event` (a one-field `text` dataclass), or None when nothing may be emitted yet."""
 
-    __slots__ = ("_event", "_held", "_new", "_pieces", "_set_text")
+    __slots__ = ("_event", "_held", "_pieces", "_set_text")
 
     def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
         self._pieces: list[str] = []
         self._held: list[str] = []
         self._event = event
-        # The event built without the frozen dataclass's `__init__` (one per chunk).
-        self._new, self._set_text = object.__new__, vars(event)["text"].__set__
+        self._set_text = vars(event)["text"].__set__
 
     def push(self, text: str) -> Event | None:
         """Add raw text (non-empty); return the delta event that may be emitted now, if any."""
@@ -56,7 +54,7 @@ class StrippedField:
             text = self._strip(text)
             if not text:
                 return None
-        event: Event = self._new(self._event)
+        event: Event = _new(self._event)
         self._set_text(event, text)
         return event
 
@@ -121,6 +119,21 @@ class _Call:
         self.argument: str | None = None
         self.pieces: list[str] = []
         self.announced = False
+
+    def push(self, text: str) -> Event | None:
+        """Add arguments text; return its delta event once the call is announced."""
+        self.pieces.append(text)
+        if self.index is None:
+            return None
+        event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
+        _set_index(event, self.index)
+        _set_arguments(event, text)
+        return event
+
+
+_new = object.__new__  # events built without the frozen dataclasses' `__init__` (hot path)
+_set_index = vars(ToolCallArgumentsDelta)["index"].__set__
+_set_arguments = vars(ToolCallArgumentsDelta)["text"].__set__
 
 
 class Session:
@@ -195,7 +208,12 @@ class Session:
                 self._items.append((piece, start))  # a Text, built only if the AST is asked
                 event = self._sink(piece)
                 return [] if event is None else [event]
-        return self._advance(chunk, final=False)
+            self._raw.append(chunk)
+            self._run.resume(chunk)  # the absorber declined: no second try
+        elif chunk:
+            self._raw.append(chunk)
+            self._run.feed(chunk)
+        return self._collect()
 
     def _decode(self, chunk: str | bytes) -> str:
         """The text of `chunk` (bytes decoded, text after bytes flushing the decoder), or a
@@ -223,16 +241,16 @@ class Session:
             raise UsageError(f"finish() after a fatal protocol error: {self._fatal.message}")
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         self._finished = self._guarded = True
-        return self._advance(tail, final=True)
+        if tail:
+            self._raw.append(tail)
+            self._run.feed(tail)
+        self._run.finish()
+        return self._collect()
 
-    def _advance(self, text: str, final: bool) -> list[Event]:
+    def _collect(self) -> list[Event]:
+        """Fold the items the run emitted into events (and a fatal error if it failed)."""
         events: list[Event] = []
         run = self._run
-        if text:
-            self._raw.append(text)
-            run.feed(text)
-        if final:
-            run.finish()
         items = run.out
         if items:
             self._items.extend(items)
@@ -280,17 +298,10 @@ class Session:
             if tag == ast.REASONING:
                 return self._reasoning.push
             if tag == ast.TOOL_ARGUMENTS:
-                return self._call_text
+                return _drop if self._call is None else self._call.push
             if tag in _SILENT:
                 return _drop
         return self._content.push
-
-    def _call_text(self, text: str) -> Event | None:
-        call = self._call
-        if call is None:
-            return None
-        call.pieces.append(text)
-        return None if call.index is None else arguments_delta(call.index, text)
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
         if item.tag == ast.TOOL_CALL:

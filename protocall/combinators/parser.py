@@ -157,6 +157,13 @@ class Run(Generic[T]):
         self._inp.append(text)
         return self.status
 
+    def resume(self, text: str) -> Status:
+        """`feed` without trying the absorber's shortcut, for a consumer that tried it
+        itself (`input.fast`) and was declined. Only while the status is `NEED_MORE`."""
+        self._inp.buf += text
+        self._advance()
+        return self.status
+
     def finish(self) -> Status:
         """Mark the end of input: every open construct decides now."""
         if self._finished:

@@ -90,10 +90,10 @@ class Until(Parser[str]):
         state = Scanning(self.starts, pos, emit=emit)
         while True:
             inp.fast = None
-            emitted, scan = state.emitted, state.scan
+            emitted = state.emitted  # the search resumes there: what follows is undecided
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
-            match = (find if eof else scan_open).search(buf, scan - base)
+            match = (find if eof else scan_open).search(buf, emitted - base)
             if match is None:
                 limit, found = base + size, False
             else:
@@ -113,7 +113,7 @@ class Until(Parser[str]):
                 if not found and self.required:
                     raise Backtrack(limit, self.expected)
                 return state.text(), limit
-            state.emitted = state.scan = emitted
+            state.emitted = emitted
             if emitted > pos or not self.commit:
                 inp.fast = state
             yield emitted
@@ -129,7 +129,7 @@ class Scanning:
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
-    __slots__ = ("chunks", "emit", "emitted", "escape", "pieces", "scan", "starter", "starters")
+    __slots__ = ("chunks", "emit", "emitted", "escape", "pieces", "starter", "starters")
 
     def __init__(self, starts: str, pos: int, *, emit: bool = True, escape: bool = False) -> None:
         self.starters = _char_class(starts)
@@ -137,7 +137,7 @@ class Scanning:
         self.starter = starts if len(starts) == 1 else None
         self.emit = emit
         self.escape = escape
-        self.emitted = self.scan = pos
+        self.emitted = pos
         self.chunks: list[str] = []
         self.pieces: list[str] = []
 
@@ -159,14 +159,13 @@ class Scanning:
         ):
             return None
         inp.buf += text
-        pieces = self.pieces  # self.add(text), inlined
-        pieces.append(text)
-        if len(pieces) >= _JOIN:
-            self.chunks.append("".join(pieces))
-            pieces.clear()
-        self.emitted = self.scan = emitted = emitted + len(text)
-        if emitted - inp.base >= 256:
+        self.pieces.append(text)
+        self.emitted = emitted = emitted + len(text)
+        if emitted - inp.base >= 256:  # every 64 four-character deltas or so
             inp.release(emitted)
+            if len(self.pieces) >= _JOIN:
+                self.chunks.append("".join(self.pieces))
+                self.pieces.clear()
         if not self.emit:
             return ""
         return encode_basestring(text)[1:-1] if self.escape else text

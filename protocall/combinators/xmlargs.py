@@ -347,12 +347,14 @@ class XmlArguments(Parser[Arguments]):
         framing = self.layout.framing_newlines
         out_text = _text
         state = Scanning(self.starts, start, emit=streamed, escape=True)
+        scan = start
         while True:
             inp.fast = None
             emitted = state.emitted
+            scan = max(scan, emitted)  # past what the absorber took
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
-            match = (find if eof else scan_open).search(buf, state.scan - base)
+            match = (find if eof else scan_open).search(buf, scan - base)
             kind = None
             if match is None:
                 limit = base + size
@@ -383,11 +385,11 @@ class XmlArguments(Parser[Arguments]):
                 if closes:
                     end = limit + size if kind == _CLOSE else limit
                     return state.text(), cut, end
-                state.scan = limit + 1
+                scan = limit + 1
                 continue
             if eof:
                 raise Backtrack(base + size, self.value_expected)
-            state.scan = limit
+            scan = limit
             if state.emitted == base + size:
                 inp.fast = state  # nothing held: plain deltas need no resume
             yield state.emitted

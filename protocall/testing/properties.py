@@ -143,7 +143,24 @@ def chunking_invariance(trial: Trial) -> Problem | None:
         )
     if whole.message != streamed.message:
         return Problem(show(whole.message), show(streamed.message))
+    a_tree, b_tree = _shape(whole.tree), _shape(streamed.tree)
+    if a_tree != b_tree:
+        return Problem(f"the semantic tree of the input in one chunk: {a_tree}", f"{b_tree}")
     return None
+
+
+def _shape(node: ast.Node) -> tuple[Any, ...]:
+    """A node as its tag, span, completeness, value and text, and its child nodes' shapes:
+    what a chunking must not change. Content and reasoning text is the input itself, so its
+    spans (merged where contiguous) are compared too; synthesised text may split anywhere."""
+    children = tuple(_shape(child) for child in node.children if isinstance(child, ast.Node))
+    spans = tuple(
+        (child.start, child.end)
+        for child in node.children
+        if isinstance(child, ast.TextSpan) and node.tag in (ast.CONTENT, ast.REASONING)
+    )
+    value = repr(node.value)
+    return (node.tag, node.start, node.end, node.complete, value, node.text, spans, children)
 
 
 def one_shot_parse(trial: Trial) -> Problem | None:
@@ -390,7 +407,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("emitted means final", "events emitted so far are a prefix of the events of the "
              "whole input (and of any extension: a truncation's are a prefix of the turn's)",
              emitted_means_final),
-    Property("chunking invariance", "merged events and message are the same for every chunking",
+    Property("chunking invariance", "merged events, message and semantic tree are the same for "
+             "every chunking",
              chunking_invariance),
     Property("one-shot parse", "protocall.parse gives the message of a streamed session",
              one_shot_parse),
