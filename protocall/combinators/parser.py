@@ -142,13 +142,15 @@ class Run(Generic[T]):
             if text:
                 inp = self._inp
                 fast = inp.fast
-                start = inp.base + len(inp.buf)
-                piece = None if fast is None else fast.absorb(inp, text)
-                if piece is None:
-                    inp.buf += text
-                    self._advance()
-                elif piece:  # the innermost parser took it without resuming the tree
-                    inp.out.append(tuple.__new__(Text, (piece, start)))
+                if fast is not None:
+                    start = inp.base + len(inp.buf)
+                    piece = fast.absorb(inp, text)
+                    if piece is not None:  # taken by the innermost parser, no resume
+                        if piece:
+                            inp.out.append(tuple.__new__(Text, (piece, start)))
+                        return self.status
+                inp.buf += text
+                self._advance()
             return self.status
         if self._finished:
             raise UsageError("feed() after finish(): the run has ended")
