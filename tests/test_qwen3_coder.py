@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.events import ToolCallArgumentsDelta, ToolCallEnd, ToolCallStart
-from protocall.formats.qwen3_coder import RESERVED
 from protocall.message import Message
 from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
@@ -94,7 +93,7 @@ def test_examples_under_random_chunkings(
     example: tuple[str, str | None, dict[str, object]], data: st.DataObject
 ) -> None:
     text, prompt, expected = example
-    outcome = stream(FMT, data.draw(chunkings(text, RESERVED)), TOOLS, prompt)
+    outcome = stream(FMT, data.draw(chunkings(text, FMT.reserved)), TOOLS, prompt)
     assert outcome.message.to_dict() == expected and not outcome.message.errors
     assert outcome.merged_events == stream(FMT, [text], TOOLS, prompt).merged_events
 
@@ -308,7 +307,7 @@ def test_missing_tool_call_close_is_tolerated_before_the_end_of_turn_or_next_cal
 # -- markers inside values (the vLLM failures of PEERS.md) ----------------------------------------
 
 
-@pytest.mark.parametrize("marker", RESERVED)
+@pytest.mark.parametrize("marker", FMT.reserved)
 def test_every_marker_inside_a_string_argument(marker: str) -> None:
     for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n", f"{marker}\n"):
         (result,) = verified(call("write_file", path="/p", content=value) + "<|im_end|>").tool_calls

@@ -53,6 +53,7 @@ from ..combinators import (
 )
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
+from .base import Format
 from .turns import ToolUse, Turn
 
 NAME_CHARS = r"[^\s<>\"'`(){}\[\],;|=]+"
@@ -64,6 +65,21 @@ def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
     once its terminator has arrived, so `get_weather` never shows while `get_weather_x`
     is still arriving."""
     return tag(ast.TOOL_NAME, parser or regex(NAME_CHARS).desc("a tool name"))
+
+
+def id_with_name(token: str, pattern: str, expected: str) -> Parser[str]:
+    """A call id (a `token` regex match, as a `tool_id` node) that carries the tool name:
+    `pattern` must match the whole id, its first group that matched being the name, which
+    is emitted as the `tool_name` node; the value is the name. Fails, expecting `expected`,
+    at an id of another shape."""
+    shape = re.compile(pattern)
+
+    def name_of(call_id: str) -> Parser[str]:
+        match = shape.fullmatch(call_id)
+        name = next((group for group in match.groups() if group), None) if match else None
+        return fail(expected) if name is None else emit(ast.TOOL_NAME, name)
+
+    return tag(ast.TOOL_ID, regex(token).desc("a call id")).bind(name_of)
 
 
 def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
@@ -241,6 +257,48 @@ def render_turn(
         out.append(f"{section[0]}{body}{section[1]}" if section else body)
     out.append(stop)
     return "".join(out)
+
+
+THINK = Reasoning("<think>", "</think>")
+"""The `<think>` … `</think>` block most families use."""
+
+
+def turn_format(
+    name: str,
+    calls: Callable[[Tools | None], Calls],
+    *,
+    stops: tuple[str, ...],
+    render_call: Callable[[ToolUse, int], str],
+    prompts: Mapping[str | None, str],
+    summary: str,
+    call_marker: str,
+    reserved: tuple[str, ...] = (),
+    reasoning: Reasoning | None = THINK,
+    default_start: str | None = None,
+    between_calls: str = "",
+    section: tuple[str, str] | None = None,
+) -> Format:
+    """The `Format` of a family whose turn is a reasoning block, then content and calls,
+    then one of `stops` (`assistant_turn`; `calls(tools)` gives the calls), rendered by
+    `render_turn` with `render_call(call, its index in the turn)`, `between_calls`,
+    `section` and the first stop. Its
+    reasoning channel and marker summary follow from `reasoning`; its reserved markers are
+    the reasoning block's, the stops and `reserved`."""
+
+    def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+        return assistant_turn(calls=calls(tools), stops=stops, reasoning=reasoning, start=start)
+
+    def render(turn: Turn, start: str | None) -> str:
+        index = itertools.count()
+        return render_turn(turn, start, reasoning=reasoning, stop=stops[0], section=section,
+                           call=lambda use: render_call(use, next(index)),
+                           between_calls=between_calls)  # fmt: skip
+
+    channels = {} if reasoning is None else {"reasoning": (reasoning.open, reasoning.close)}
+    shown = {name: "…".join(block) for name, block in channels.items()} | {"call": call_marker}
+    return Format(name, grammar, render, reserved=(*sum(channels.values(), ()), *reserved, *stops),
+                  channels=channels, default_start=default_start, prompts=prompts,
+                  summary=summary, markers=shown)  # fmt: skip
 
 
 class Unfinished(Parser[Any]):

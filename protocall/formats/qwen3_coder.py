@@ -15,31 +15,24 @@ from typing import Any
 from ..combinators import Parser, alt, literal, optional, peek, seq, whitespace
 from ..combinators.xmlargs import QWEN3_CODER, xml_arguments
 from ..tools import Tools
-from .base import Format
 from .blocks import (
     Calls,
-    Reasoning,
     arguments,
-    assistant_turn,
     declared,
     in_runs,
     markers,
     per_tool,
     raw_text,
-    render_turn,
     tool_calls,
     tool_name,
+    turn_format,
 )
-from .turns import ToolUse, Turn
+from .turns import ToolUse
 
-THINK, END_THINK = "<think>", "</think>"
 TOOL_CALL, END_TOOL_CALL = "<tool_call>", "</tool_call>"
 FUNCTION, END_FUNCTION = "<function=", "</function>"
 PARAMETER, END_PARAMETER = QWEN3_CODER.opener, QWEN3_CODER.value_close
 END_OF_TURN = "<|im_end|>"
-REASONING = Reasoning(THINK, END_THINK)
-RESERVED = (THINK, END_THINK, TOOL_CALL, END_TOOL_CALL, FUNCTION, END_FUNCTION, PARAMETER,
-            END_PARAMETER, END_OF_TURN)  # fmt: skip
 
 
 def function(name: Parser[str] | None = None) -> Parser[str]:
@@ -47,7 +40,7 @@ def function(name: Parser[str] | None = None) -> Parser[str]:
     return seq(literal(FUNCTION), tool_name(name), literal(">")).map(lambda parts: parts[1])
 
 
-def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+def calls(tools: Tools | None) -> Calls:
     parameters = per_tool(tools, lambda schema: arguments(xml_arguments(QWEN3_CODER, schema)))
 
     def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
@@ -60,25 +53,20 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     parameter_next = peek(whitespace.then(markers(PARAMETER, END_FUNCTION)))
     bare = tool_calls((FUNCTION,), function(declared(tools)).skip(parameter_next),
                       body(optional(closed)), (END_FUNCTION, TOOL_CALL, END_OF_TURN))  # fmt: skip
-    calls = in_runs(Calls((TOOL_CALL, FUNCTION), alt(wrapped.head, bare.head),
-                          alt(wrapped.call, bare.call)))  # fmt: skip
-    return assistant_turn(calls=calls, stops=(END_OF_TURN,), reasoning=REASONING, start=start)
+    return in_runs(Calls((TOOL_CALL, FUNCTION), alt(wrapped.head, bare.head),
+                         alt(wrapped.call, bare.call)))  # fmt: skip
 
 
-def render_call(call: ToolUse) -> str:
+def render_call(call: ToolUse, index: int) -> str:
     body = "".join(f"{PARAMETER}{k}>\n{raw_text(v)}\n{END_PARAMETER}\n"
                    for k, v in call.arguments.items())  # fmt: skip
     return f"{TOOL_CALL}\n{FUNCTION}{call.name}>\n{body}{END_FUNCTION}\n{END_TOOL_CALL}"
 
 
-def render(turn: Turn, start: str | None) -> str:
-    return render_turn(turn, start, reasoning=REASONING, call=render_call, between_calls="\n",
-                       stop=END_OF_TURN)  # fmt: skip
-
-
-FORMAT = Format(
-    "qwen3-coder", grammar, render, reserved=RESERVED, channels={"reasoning": (THINK, END_THINK)},
+FORMAT = turn_format(
+    "qwen3-coder", calls, stops=(END_OF_TURN,), render_call=render_call, between_calls="\n",
+    reserved=(TOOL_CALL, END_TOOL_CALL, FUNCTION, END_FUNCTION, PARAMETER, END_PARAMETER),
     prompts={None: "<|im_start|>assistant\n", "reasoning": "<|im_start|>assistant\n<think>\n"},
     summary="Qwen3-Coder / Qwen3.5+ / Nemotron 3: <function=…> and <parameter=…> in <tool_call>",
-    markers={"reasoning": "<think>…</think>", "call": "<tool_call><function=N><parameter=K>V"},
+    call_marker="<tool_call><function=N><parameter=K>V",
 )  # fmt: skip
