@@ -20,6 +20,7 @@ from protocall.events import (
     ToolCallStart,
 )
 from protocall.formats.base import Format
+from protocall.formats.deepseek import VARIANTS
 from protocall.formats.turns import ToolUse, Turn
 from protocall.message import Message
 from protocall.testing import Outcome, chunkings, split_at, stream
@@ -486,7 +487,9 @@ def test_the_blank_lines_before_the_block_are_envelope(name: str) -> None:
 @pytest.mark.parametrize("name", DSML_NAMES)
 def test_duplicate_parameter_is_an_error(name: str) -> None:
     text = turn_text(name, ToolUse("get_weather", {"location": "Paris"}))
-    opener, close = fmt(name).reserved[-2:]
+    layout = next(v.layout for v in VARIANTS if v.name == name)
+    assert layout is not None
+    opener, close = layout.opener, layout.value_close
     parameter = f'{opener} name="location" string="true">Paris{close}'
     outcome = stream(fmt(name), list(text.replace(parameter, parameter + "\n" + parameter)), TOOLS)
     assert outcome.message.tool_calls == ()

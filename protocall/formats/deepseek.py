@@ -30,28 +30,24 @@ from functools import partial
 from itertools import chain
 from typing import Any
 
-from ..combinators import Parser, alt, json_object, literal, optional, seq
+from ..combinators import alt, json_object, literal, optional, seq
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import DSML, DSML_V41, Layout, dsml, xml_arguments
 from ..tools import Tools
 from .base import Format
 from .blocks import (
     Calls,
-    Reasoning,
     arguments,
-    assistant_turn,
     closer,
     loose,
     markers,
     per_tool,
-    render_turn,
     section_calls,
     tool_name,
+    turn_format,
 )
-from .turns import ToolUse, Turn
+from .turns import ToolUse
 
-THINK, END_THINK = "<think>", "</think>"
-REASONING = Reasoning(THINK, END_THINK)
 EOS = "<｜end▁of▁sentence｜>"
 CALLS_BEGIN = ("<｜tool▁calls▁begin｜>", "<｜tool_calls_begin｜>", "<｜tool calls begin｜>",
                "<｜tool\\_calls\\_begin｜>", "<｜tool▁calls｜>")  # fmt: skip
@@ -116,13 +112,13 @@ def respelled(variant: Variant, spelling: str) -> Variant:
                                unclosed_at_opener=variant.layout.unclosed_at_opener))  # fmt: skip
 
 
-def grammar(variant: Variant, tools: Tools | None, start: str | None) -> Parser[Any]:
+def spelled_calls(variant: Variant, tools: Tools | None) -> Calls:
+    """The variant's calls, in its own spelling or any of its `spellings`."""
     spelled = [
         calls(v, tools) for v in (variant, *map(partial(respelled, variant), variant.spellings))
     ]
-    either = Calls(tuple(chain.from_iterable(c.openers for c in spelled)),
-                   alt(*(c.head for c in spelled)), alt(*(c.call for c in spelled)))  # fmt: skip
-    return assistant_turn(calls=either, stops=(EOS,), reasoning=REASONING, start=start)
+    return Calls(tuple(chain.from_iterable(c.openers for c in spelled)),
+                 alt(*(c.head for c in spelled)), alt(*(c.call for c in spelled)))  # fmt: skip
 
 
 def render_value(layout: Layout, key: str, value: Any) -> str:
@@ -131,17 +127,13 @@ def render_value(layout: Layout, key: str, value: Any) -> str:
     return f'{layout.opener} name="{key}" string="{kind}">{raw}{layout.value_close}'
 
 
-def render(variant: Variant, turn: Turn, start: str | None) -> str:
-    def call(use: ToolUse) -> str:
-        layout = variant.layout
-        if layout is None:
-            values = json.dumps(use.arguments, ensure_ascii=False)
-        else:
-            values = "\n".join(render_value(layout, k, v) for k, v in use.arguments.items())
-        return variant.call.replace("{name}", use.name).replace("{arguments}", values)
-
-    return render_turn(turn, start, reasoning=REASONING, call=call, between_calls=variant.between,
-                       section=variant.section, stop=EOS)  # fmt: skip
+def render_call(variant: Variant, use: ToolUse, index: int) -> str:
+    layout = variant.layout
+    if layout is None:
+        values = json.dumps(use.arguments, ensure_ascii=False)
+    else:
+        values = "\n".join(render_value(layout, k, v) for k, v in use.arguments.items())
+    return variant.call.replace("{name}", use.name).replace("{arguments}", values)
 
 
 def dsml_variant(name: str, summary: str, block: str, layout: Layout = DSML) -> Variant:
@@ -173,17 +165,10 @@ VARIANTS = (
 
 
 def format_of(variant: Variant) -> Format:
-    return Format(
-        variant.name,
-        partial(grammar, variant),
-        partial(render, variant),
-        reserved=(THINK, END_THINK, EOS, *variant.reserved),
-        channels={"reasoning": (THINK, END_THINK)},
-        default_start=None,
-        prompts=variant.prompts,
-        summary=variant.summary,
-        markers={"reasoning": "<think>…</think>", "call": variant.call},
-    )
+    return turn_format(variant.name, partial(spelled_calls, variant), stops=(EOS,),
+                       render_call=partial(render_call, variant), prompts=variant.prompts,
+                       summary=variant.summary, call_marker=variant.call, reserved=variant.reserved,
+                       between_calls=variant.between, section=variant.section)  # fmt: skip
 
 
 FORMATS = tuple(map(format_of, VARIANTS))
