@@ -199,14 +199,13 @@ class Session:
             # The hot path: the innermost parser takes the chunk without a resume, and its
             # text is final (no choice is open, no item waits), so it goes straight to the
             # current sink.
-            start = inp.base + len(inp.buf)
-            piece = fast.absorb(inp, chunk)
-            if piece is not None:
+            taken = fast.absorb(inp, chunk)
+            if taken is not None:
                 self._raw.append(chunk)
-                if not piece:
+                if not taken[0]:
                     return []
-                self._items.append((piece, start))  # a Text, built only if the AST is asked
-                event = self._sink(piece)
+                self._items.append(taken)  # a Text's fields: the Text is built for the AST
+                event = self._sink(taken[0])
                 return [] if event is None else [event]
             self._raw.append(chunk)
             self._run.resume(chunk)  # the absorber declined: no second try

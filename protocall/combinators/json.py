@@ -198,38 +198,59 @@ def _emit(inp: Input, raw: list[str], buf: str, base: int, start: int, end: int)
 
 
 class _StringText:
-    """A value string suspended with all its text so far emitted: a delta of string
-    characters and complete escapes (as `_STRING_RUN`) is more of the same string, emitted
-    without resuming the parser."""
+    """A value string suspended with its text emitted up to `at`, and `held` after it (an
+    escape the text so far cuts off, possibly empty): a delta that, after `held`, is string
+    characters and complete escapes with possibly a new cut-off escape at its end (as
+    `_string_tail` matches) is more of the same string, emitted up to that escape without
+    resuming the parser."""
 
-    __slots__ = ("at", "raw")
+    __slots__ = ("at", "held", "raw")
 
     def __init__(self, raw: list[str]) -> None:
         self.raw = raw
         self.at = 0
+        self.held = ""
 
     def wait(self, inp: Input, at: int) -> Generator[int, None, int]:
-        """Suspend at `at` (absorbing plain deltas meanwhile); give where the text is up to."""
+        """Suspend with the text emitted up to `at` (absorbing deltas meanwhile); give where
+        the emitted text is up to when resumed."""
         self.at = at
+        self.held = inp.text(at, inp.end)
         inp.fast = self
         yield at
         inp.fast = None
         return self.at
 
-    def absorb(self, inp: Input, text: str) -> str | None:
+    def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         at = self.at
+        if self.held or '"' in text or "\\" in text or not text.isprintable():
+            return self._absorb_escapes(inp, text, at)
         if at != inp.base + len(inp.buf):
             return None
-        if ('"' in text or "\\" in text or not text.isprintable()) and _string_run(
-            text
-        ).end() != len(text):
-            return None  # not all string text (a quote, an escape cut or held, a control)
         inp.buf += text
         self.raw.append(text)
-        self.at = at = at + len(text)
-        if at - inp.base >= 256:
-            inp.release(at)
-        return text
+        self.at = end = at + len(text)
+        if end - inp.base >= 256:
+            inp.release(end)
+        return text, at
+
+    def _absorb_escapes(self, inp: Input, text: str, at: int) -> tuple[str, int] | None:
+        held = self.held
+        if at + len(held) != inp.base + len(inp.buf):
+            return None
+        whole = held + text
+        match = _string_tail(whole)
+        if match.end() != len(whole):
+            return None  # not all string text: a quote, a raw control, a bad escape
+        cut = match.start(1) if match.lastindex else len(whole)
+        inp.buf += text
+        self.held = whole[cut:]
+        if cut:
+            self.raw.append(whole[:cut])
+            self.at = at + cut
+            if self.at - inp.base >= 256:
+                inp.release(self.at)
+        return whole[:cut], at
 
 
 class JsonValue(Parser[Any]):
@@ -307,7 +328,7 @@ class JsonValue(Parser[Any]):
                         raw.append(piece)
                         inp.out.append(new_tuple(Text, (piece, scan)))
                         scan = emitted = base + end
-                    if is_key or limit is not None or held >= 0:
+                    if is_key or limit is not None:
                         yield key_start if is_key else scan
                     else:
                         scan = emitted = yield from absorber.wait(inp, scan)

@@ -143,11 +143,10 @@ class Run(Generic[T]):
                 inp = self._inp
                 fast = inp.fast
                 if fast is not None:
-                    start = inp.base + len(inp.buf)
-                    piece = fast.absorb(inp, text)
-                    if piece is not None:  # taken by the innermost parser, no resume
-                        if piece:
-                            inp.out.append(tuple.__new__(Text, (piece, start)))
+                    taken = fast.absorb(inp, text)
+                    if taken is not None:  # by the innermost parser, without a resume
+                        if taken[0]:
+                            inp.out.append(tuple.__new__(Text, taken))
                         return self.status
                 inp.buf += text
                 self._advance()

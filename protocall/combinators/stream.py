@@ -57,11 +57,11 @@ class Choice:
 class Absorber(Protocol):
     """A suspended parser's shortcut for the common delta: `absorb(inp, text)` appends the
     non-empty `text` to the buffer and does exactly what resuming the parser would do with
-    it, except that the one text piece it emits (from where `text` starts; "" for none) is
-    returned for the caller to append as a `Text` item. It returns None, changing nothing,
-    when the parser must be resumed to decide."""
+    it, except that the one text piece it emits is returned, as `(text, start)` (the fields
+    of a `Text`; the text may be empty: nothing emitted), for the caller to append. It
+    returns None, changing nothing, when the parser must be resumed to decide."""
 
-    def absorb(self, inp: Input, text: str) -> str | None: ...
+    def absorb(self, inp: Input, text: str) -> tuple[str, int] | None: ...
 
 
 class Input:

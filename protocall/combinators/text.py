@@ -151,7 +151,7 @@ class Scanning:
     def text(self) -> str:
         return "".join(self.chunks) + "".join(self.pieces)
 
-    def absorb(self, inp: Input, text: str) -> str | None:
+    def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         emitted = self.emitted
         starter = self.starter
         if emitted != inp.base + len(inp.buf) or (
@@ -160,15 +160,15 @@ class Scanning:
             return None
         inp.buf += text
         self.pieces.append(text)
-        self.emitted = emitted = emitted + len(text)
-        if emitted - inp.base >= 256:  # every 64 four-character deltas or so
-            inp.release(emitted)
+        self.emitted = end = emitted + len(text)
+        if end - inp.base >= 256:  # every 64 four-character deltas or so
+            inp.release(end)
             if len(self.pieces) >= _JOIN:
                 self.chunks.append("".join(self.pieces))
                 self.pieces.clear()
         if not self.emit:
-            return ""
-        return encode_basestring(text)[1:-1] if self.escape else text
+            return "", emitted
+        return (encode_basestring(text)[1:-1] if self.escape else text), emitted
 
 
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
