@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.events import ContentDelta, ReasoningDelta, ToolCallEnd, ToolCallStart
-from protocall.formats.kimi_k3 import RESERVED
 from protocall.message import Message
 from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
@@ -110,7 +109,7 @@ def test_examples_under_random_chunkings(
     example: tuple[str, str | None, dict[str, object]], data: st.DataObject
 ) -> None:
     text, prompt, expected = example
-    outcome = stream(FMT, data.draw(chunkings(text, RESERVED)), TOOLS, prompt)
+    outcome = stream(FMT, data.draw(chunkings(text, FMT.reserved)), TOOLS, prompt)
     assert outcome.message.to_dict() == expected and not outcome.message.errors
     assert outcome.merged_events == stream(FMT, [text], TOOLS, prompt).merged_events
 
@@ -287,7 +286,7 @@ def test_undeclared_tool_is_reported_never_called() -> None:
     verified(text)
 
 
-@pytest.mark.parametrize("marker", [*RESERVED, "<|open|>", "<|close|>", "<|sep|>"])
+@pytest.mark.parametrize("marker", [*FMT.reserved, "<|open|>", "<|close|>", "<|sep|>"])
 def test_every_marker_inside_a_string_argument(marker: str) -> None:
     for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n"):
         text = "T" + tools(call("write_file", argument("content", value))) + END

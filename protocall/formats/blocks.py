@@ -439,6 +439,53 @@ def render_channels(
     return "".join(out)
 
 
+def channel_format(
+    name: str,
+    calls: Callable[[Tools | None], Calls],
+    *,
+    channels: Mapping[str, Channel],
+    stops: tuple[str, ...],
+    tokens: tuple[str, ...],
+    prompt: str,
+    summary: str,
+    call_marker: str,
+    render: Callable[[Turn, str | None], str] | None = None,
+    render_call: Callable[[ToolUse, int], str] | None = None,
+    section: tuple[str, str] = ("", ""),
+    dropped: tuple[str, ...] = (),
+    starts: tuple[str, ...] | None = None,
+    reserved: tuple[str, ...] = (),
+    default_start: str | None = None,
+) -> Format:
+    """The `Format` of a family whose turn is made of channels: `channelled_turn` over
+    `channels`, `calls(tools)`, `stops`, `tokens` and `dropped`. It renders with `render`,
+    or else `render_channels` with `render_call`, `section` and the stops joined. The
+    channels named in `starts` (default: all) are the start states a generation prompt can
+    leave open, the prompt for each being `prompt` plus its opener (`prompt` alone opens
+    none); the reserved markers are every channel's open and close, `reserved` and the
+    stops; the marker summary shows the reasoning channel and `call_marker`."""
+
+    def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+        return channelled_turn(channels=channels, calls=calls(tools), stops=stops,
+                               tokens=tokens, dropped=dropped, start=start)  # fmt: skip
+
+    def rendered(turn: Turn, start: str | None) -> str:
+        assert render_call is not None
+        return render_channels(turn, start, channels=channels, call=render_call,
+                               section=section, stop="".join(stops))  # fmt: skip
+
+    opened = {key: channels[key] for key in (channels if starts is None else starts)}
+    thinking = next((c for c in channels.values() if c.node == ast.REASONING), None)
+    shown = {"reasoning": f"{thinking.open}…{thinking.close}"} if thinking else {}
+    return Format(
+        name, grammar, render or rendered, default_start=default_start, summary=summary,
+        reserved=(*(m for c in channels.values() for m in (c.open, c.close)), *reserved, *stops),
+        channels={key: (channel.open, channel.close) for key, channel in opened.items()},
+        prompts={None: prompt} | {key: prompt + channel.open for key, channel in opened.items()},
+        markers=shown | {"call": call_marker},
+    )  # fmt: skip
+
+
 def escape_attribute(value: str) -> str:
     """An attribute value as XML-style formats write it: `&` as `&amp;`, then `"` as `&quot;`."""
     return value.replace("&", "&amp;").replace('"', "&quot;")

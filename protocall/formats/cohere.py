@@ -22,13 +22,10 @@ from __future__ import annotations
 
 import json
 from itertools import count
-from typing import Any
 
 from .. import ast
-from ..combinators import Parser
 from ..tools import Tools
-from .base import Format
-from .blocks import Channel, call_object, channelled_turn, json_call_list
+from .blocks import Calls, Channel, call_object, channel_format, json_call_list
 from .turns import Turn
 
 THINKING = Channel("<|START_THINKING|>", "<|END_THINKING|>", ast.REASONING)
@@ -37,16 +34,11 @@ TEXT = Channel("<|START_TEXT|>", "<|END_TEXT|>", ast.CONTENT)
 CHANNELS = {"reasoning": THINKING, "content": RESPONSE, "text": TEXT}
 ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
 END_OF_TURN = "<|END_OF_TURN_TOKEN|>"
-PROMPT = "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"
-RESERVED = (*(m for c in CHANNELS.values() for m in (c.open, c.close)), ACTION, END_ACTION,
-            END_OF_TURN)  # fmt: skip
 
 
-def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+def calls(tools: Tools | None) -> Calls:
     call = call_object("tool_name", ("parameters",), "tool_call_id")
-    calls = json_call_list((ACTION,), call, (END_ACTION, END_OF_TURN), END_ACTION)
-    return channelled_turn(channels=CHANNELS, calls=calls, stops=(END_OF_TURN,), tokens=("<|",),
-                           dropped=(END_ACTION,), start=start)  # fmt: skip
+    return json_call_list((ACTION,), call, (END_ACTION, END_OF_TURN), END_ACTION)
 
 
 def render(turn: Turn, start: str | None) -> str:
@@ -67,15 +59,10 @@ def render(turn: Turn, start: str | None) -> str:
     return "".join([*out, END_OF_TURN])
 
 
-FORMAT = Format(
-    "cohere",
-    grammar,
-    render,
-    reserved=RESERVED,
-    channels={"reasoning": (THINKING.open, THINKING.close)},
-    default_start=None,
-    prompts={None: PROMPT, "reasoning": PROMPT + THINKING.open},
+FORMAT = channel_format(
+    "cohere", calls, channels=CHANNELS, stops=(END_OF_TURN,), tokens=("<|",),
+    dropped=(END_ACTION,), render=render, starts=("reasoning",), reserved=(ACTION, END_ACTION),
+    prompt="<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>",
     summary="Cohere Command R7B / A: <|START_ACTION|>[{tool_call_id, tool_name, parameters}]",
-    markers={"reasoning": "<|START_THINKING|>…<|END_THINKING|>",
-             "call": '<|START_ACTION|>[{"tool_name": N, "parameters": {…}}]<|END_ACTION|>'},
+    call_marker='<|START_ACTION|>[{"tool_name": N, "parameters": {…}}]<|END_ACTION|>',
 )  # fmt: skip

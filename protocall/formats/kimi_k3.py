@@ -15,40 +15,34 @@ from ..combinators import Parser, alt, cut, literal, peek, regex, seq, whitespac
 from ..combinators.json import json_object
 from ..combinators.xmlargs import KIMI_K3, xml_arguments
 from ..tools import Tools
-from .base import Format
 from .blocks import (
     Calls,
     Channel,
     arguments,
-    channelled_turn,
+    channel_format,
     escape_attribute,
     json_type,
     markers,
     per_tool,
     raw_text,
-    render_channels,
     section,
     tool_call,
     tool_name,
     unescape_attribute,
     unfinished,
 )
-from .turns import ToolUse, Turn
+from .turns import ToolUse
 
 OPEN, CLOSE, SEP, END_OF_MSG = "<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>"
 THINK = Channel("<|open|>think<|sep|>", "<|close|>think<|sep|>", ast.REASONING)
 RESPONSE = Channel("<|open|>response<|sep|>", "<|close|>response<|sep|>", ast.CONTENT)
-CHANNELS = {"reasoning": THINK, "content": RESPONSE}
 TOOLS, END_TOOLS = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
 CALL, END_CALL = "<|open|>call", "<|close|>call<|sep|>"
 JSON, END_JSON = "<|open|>json", "<|close|>json<|sep|>"
 STOPS = ("<|close|>message<|sep|>", END_OF_MSG)
-PROMPT = '<|open|>message role="assistant"<|sep|>'
-RESERVED = (THINK.open, THINK.close, RESPONSE.open, RESPONSE.close, TOOLS, END_TOOLS, CALL,
-            END_CALL, JSON, END_JSON, KIMI_K3.opener, KIMI_K3.value_close, *STOPS)  # fmt: skip
 
 
-def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+def calls(tools: Tools | None) -> Calls:
     attributes = regex(r"[^<]*").then(literal(SEP))
     whole = seq(literal(JSON), cut, attributes, whitespace, json_object(), whitespace,
                 literal(END_JSON)).map(lambda parts: parts[4])  # fmt: skip
@@ -61,9 +55,7 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
 
     call = tool_call(head.map(lambda parts: parts[3]), body, (END_CALL, END_TOOLS, *STOPS))
     begin = literal(TOOLS).skip(peek(whitespace.then(markers(CALL, END_TOOLS))))
-    calls = Calls((TOOLS,), begin, section(begin, unfinished(call), END_TOOLS))
-    return channelled_turn(channels=CHANNELS, calls=calls, stops=STOPS, start=start,
-                           tokens=(OPEN, CLOSE, END_OF_MSG), dropped=(END_TOOLS,))  # fmt: skip
+    return Calls((TOOLS,), begin, section(begin, unfinished(call), END_TOOLS))
 
 
 def render_call(call: ToolUse, index: int) -> str:
@@ -73,15 +65,12 @@ def render_call(call: ToolUse, index: int) -> str:
     return f'{CALL} tool="{escape_attribute(call.name)}" index="{index}"{SEP}{body}{END_CALL}'
 
 
-def render(turn: Turn, start: str | None) -> str:
-    return render_channels(turn, start, channels=CHANNELS, call=render_call,
-                           section=(TOOLS, END_TOOLS), stop="".join(STOPS))  # fmt: skip
-
-
-FORMAT = Format(
-    "kimi-k3", grammar, render, reserved=RESERVED, default_start="reasoning",
-    channels={name: (channel.open, channel.close) for name, channel in CHANNELS.items()},
-    prompts={name: PROMPT + channel.open for name, channel in CHANNELS.items()} | {None: PROMPT},
+FORMAT = channel_format(
+    "kimi-k3", calls, channels={"reasoning": THINK, "content": RESPONSE}, stops=STOPS,
+    tokens=(OPEN, CLOSE, END_OF_MSG), dropped=(END_TOOLS,), render_call=render_call,
+    section=(TOOLS, END_TOOLS), prompt='<|open|>message role="assistant"<|sep|>',
+    reserved=(TOOLS, END_TOOLS, CALL, END_CALL, JSON, END_JSON, KIMI_K3.opener,
+              KIMI_K3.value_close),
+    default_start="reasoning", call_marker='<|open|>call tool="N"<|sep|>',
     summary="Kimi K3: XTML channels over <|open|>, <|close|>, <|sep|>, <|end_of_msg|>",
-    markers={"reasoning": "<|open|>think<|sep|>…", "call": '<|open|>call tool="N"<|sep|>'},
 )  # fmt: skip
