@@ -32,14 +32,24 @@ def proper_prefixes(markers: Iterable[str]) -> str:
     return branches(trie)
 
 
-def first_characters(markers: Iterable[str]) -> str:
-    """The distinct first characters of `markers`, sorted: the `starts` of a `Scanning`."""
-    return "".join(sorted({marker[0] for marker in markers}))
-
-
-@functools.lru_cache(maxsize=256)
-def _char_class(chars: str) -> re.Pattern[str]:
-    return re.compile("[" + re.escape(chars) + "]")
+@functools.lru_cache(maxsize=1024)
+def marker_starts(markers: frozenset[str]) -> tuple[re.Pattern[str], str | None]:
+    """How a `Scanning` tells that a delta may hold the start of one of `markers`: a regex
+    that finds a marker's first two characters, or its first one at the end of the delta
+    (or a one-character marker); and the first character all markers share, if they share
+    one that is not whitespace, whose substring test (cheaper, coarser) replaces the regex."""
+    alternatives = []
+    for first in sorted({marker[0] for marker in markers}):
+        seconds = "".join(sorted({m[1] for m in markers if m[0] == first and len(m) > 1}))
+        if first in markers:
+            alternatives.append(re.escape(first))
+        else:
+            alternatives.append(f"{re.escape(first)}(?:[{re.escape(seconds)}]|\\Z)")
+    firsts = {marker[0] for marker in markers}
+    starter = firsts.pop() if len(firsts) == 1 else None
+    return re.compile(
+        "|".join(alternatives)
+    ), None if starter is None or starter.isspace() else starter
 
 
 @functools.lru_cache(maxsize=1024)
@@ -78,7 +88,7 @@ class Until(Parser[str]):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
         self.find, self.scan = _patterns(frozenset(markers))
-        self.starts = first_characters(markers)
+        self.starts = marker_starts(frozenset(markers))
         self.emit = emit
         self.required = required
         self.nonempty = nonempty
@@ -121,8 +131,9 @@ class Until(Parser[str]):
 
 class Scanning:
     """A text scan (an `until`, an XML argument value) suspended with all its text so far
-    emitted: input with none of the characters `starts` (which start every marker it seeks)
-    is emitted at once, without resuming the parser tree (the common delta). Emitted text is
+    emitted: input in which none of the markers it seeks can start (`starts`, as given by
+    `marker_starts`) is emitted at once, without resuming the parser tree (the common
+    delta). Emitted text is
     the input itself, or with `escape` its JSON string escaping (without quotes); nothing
     with `emit=False`.
 
@@ -131,10 +142,15 @@ class Scanning:
 
     __slots__ = ("chunks", "emit", "emitted", "escape", "pieces", "starter", "starters")
 
-    def __init__(self, starts: str, pos: int, *, emit: bool = True, escape: bool = False) -> None:
-        self.starters = _char_class(starts)
-        # The one starting character, if there is one: a substring test instead of a search.
-        self.starter = starts if len(starts) == 1 else None
+    def __init__(
+        self,
+        starts: tuple[re.Pattern[str], str | None],
+        pos: int,
+        *,
+        emit: bool = True,
+        escape: bool = False,
+    ) -> None:
+        self.starters, self.starter = starts  # see `marker_starts`
         self.emit = emit
         self.escape = escape
         self.emitted = pos

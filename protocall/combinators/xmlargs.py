@@ -53,7 +53,7 @@ from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_sch
 from .parser import Parser, Step, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
-from .text import Scanning, first_characters, proper_prefixes
+from .text import Scanning, marker_starts, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -209,8 +209,8 @@ class XmlArguments(Parser[Arguments]):
         self.scan = re.compile(f"{markers}|(?:{proper_prefixes(self.kinds)})\\Z")
         # A marker that another one extends is undecided while it ends the buffer.
         self.extendable = {m for m in self.kinds for o in self.kinds if o != m and o.startswith(m)}
-        # What can start a terminator, or the framing newline held before one.
-        self.starts = first_characters([*self.kinds, *("\n" * layout.framing_newlines)])
+        # What can start a terminator, or the framing newline held before one (or at the end).
+        self.starts = marker_starts(frozenset([*self.kinds, *["\n<"] * layout.framing_newlines]))
         self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
         self.value_expected = (quote(layout.value_close),)
 
