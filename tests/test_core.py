@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocall.combinators import (
     DONE,
@@ -48,6 +50,7 @@ from protocall.combinators import (
     until,
     whitespace,
 )
+from protocall.combinators.text import marker_starts
 
 # -- helpers ---------------------------------------------------------------------------------
 
@@ -817,3 +820,19 @@ def fed(run: Run[Any], text: str) -> Run[Any]:
     """`run` after feeding `text` (`feed` returns the status; these tests read the run)."""
     run.feed(text)
     return run
+
+
+_MARKER_TEXT = st.text(alphabet="<|/\nab ", min_size=1, max_size=5)
+
+
+@given(
+    st.frozensets(_MARKER_TEXT, min_size=1, max_size=4), st.text(alphabet="<|/\nab c", max_size=8)
+)
+def test_marker_starts_never_misses_a_marker_start(markers: frozenset[str], text: str) -> None:
+    """When `marker_starts` clears a delta, no marker occurs in it and none starts in it and
+    runs past its end: absorbing the delta whole is what a resumed scan would do."""
+    pattern, starter = marker_starts(markers)
+    cleared = starter not in text if starter is not None else pattern.search(text) is None
+    if cleared:
+        for i in range(len(text)):
+            assert not any(m.startswith(text[i:]) or text[i:].startswith(m) for m in markers)
