@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import os
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -460,12 +461,14 @@ def _drop(text: str) -> None:
 
 
 def _random_ids(seed: int | None) -> IdFactory:
-    """`call_` + 24 alphanumerics; deterministic for a given seed."""
-    rng = random.Random(seed) if seed is not None else random.SystemRandom()
+    """`call_` + 24 alphanumerics; deterministic for a given seed, else from a generator
+    seeded once per session by the OS (ids must be unique, not secret: one system call per
+    session instead of one per character)."""
+    rng = random.Random(seed if seed is not None else os.urandom(16))
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
     def new_id(index: int) -> str:
-        return "call_" + "".join(rng.choice(alphabet) for _ in range(24))
+        return "call_" + "".join(rng.choices(alphabet, k=24))
 
     return new_id
 
