@@ -283,7 +283,7 @@ def turn_format(
     `render_turn` with `render_call(call, its index in the turn)`, `between_calls`,
     `section` and the first stop. Its
     reasoning channel and marker summary follow from `reasoning`; its reserved markers are
-    the reasoning block's, the stops and `reserved`."""
+    the reasoning block's, the section's, `reserved` and the stops."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         return assistant_turn(calls=calls(tools), stops=stops, reasoning=reasoning, start=start)
@@ -296,7 +296,8 @@ def turn_format(
 
     channels = {} if reasoning is None else {"reasoning": (reasoning.open, reasoning.close)}
     shown = {name: "…".join(block) for name, block in channels.items()} | {"call": call_marker}
-    return Format(name, grammar, render, reserved=(*sum(channels.values(), ()), *reserved, *stops),
+    marked = _reserved(*sum(channels.values(), ()), *(section or ()), *reserved, *stops)
+    return Format(name, grammar, render, reserved=marked,
                   channels=channels, default_start=default_start, prompts=prompts,
                   summary=summary, markers=shown)  # fmt: skip
 
@@ -439,6 +440,11 @@ def render_channels(
     return "".join(out)
 
 
+def _reserved(*markers: str) -> tuple[str, ...]:
+    """Reserved markers without surrounding whitespace, duplicates or empty ones, in order."""
+    return tuple(dict.fromkeys(m.strip() for m in markers if m.strip()))
+
+
 def channel_format(
     name: str,
     calls: Callable[[Tools | None], Calls],
@@ -462,8 +468,9 @@ def channel_format(
     or else `render_channels` with `render_call`, `section` and the stops joined. The
     channels named in `starts` (default: all) are the start states a generation prompt can
     leave open, the prompt for each being `prompt` plus its opener (`prompt` alone opens
-    none); the reserved markers are every channel's open and close, `reserved` and the
-    stops; the marker summary shows the reasoning channel and `call_marker`."""
+    none); the reserved markers are every channel's open and close, the section's,
+    `reserved` and the stops; the marker summary shows the reasoning channel and
+    `call_marker`."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         return channelled_turn(channels=channels, calls=calls(tools), stops=stops,
@@ -479,7 +486,8 @@ def channel_format(
     shown = {"reasoning": f"{thinking.open}…{thinking.close}"} if thinking else {}
     return Format(
         name, grammar, render or rendered, default_start=default_start, summary=summary,
-        reserved=(*(m for c in channels.values() for m in (c.open, c.close)), *reserved, *stops),
+        reserved=_reserved(*(m for c in channels.values() for m in (c.open, c.close)), *section,
+                           *reserved, *stops),
         channels={key: (channel.open, channel.close) for key, channel in opened.items()},
         prompts={None: prompt} | {key: prompt + channel.open for key, channel in opened.items()},
         markers=shown | {"call": call_marker},
@@ -619,6 +627,23 @@ def render_xml_call(layout: Layout, opener: str, name_end: str, use: ToolUse, ne
         for k, v in use.arguments.items()
     )
     return f"{opener}{use.name}{name_end}{nl}{pairs}{layout.end}"
+
+
+def render_argument(layout: Layout, key: str, value: Any) -> str:
+    """One argument of a layout whose key is an attribute, the way `xml_arguments` reads it
+    back: the opener with the key attribute and, where the layout has one, the type
+    attribute (the value's JSON type, or the `type_values` entry for `string` or `json`),
+    then `key_close`, the raw text (a string verbatim, other values as JSON) and
+    `value_close`. Attribute values are entity-escaped where the layout decodes entities."""
+    escape = escape_attribute if layout.decode_entities else str
+    attributes = f' {layout.key_attribute}="{escape(key)}"'
+    if layout.type_attribute is not None:
+        kind = json_type(value)
+        if layout.type_values:
+            spelled = {name: attribute for attribute, name in layout.type_values.items()}
+            kind = spelled.get(kind) or spelled["json"]
+        attributes += f' {layout.type_attribute}="{kind}"'
+    return f"{layout.opener}{attributes}{layout.key_close}{raw_text(value)}{layout.value_close}"
 
 
 def call_object(

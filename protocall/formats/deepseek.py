@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain
-from typing import Any
 
 from ..combinators import alt, json_object, literal, optional, seq
 from ..combinators import whitespace as ws
@@ -42,6 +41,7 @@ from .blocks import (
     loose,
     markers,
     per_tool,
+    render_argument,
     section_calls,
     tool_name,
     turn_format,
@@ -121,18 +121,12 @@ def spelled_calls(variant: Variant, tools: Tools | None) -> Calls:
                  alt(*(c.head for c in spelled)), alt(*(c.call for c in spelled)))  # fmt: skip
 
 
-def render_value(layout: Layout, key: str, value: Any) -> str:
-    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    kind = "true" if isinstance(value, str) else "false"
-    return f'{layout.opener} name="{key}" string="{kind}">{raw}{layout.value_close}'
-
-
 def render_call(variant: Variant, use: ToolUse, index: int) -> str:
     layout = variant.layout
     if layout is None:
         values = json.dumps(use.arguments, ensure_ascii=False)
     else:
-        values = "\n".join(render_value(layout, k, v) for k, v in use.arguments.items())
+        values = "\n".join(render_argument(layout, k, v) for k, v in use.arguments.items())
     return variant.call.replace("{name}", use.name).replace("{arguments}", values)
 
 

@@ -21,10 +21,9 @@ from .blocks import (
     arguments,
     channel_format,
     escape_attribute,
-    json_type,
     markers,
     per_tool,
-    raw_text,
+    render_argument,
     section,
     tool_call,
     tool_name,
@@ -59,9 +58,7 @@ def calls(tools: Tools | None) -> Calls:
 
 
 def render_call(call: ToolUse, index: int) -> str:
-    body = "".join(f'{KIMI_K3.opener} key="{escape_attribute(k)}" type="{json_type(v)}"{SEP}'
-                   f"{raw_text(v)}{KIMI_K3.value_close}"
-                   for k, v in call.arguments.items())  # fmt: skip
+    body = "".join(render_argument(KIMI_K3, k, v) for k, v in call.arguments.items())
     return f'{CALL} tool="{escape_attribute(call.name)}" index="{index}"{SEP}{body}{END_CALL}'
 
 
@@ -69,8 +66,7 @@ FORMAT = channel_format(
     "kimi-k3", calls, channels={"reasoning": THINK, "content": RESPONSE}, stops=STOPS,
     tokens=(OPEN, CLOSE, END_OF_MSG), dropped=(END_TOOLS,), render_call=render_call,
     section=(TOOLS, END_TOOLS), prompt='<|open|>message role="assistant"<|sep|>',
-    reserved=(TOOLS, END_TOOLS, CALL, END_CALL, JSON, END_JSON, KIMI_K3.opener,
-              KIMI_K3.value_close),
+    reserved=(CALL, END_CALL, JSON, END_JSON, KIMI_K3.opener, KIMI_K3.value_close),
     default_start="reasoning", call_marker='<|open|>call tool="N"<|sep|>',
     summary="Kimi K3: XTML channels over <|open|>, <|close|>, <|sep|>, <|end_of_msg|>",
 )  # fmt: skip
