@@ -1,0 +1,155 @@
+"""Tool calls described by a template: the way a family writes one call, as data.
+
+`Template("<|call|>{name}<|args|>{arguments}<|end|>", section=("<|calls|>", "</calls|>"))`
+is a parser and a renderer at once. The text around `{name}` and `{arguments}` is matched
+loosely (`blocks.loose`: any whitespace, or none, where it has whitespace and around each
+tag), the name is a `tool_name`, the arguments a JSON object or, with a `layout`, XML-style
+arguments typed by the tool's schema. Calls come in a section whose markers may have
+several accepted spellings; with `bare`, a call outside a section counts too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from functools import partial
+from itertools import chain
+from typing import Any
+
+from ..combinators import alt, json_object, literal, optional, seq
+from ..combinators import whitespace as ws
+from ..combinators.xmlargs import Layout, xml_arguments
+from ..tools import Tools
+from .base import Format
+from .blocks import (
+    Calls,
+    arguments,
+    closer,
+    loose,
+    markers,
+    per_tool,
+    render_argument,
+    section_calls,
+    tool_name,
+    turn_format,
+)
+from .turns import ToolUse
+
+_FIRST_ATTRIBUTE = re.compile(r'\s+[\w-]+="')
+_TAG = re.compile(r"<[^<>]*>?")
+
+
+@dataclass(frozen=True)
+class Template:
+    """One family's calls. `call` is a call as the model writes it, with `{name}` and
+    `{arguments}`; `section` the section markers as written (leading whitespace of its
+    opener is optional envelope, never content), calls joined by `between`; `begins` and
+    `ends` every accepted spelling of the section's markers (default: its own); `openers`
+    where content stops to try a call (default: the begins, also after the section's
+    leading whitespace, and the call's own opener with `bare`); `bare` whether a call
+    outside a section counts; `layout` the XML-style argument layout (None: a JSON
+    object). After a malformed call, parsing resumes at the
+    call's closing tag, the next call's opener, a section end or a stop."""
+
+    call: str
+    section: tuple[str, str]
+    between: str = ""
+    begins: tuple[str, ...] = ()
+    ends: tuple[str, ...] = ()
+    openers: tuple[str, ...] = ()
+    bare: bool = False
+    layout: Layout | None = None
+
+    def __post_init__(self) -> None:
+        before = self.call.split("{name}")[0]
+        begin, end = (marker.strip() for marker in self.section)
+        object.__setattr__(self, "begins", self.begins or (begin,))
+        object.__setattr__(self, "ends", self.ends or (end,))
+        own = (_tag_name(before),) if self.bare else ()
+        lead = self.section[0][: -len(self.section[0].lstrip())]  # envelope, not content
+        led = tuple(lead + begin for begin in self.begins) if lead else ()
+        object.__setattr__(self, "openers", self.openers or (*led, *self.begins, *own))
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The marker texts: section spellings, the call's tags (up to their first
+        attribute), and the layout's argument tags."""
+        tags = map(
+            _tag_name, _TAG.findall(self.call.replace("{name}", "").replace("{arguments}", ""))
+        )
+        layout = () if self.layout is None else (self.layout.opener, self.layout.value_close)
+        return tuple(dict.fromkeys((*self.begins, *self.ends, *tags, *layout)))
+
+    def calls(self, tools: Tools | None, stops: tuple[str, ...]) -> Calls:
+        """The parser: calls of the declared `tools` (any name when None)."""
+        before, rest = self.call.split("{name}")
+        after_name, after = rest.split("{arguments}")
+        layout = self.layout
+        values = per_tool(tools, lambda schema: arguments(
+            json_object() if layout is None else xml_arguments(layout, schema)))  # fmt: skip
+        head = seq(loose(before), ws, tool_name(), ws, loose(after_name)).map(lambda p: p[2])
+        opener = _FIRST_ATTRIBUTE.split(before, maxsplit=1)[0]  # up to its first attribute
+        resync = (after[after.rindex("<") :], opener, *self.ends, *stops)
+        lead = self.section[0][: -len(self.section[0].lstrip())]
+        begin = markers(*self.begins)
+        return section_calls(self.openers, seq(optional(literal(lead)), begin) if lead else begin,
+                             head, lambda name: seq(ws, values(name), ws, loose(after)), resync,
+                             closer(*self.ends), bare=self.bare)  # fmt: skip
+
+    def render(self, use: ToolUse, index: int) -> str:
+        """One call written from the template (arguments of a layout one per line)."""
+        if self.layout is None:
+            values = json.dumps(use.arguments, ensure_ascii=False)
+        else:
+            layout = self.layout
+            values = "\n".join(render_argument(layout, k, v) for k, v in use.arguments.items())
+        return self.call.replace("{name}", use.name).replace("{arguments}", values)
+
+    def respelled(self, token: str, spelling: str) -> Template:
+        """This template with `token` spelled `spelling` in every marker."""
+
+        def swap(value: Any) -> Any:
+            if isinstance(value, str):
+                return value.replace(token, spelling)
+            if isinstance(value, tuple):
+                return tuple(map(swap, value))
+            if isinstance(value, Layout):
+                return replace(value, **{f.name: swap(getattr(value, f.name)) for f in fields(value)
+                                         if isinstance(getattr(value, f.name), str)})  # fmt: skip
+            return value
+
+        return replace(self, **{f.name: swap(getattr(self, f.name)) for f in fields(self)})
+
+
+def _tag_name(text: str) -> str:
+    """The first tag of `text` up to its first attribute (`<invoke name="x">`: `<invoke`)."""
+    tag = _TAG.match(text)
+    return _FIRST_ATTRIBUTE.split(tag.group() if tag else text, maxsplit=1)[0]
+
+
+def any_of(
+    templates: tuple[Template, ...], tools: Tools | None, *, stops: tuple[str, ...]
+) -> Calls:
+    """Calls written from any of `templates` (alternative spellings of one family's)."""
+    spelled = [template.calls(tools, stops) for template in templates]
+    return Calls(tuple(chain.from_iterable(c.openers for c in spelled)),
+                 alt(*(c.head for c in spelled)), alt(*(c.call for c in spelled)))  # fmt: skip
+
+
+def template_format(
+    name: str,
+    summary: str,
+    templates: tuple[Template, ...],
+    *,
+    stops: tuple[str, ...],
+    prompts: Mapping[str | None, str],
+) -> Format:
+    """The `turn_format` of a family whose calls are written from `templates`: the first
+    is how it writes them (rendering, markers), all are accepted (alternative spellings)."""
+    canonical = templates[0]
+    return turn_format(name, partial(any_of, templates, stops=stops), stops=stops,
+                       render_call=canonical.render, prompts=prompts, summary=summary,
+                       call_marker=canonical.call, reserved=canonical.markers,
+                       between_calls=canonical.between, section=canonical.section)  # fmt: skip
