@@ -39,6 +39,7 @@ from protocall.combinators import (
     generate,
     literal,
     many,
+    markers,
     not_followed_by,
     optional,
     peek,
@@ -836,3 +837,29 @@ def test_marker_starts_never_misses_a_marker_start(markers: frozenset[str], text
     if cleared:
         for i in range(len(text)):
             assert not any(m.startswith(text[i:]) or text[i:].startswith(m) for m in markers)
+
+
+def _outcome(parser: Parser[Any], chunks: list[str]) -> tuple[Any, ...]:
+    run = Run(seq(parser, regex(r"[\s\S]*")))
+    statuses = []
+    for chunk in chunks:
+        if run.status is FAILED:
+            break
+        statuses.append(run.feed(chunk))
+    if run.status is not FAILED:
+        run.finish()
+    error = run.error
+    where = None if error is None else (error.position, error.expected)
+    return run.status, run.value, where, statuses
+
+
+@given(
+    st.lists(_MARKER_TEXT, min_size=1, max_size=4),
+    st.text(alphabet="<|/\nab", max_size=6),
+)
+def test_markers_match_as_an_alt_of_literals(texts: list[str], text: str) -> None:
+    """`markers` is an ordered `alt` of `literal`s: the same value, end, error and the same
+    need-more answers after every chunk, in one chunk and per character."""
+    for chunks in ([text], list(text)):
+        expected = _outcome(alt(*map(literal, texts)), chunks)
+        assert _outcome(markers(*texts), chunks) == expected

@@ -21,7 +21,7 @@ from .choice import (
 from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
-from .primitives import fail, literal, regex, success, whitespace
+from .primitives import fail, literal, markers, regex, success, whitespace
 from .pyfunc import python_call, python_calls
 from .result import (
     DONE,
@@ -77,6 +77,7 @@ __all__ = [
     "json_value",
     "literal",
     "many",
+    "markers",
     "not_followed_by",
     "optional",
     "partial_json",

@@ -48,6 +48,53 @@ def literal(text: str) -> Parser[str]:
     return Literal(text)
 
 
+class Markers(Parser[str]):
+    """The first of `texts`, in order, that the input starts with: exactly what an `alt` of
+    their `literal`s matches, without a backtrack point per text. Needs more while the first
+    text not yet ruled out could still match; fails, when every text is ruled out, at the
+    furthest position one reached, expecting the texts that reached it."""
+
+    def __init__(self, *texts: str) -> None:
+        if not texts or not all(texts):
+            raise ValueError("markers() needs one or more non-empty strings")
+        self.texts = texts
+        self.quoted = {text: quote(text) for text in texts}
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        last = self.texts[-1]
+        while True:
+            start = pos - inp.base
+            # Where the texts ruled out so far failed (the furthest), and which got there.
+            furthest, reached = -1, list[str]()
+            for text in self.texts:
+                got = inp.buf[start : start + len(text)]
+                if got == text:
+                    if reached:  # as `alt` records the branches it backtracked over
+                        inp.abandon(Backtrack(furthest, reached))
+                    return text, pos + len(text)
+                if text.startswith(got) and not inp.eof:
+                    break  # undecided: the texts after it wait for it
+                if text is last and reached:
+                    inp.abandon(Backtrack(furthest, reached))
+                same = 0
+                while same < len(got) and got[same] == text[same]:
+                    same += 1
+                if pos + same > furthest:
+                    furthest, reached = pos + same, [self.quoted[text]]
+                elif pos + same == furthest:
+                    reached.append(self.quoted[text])
+            else:
+                raise Backtrack(furthest, reached)
+            if reached:
+                inp.abandon(Backtrack(furthest, reached))
+            yield pos
+
+
+def markers(*texts: str) -> Parser[str]:
+    """Any of several literal markers: the first, in order, that matches (see `Markers`)."""
+    return Markers(*texts) if len(texts) > 1 else Literal(*texts)
+
+
 class Regex(Parser[Any]):
     """A token regex anchored at the current position.
 

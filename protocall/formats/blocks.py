@@ -51,6 +51,7 @@ from ..combinators import (
     until,
     whitespace,
 )
+from ..combinators.primitives import markers as markers  # formats take it from here too
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .base import Format
@@ -90,11 +91,6 @@ def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
         return names
     expected = f"a declared tool name ({len(tools)} declared)"
     return names.bind(lambda name: success(name) if name in tools else fail(expected))
-
-
-def markers(*texts: str) -> Parser[str]:
-    """Any of several literal markers."""
-    return alt(*map(literal, texts))
 
 
 def lenient(text: str) -> Parser[str]:
