@@ -40,7 +40,30 @@ class Literal(Parser[str]):
                 raise Backtrack(pos + same, self.expected)
             if inp.eof:
                 raise Backtrack(pos + len(got), self.expected)
+            inp.fast = PartialMarker((text,), pos)
             yield pos
+            inp.fast = None
+
+
+class PartialMarker:
+    """A parser waiting at `pos` until it can tell which of `texts` starts there (a
+    `literal`, the undecided text of `markers`, a choice of markers): while the text from
+    `pos` is a proper prefix of one of them and none is complete, more input is only
+    buffered, without resuming the parser tree."""
+
+    __slots__ = ("pos", "texts")
+
+    def __init__(self, texts: tuple[str, ...], pos: int) -> None:
+        self.texts = texts
+        self.pos = pos
+
+    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
+        got = inp.buf[self.pos - inp.base :] + more
+        texts = self.texts
+        if any(got.startswith(t) for t in texts) or not any(t.startswith(got) for t in texts):
+            return None
+        inp.buf += more
+        return "", self.pos
 
 
 def literal(text: str) -> Parser[str]:
@@ -73,6 +96,7 @@ class Markers(Parser[str]):
                         inp.abandon(Backtrack(furthest, reached))
                     return text, pos + len(text)
                 if text.startswith(got) and not inp.eof:
+                    inp.fast = PartialMarker((text,), pos)
                     break  # undecided: the texts after it wait for it
                 if text is last and reached:
                     inp.abandon(Backtrack(furthest, reached))
@@ -88,6 +112,7 @@ class Markers(Parser[str]):
             if reached:
                 inp.abandon(Backtrack(furthest, reached))
             yield pos
+            inp.fast = None
 
 
 def markers(*texts: str) -> Parser[str]:

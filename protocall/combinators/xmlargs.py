@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 
 from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_schema
 from .parser import Parser, Step, quote
+from .primitives import PartialMarker
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 from .text import Scanning, marker_starts, proper_prefixes
@@ -437,7 +438,9 @@ def _choose(inp: Input, pos: int, options: tuple[str, ...], keep: int) -> Resuma
         if inp.eof or not any(option.startswith(got) for option in options):
             same = max(_shared(got, option) for option in options)
             raise Backtrack(pos + same, tuple(map(quote, options)))
+        inp.fast = PartialMarker(options, pos)
         yield keep
+        inp.fast = None
 
 
 def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
