@@ -97,7 +97,7 @@ class Until(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
-        state = Scanning(self.starts, pos, emit=emit)
+        state = Scanning(self.starts, pos, emit=emit, markers=self.markers)
         while True:
             inp.fast = None
             emitted = state.emitted  # the search resumes there: what follows is undecided
@@ -133,14 +133,17 @@ class Scanning:
     """A text scan (an `until`, an XML argument value) suspended with all its text so far
     emitted: input in which none of the markers it seeks can start (`starts`, as given by
     `marker_starts`) is emitted at once, without resuming the parser tree (the common
-    delta). Emitted text is
-    the input itself, or with `escape` its JSON string escaping (without quotes); nothing
-    with `emit=False`.
+    delta). Emitted text is the input itself, or with `escape` its JSON string escaping
+    (without quotes); nothing with `emit=False`. Suspended with a tail held back, it takes
+    input that keeps the tail a proper prefix of one of `markers` (none complete), emitting
+    nothing.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
-    __slots__ = ("chunks", "emit", "emitted", "escape", "pieces", "starter", "starters")
+    __slots__ = (
+        "chunks", "emit", "emitted", "escape", "markers", "pieces", "starter", "starters",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -149,8 +152,10 @@ class Scanning:
         *,
         emit: bool = True,
         escape: bool = False,
+        markers: tuple[str, ...] = (),
     ) -> None:
         self.starters, self.starter = starts  # see `marker_starts`
+        self.markers = markers
         self.emit = emit
         self.escape = escape
         self.emitted = pos
@@ -170,9 +175,9 @@ class Scanning:
     def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         emitted = self.emitted
         starter = self.starter
-        if emitted != inp.base + len(inp.buf) or (
-            starter in text if starter is not None else self.starters.search(text) is not None
-        ):
+        if emitted != inp.base + len(inp.buf):
+            return self._hold(inp, text)
+        if starter in text if starter is not None else self.starters.search(text) is not None:
             return None
         inp.buf += text
         self.pieces.append(text)
@@ -185,6 +190,16 @@ class Scanning:
         if not self.emit:
             return "", emitted
         return (encode_basestring(text)[1:-1] if self.escape else text), emitted
+
+    def _hold(self, inp: Input, text: str) -> tuple[str, int] | None:
+        """With a tail held back (a proper prefix of one of `markers`): take `text` when the
+        tail and it are still a proper prefix of a marker and complete none."""
+        got = inp.text(self.emitted, inp.end) + text
+        markers = self.markers
+        if any(got.startswith(m) for m in markers) or not any(m.startswith(got) for m in markers):
+            return None
+        inp.buf += text
+        return "", self.emitted
 
 
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
