@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from protocall import ast, formats
 from protocall.events import ToolCallStart
@@ -17,7 +15,7 @@ from protocall.testing import (
     Case,
     Trial,
     assert_format,
-    chunkings,
+    example_tests,
     split_at,
     stream,
     verify,
@@ -100,20 +98,7 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_formats_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verified(text, prompt, expected=expected)
-
-
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=30, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[str, str, dict[str, object]], data: st.DataObject
-) -> None:
-    text, prompt, expected = example
-    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
-    assert outcome.message.to_dict() == expected and not outcome.message.errors
-    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+test_formats_examples = example_tests(FORMAT, EXAMPLES, tools=TOOLS)
 
 
 def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:

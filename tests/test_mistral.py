@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from protocall import ast, formats
 from protocall.events import ToolCallStart
@@ -17,7 +15,7 @@ from protocall.testing import (
     Case,
     Trial,
     assert_format,
-    chunkings,
+    example_tests,
     split_at,
     stream,
     verify,
@@ -55,13 +53,6 @@ def listed(*calls: dict[str, object]) -> str:
     return f"{TOOL_CALLS} {json.dumps(list(calls), ensure_ascii=False)}"
 
 
-def whole_calls(text: str) -> list[str]:
-    """`text` one character per chunk, except that each call arrives whole in one chunk."""
-    spans = [(n.start, n.end) for n in stream(FORMAT, [text], TOOLS).tree.find_all(ast.TOOL_CALL)]
-    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
-    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
-
-
 def verified(
     text: str,
     prompt: str | None = PROMPT,
@@ -70,9 +61,7 @@ def verified(
     expected: dict[str, object] | None = None,
 ) -> Message:
     """Every property of the testing kit, one chunk against several, each call whole too."""
-    return verify(
-        FORMAT, text, prompt, tools=tools, expected=expected, chunkings=[whole_calls(text)]
-    )
+    return verify(FORMAT, text, prompt, tools=tools, expected=expected)
 
 
 def names(message: Message) -> list[str]:
@@ -100,20 +89,7 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_formats_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verified(text, prompt, expected=expected)
-
-
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=30, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[str, str, dict[str, object]], data: st.DataObject
-) -> None:
-    text, prompt, expected = example
-    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
-    assert outcome.message.to_dict() == expected and not outcome.message.errors
-    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
+test_formats_examples = example_tests(FORMAT, EXAMPLES, tools=TOOLS)
 
 
 def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.events import ToolCallArgumentsDelta, ToolCallEnd, ToolCallStart
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
+from protocall.testing import (
+    PROPERTIES,
+    Case,
+    Trial,
+    assert_format,
+    example_tests,
+    stream,
+    verify,
+)
 from protocall.tools import normalize_tools
 
 FMT = formats.get("qwen3-coder")
@@ -82,20 +88,7 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_formats_examples(text: str, prompt: str | None, expected: dict[str, object]) -> None:
-    verified(text, prompt, expected=expected)
-
-
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=60, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[str, str | None, dict[str, object]], data: st.DataObject
-) -> None:
-    text, prompt, expected = example
-    outcome = stream(FMT, data.draw(chunkings(text, FMT.reserved)), TOOLS, prompt)
-    assert outcome.message.to_dict() == expected and not outcome.message.errors
-    assert outcome.merged_events == stream(FMT, [text], TOOLS, prompt).merged_events
+test_formats_examples = example_tests(FMT, EXAMPLES, tools=TOOLS)
 
 
 def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:

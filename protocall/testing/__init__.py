@@ -28,7 +28,7 @@ from .strategies import (
     turns,
     values,
 )
-from .verify import verify
+from .verify import example_tests, verify
 
 __all__ = [
     "PROPERTIES",
@@ -46,6 +46,7 @@ __all__ = [
     "check_format",
     "chunkings",
     "describe_chunks",
+    "example_tests",
     "is_event_prefix",
     "json_values",
     "merge_deltas",
