@@ -42,6 +42,7 @@ missing, with `argument` / `argument_name` / `argument_value` in the error conte
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Generator, Mapping
@@ -94,7 +95,7 @@ class Layout:
     framing_newlines: bool = False
     decode_entities: bool = False
     type_attribute: str | None = None
-    type_values: Mapping[str, str] = field(default_factory=dict)
+    type_values: Mapping[str, str] = field(default_factory=dict, hash=False)
     unclosed_at_opener: bool = False
     unclosed_at_end: tuple[str, ...] | None = None
 
@@ -189,14 +190,11 @@ _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level
 _CLOSE, _OPENER, _END = "close", "opener", "end"
 
 
-class XmlArguments(Parser[Arguments]):
-    """The parser behind `xml_arguments`."""
+class _Terminators:
+    """What a layout's value scan looks for, compiled once per layout (grammars, and so
+    argument parsers, are built per session and per tool)."""
 
-    def __init__(self, layout: Layout, parameters: Mapping[str, Any] | None) -> None:
-        self.layout = layout
-        self.parameters = parameters
-        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-        self.declared: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+    def __init__(self, layout: Layout) -> None:
         self.heads = (layout.opener, layout.end)
         self.kinds = {layout.value_close: _CLOSE}
         if layout.unclosed_at_opener:
@@ -215,11 +213,25 @@ class XmlArguments(Parser[Arguments]):
         self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
         self.value_expected = (quote(layout.value_close),)
 
+
+_terminators = functools.lru_cache(maxsize=256)(_Terminators)
+
+
+class XmlArguments(Parser[Arguments]):
+    """The parser behind `xml_arguments`."""
+
+    def __init__(self, layout: Layout, parameters: Mapping[str, Any] | None) -> None:
+        self.layout = layout
+        self.parameters = parameters
+        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+        self.declared: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+        self.terminators = _terminators(layout)
+
     def step(self, inp: Input, pos: int) -> Step[Arguments]:
         arguments = Arguments()
         while True:
             pos = yield from _skip_space(inp, pos, None)
-            head = yield from _choose(inp, pos, self.heads, pos)
+            head = yield from _choose(inp, pos, self.terminators.heads, pos)
             if head == 1:
                 inp.out.append(Text("}" if arguments else "{}", pos))
                 return arguments, pos
@@ -303,7 +315,7 @@ class XmlArguments(Parser[Arguments]):
         if layout.key_attribute is None:
             scan = pos
             while True:
-                stop = self.key_stop.search(inp.buf, scan - inp.base)
+                stop = self.terminators.key_stop.search(inp.buf, scan - inp.base)
                 if stop is not None:
                     at = stop.start() + inp.base
                     yield from _choose(inp, at, (layout.key_close,), hold)
@@ -344,10 +356,11 @@ class XmlArguments(Parser[Arguments]):
         self, inp: Input, start: int, key: str, arguments: Arguments, streamed: bool
     ) -> Resumable[tuple[str, int, int]]:
         """The raw value from `start`: (raw text, where it ends, where the argument ends)."""
-        find, scan_open, kinds = self.find, self.scan, self.kinds
+        marks = self.terminators
+        find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
         out_text = _text
-        state = Scanning(self.starts, start, emit=streamed, escape=True)
+        state = Scanning(marks.starts, start, emit=streamed, escape=True)
         scan = start
         while True:
             inp.fast = None
@@ -363,7 +376,7 @@ class XmlArguments(Parser[Arguments]):
                 limit = base + match.start()
                 kind = kinds.get(match.group())
                 if kind is not None and not eof and match.end() == size:
-                    kind = None if match.group() in self.extendable else kind
+                    kind = None if match.group() in marks.extendable else kind
             cut = limit
             if (
                 framing
@@ -389,7 +402,7 @@ class XmlArguments(Parser[Arguments]):
                 scan = limit + 1
                 continue
             if eof:
-                raise Backtrack(base + size, self.value_expected)
+                raise Backtrack(base + size, marks.value_expected)
             scan = limit
             if state.emitted == base + size:
                 inp.fast = state  # nothing held: plain deltas need no resume
@@ -407,7 +420,7 @@ class XmlArguments(Parser[Arguments]):
                 return name != key and name not in arguments and name in self.declared
             after = yield from _skip_space(inp, at + size, keep)
             if kind == _CLOSE:
-                head = yield from _choose(inp, after, self.heads, keep)
+                head = yield from _choose(inp, after, self.terminators.heads, keep)
                 if head == 0:
                     yield from self._tag(inp, after + len(layout.opener), keep)
             elif layout.unclosed_at_end:
