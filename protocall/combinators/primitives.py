@@ -66,6 +66,26 @@ class PartialMarker:
         return "", self.pos
 
 
+class TokenWait:
+    """A `regex` waiting at `pos` while its match reaches the end of the input: more input
+    over which the match still reaches the end is only buffered, without resuming the
+    parser tree (the token is still growing, so the parser would wait again)."""
+
+    __slots__ = ("pattern", "pos")
+
+    def __init__(self, pattern: re.Pattern[str], pos: int) -> None:
+        self.pattern = pattern
+        self.pos = pos
+
+    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
+        grown = inp.buf + more
+        match = self.pattern.match(grown, self.pos - inp.base)
+        if match is None or match.end() < len(grown):
+            return None
+        inp.buf = grown
+        return "", self.pos
+
+
 def literal(text: str) -> Parser[str]:
     """Match `text` exactly; its value is `text`."""
     return Literal(text)
@@ -143,7 +163,9 @@ class Regex(Parser[Any]):
                 return match.group(self.group), match.end() + inp.base
             if match is None and (pos < inp.end or inp.eof):
                 raise Backtrack(pos, self.expected)
+            inp.fast = TokenWait(self.pattern, pos)
             yield pos
+            inp.fast = None
 
 
 def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:
