@@ -52,6 +52,7 @@ from protocall.combinators import (
     whitespace,
 )
 from protocall.combinators.text import marker_starts
+from protocall.testing import chunkings as random_chunkings
 
 # -- helpers ---------------------------------------------------------------------------------
 
@@ -873,3 +874,31 @@ def test_a_waiting_token_absorbs_what_a_resume_would(chunks: list[str]) -> None:
     does without resuming the tree: the outcome after every chunk is a resume's."""
     parser = seq(regex("[a-z_]+"), whitespace, literal("("))
     assert _outcome(parser, chunks) == _outcome(parser, chunks, shortcut=False)
+
+
+def test_a_held_prefix_that_completes_a_shorter_marker_decides_at_once() -> None:
+    """`ab` held back may still become `abc`, but complete `ab` ends the text, as resumed."""
+    run = until("abc", "ab").run()
+    run.feed("xa")
+    assert (run.feed("b"), run.value) == (DONE, "x")
+
+
+@given(st.lists(_MARKER_TEXT, min_size=1, max_size=4), st.data())
+def test_a_held_marker_prefix_absorbs_what_a_resume_would(
+    markers: list[str], data: st.DataObject
+) -> None:
+    """An `until` holding back a marker prefix buffers input that keeps it held without
+    resuming the tree: the same outcome and output after every chunk as a resume's."""
+    pieces = [*markers, *(m[:cut] for m in markers for cut in range(1, len(m))), "a", "\n"]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=6)))
+    chunks = data.draw(random_chunkings(text, markers))
+    outcomes = []
+    for shortcut in (True, False):
+        run, steps = until(*markers).run(), []
+        for chunk in chunks:
+            if run.status is NEED_MORE:
+                steps.append((run.feed(chunk) if shortcut else run.resume(chunk), run.take()))
+        if run.status is NEED_MORE:
+            run.finish()
+        outcomes.append((steps, run.status, run.value, run.end, run.take()))
+    assert outcomes[0] == outcomes[1]

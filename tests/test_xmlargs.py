@@ -255,6 +255,37 @@ def test_generated_arguments_under_every_chunking(
     check(parse(layout, chunks, schema_of(args)), expected, end)
 
 
+@st.composite
+def marker_laden(draw: st.DrawFn, layout: Layout) -> str:
+    """Value text made of the layout's terminators, their prefixes, newlines and letters."""
+    marks = [layout.value_close, layout.end, layout.opener, "\n" + layout.opener]
+    pieces = [*marks, *(m[:cut] for m in marks for cut in (1, 2, len(m) - 1)), "\n", "a"]
+    return "".join(draw(st.lists(st.sampled_from(pieces), max_size=6)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(LAYOUTS), st.data())
+def test_held_terminator_prefixes_absorb_what_a_resume_would(
+    layout: Layout, data: st.DataObject
+) -> None:
+    """A value scan holding back a terminator prefix (after a framing newline too) buffers
+    input that keeps it held without resuming the tree: after every chunk, the status and
+    the output are a resume's, and so are the value or the error at the end."""
+    text = render(layout, [Arg("content", "string", data.draw(marker_laden(layout)))])
+    chunks = data.draw(chunkings(text, (layout.value_close, layout.end, "\n")))
+    outcomes = []
+    for shortcut in (True, False):
+        run = Run(xml_arguments(layout, WEATHER))
+        steps = []
+        for chunk in chunks:
+            if run.status is NEED_MORE:
+                steps.append((run.feed(chunk) if shortcut else run.resume(chunk), run.take()))
+        if run.status is NEED_MORE:
+            run.finish()
+        outcomes.append((steps, run.status, run.value, run.end, str(run.error), run.take()))
+    assert outcomes[0] == outcomes[1]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from(LAYOUTS), argument_lists())
 def test_every_proper_prefix_needs_more_and_fails_as_a_truncation(

@@ -11,6 +11,8 @@ from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input, Text
 
+_NEVER = re.compile("(?!)")  # holds nothing: a scan that takes no held input
+
 
 def proper_prefixes(markers: Iterable[str]) -> str:
     """A regex matching exactly the non-empty proper prefixes of `markers` (trie-shaped, so
@@ -52,15 +54,25 @@ def marker_starts(markers: frozenset[str]) -> tuple[re.Pattern[str], str | None]
     ), None if starter is None or starter.isspace() else starter
 
 
+def held_prefix(markers: Iterable[str], newline: bool = False) -> re.Pattern[str]:
+    """A regex whose `fullmatch` tells a held tail that is still only a proper prefix of
+    one of `markers`, none of them complete at its start (with `newline`, after an optional
+    leading newline too: a framing newline held with the prefix)."""
+    ordered = "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
+    prefix = f"(?!{ordered})(?:{proper_prefixes(sorted(markers)) or '(?!)'})"
+    return re.compile(f"(?!{ordered})\\n?{prefix}" if newline else prefix)
+
+
 @functools.lru_cache(maxsize=1024)
 def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     """The regexes for a marker set, compiled once per set (grammars are built per session):
     the markers; while the stream is open, the earliest complete marker or the earliest
-    proper marker prefix that reaches the end of the buffer (to hold back)."""
+    proper marker prefix that reaches the end of the buffer (to hold back); a held tail
+    that stays held (see `held_prefix`)."""
     ordered = "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
     prefixes = proper_prefixes(sorted(markers))
     scan = f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered
-    return re.compile(ordered), re.compile(scan)
+    return re.compile(ordered), re.compile(scan), held_prefix(markers)
 
 
 class Until(Parser[str]):
@@ -87,7 +99,7 @@ class Until(Parser[str]):
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
-        self.find, self.scan = _patterns(frozenset(markers))
+        self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
         self.required = required
@@ -97,7 +109,7 @@ class Until(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
-        state = Scanning(self.starts, pos, emit=emit, markers=self.markers)
+        state = Scanning(self.starts, pos, emit=emit, held=self.held)
         while True:
             inp.fast = None
             emitted = state.emitted  # the search resumes there: what follows is undecided
@@ -135,14 +147,13 @@ class Scanning:
     `marker_starts`) is emitted at once, without resuming the parser tree (the common
     delta). Emitted text is the input itself, or with `escape` its JSON string escaping
     (without quotes); nothing with `emit=False`. Suspended with a tail held back, it takes
-    input that keeps the tail a proper prefix of one of `markers` (none complete), emitting
-    nothing.
+    input that keeps the tail held (`held`, as given by `held_prefix`), emitting nothing.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
     __slots__ = (
-        "chunks", "emit", "emitted", "escape", "markers", "pieces", "starter", "starters",
+        "chunks", "emit", "emitted", "escape", "held", "pieces", "starter", "starters",
     )  # fmt: skip
 
     def __init__(
@@ -152,10 +163,10 @@ class Scanning:
         *,
         emit: bool = True,
         escape: bool = False,
-        markers: tuple[str, ...] = (),
+        held: re.Pattern[str] = _NEVER,
     ) -> None:
         self.starters, self.starter = starts  # see `marker_starts`
-        self.markers = markers
+        self.held = held
         self.emit = emit
         self.escape = escape
         self.emitted = pos
@@ -192,11 +203,8 @@ class Scanning:
         return (encode_basestring(text)[1:-1] if self.escape else text), emitted
 
     def _hold(self, inp: Input, text: str) -> tuple[str, int] | None:
-        """With a tail held back (a proper prefix of one of `markers`): take `text` when the
-        tail and it are still a proper prefix of a marker and complete none."""
-        got = inp.text(self.emitted, inp.end) + text
-        markers = self.markers
-        if any(got.startswith(m) for m in markers) or not any(m.startswith(got) for m in markers):
+        """With a tail held back: take `text` when the tail and it are still held."""
+        if self.held.fullmatch(inp.text(self.emitted, inp.end) + text) is None:
             return None
         inp.buf += text
         return "", self.emitted

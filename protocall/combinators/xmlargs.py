@@ -55,7 +55,7 @@ from .parser import Parser, Step, quote
 from .primitives import PartialMarker
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
-from .text import Scanning, marker_starts, proper_prefixes
+from .text import Scanning, held_prefix, marker_starts, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -210,6 +210,8 @@ class _Terminators:
         self.extendable = {m for m in self.kinds for o in self.kinds if o != m and o.startswith(m)}
         # What can start a terminator, or the framing newline held before one (or at the end).
         self.starts = marker_starts(frozenset([*self.kinds, *["\n<"] * layout.framing_newlines]))
+        # A held tail (a terminator prefix, after the framing newline) that input keeps held.
+        self.held = held_prefix(self.kinds, newline=layout.framing_newlines)
         self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
         self.value_expected = (quote(layout.value_close),)
 
@@ -360,7 +362,7 @@ class XmlArguments(Parser[Arguments]):
         find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
         out_text = _text
-        state = Scanning(marks.starts, start, emit=streamed, escape=True)
+        state = Scanning(marks.starts, start, emit=streamed, escape=True, held=marks.held)
         scan = start
         while True:
             inp.fast = None
@@ -404,8 +406,7 @@ class XmlArguments(Parser[Arguments]):
             if eof:
                 raise Backtrack(base + size, marks.value_expected)
             scan = limit
-            if state.emitted == base + size:
-                inp.fast = state  # nothing held: plain deltas need no resume
+            inp.fast = state  # plain deltas, and those that keep a tail held, need no resume
             yield state.emitted
 
     def _closes(
