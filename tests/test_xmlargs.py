@@ -265,13 +265,13 @@ def marker_laden(draw: st.DrawFn, layout: Layout) -> str:
 
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(LAYOUTS), st.data())
-def test_held_terminator_prefixes_absorb_what_a_resume_would(
-    layout: Layout, data: st.DataObject
-) -> None:
-    """A value scan holding back a terminator prefix (after a framing newline too) buffers
-    input that keeps it held without resuming the tree: after every chunk, the status and
-    the output are a resume's, and so are the value or the error at the end."""
-    text = render(layout, [Arg("content", "string", data.draw(marker_laden(layout)))])
+def test_waits_absorb_what_a_resume_would(layout: Layout, data: st.DataObject) -> None:
+    """A key or attribute still arriving, and a value scan holding back a terminator prefix
+    (after a framing newline too), buffer input that keeps them waiting without resuming
+    the tree: after every chunk, the status and the output are a resume's, and so are the
+    value or the error at the end."""
+    key = data.draw(st.sampled_from(["content", "path", "a b"]))
+    text = render(layout, [Arg(key, "string", data.draw(marker_laden(layout)))])
     chunks = data.draw(chunkings(text, (layout.value_close, layout.end, "\n")))
     outcomes = []
     for shortcut in (True, False):

@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_schema
 from .parser import Parser, Step, quote
-from .primitives import PartialMarker
+from .primitives import PartialMarker, TokenWait
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 from .text import Scanning, held_prefix, marker_starts, proper_prefixes
@@ -213,6 +213,10 @@ class _Terminators:
         # A held tail (a terminator prefix, after the framing newline) that input keeps held.
         self.held = held_prefix(self.kinds, newline=layout.framing_newlines)
         self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
+        self.key_run = re.compile("[^<>\n" + re.escape(layout.key_close[0]) + "]*")
+        # While attribute text reaches the end, `key_close` cannot have started (so a wait
+        # there is a token wait) unless it starts like an attribute name.
+        self.attributes_wait = re.match("[A-Za-z_]", layout.key_close) is None
         self.value_expected = (quote(layout.value_close),)
 
 
@@ -325,7 +329,9 @@ class XmlArguments(Parser[Arguments]):
                 if inp.eof:
                     raise Backtrack(inp.end, (quote(layout.key_close),))
                 scan = inp.end
+                inp.fast = TokenWait(self.terminators.key_run, pos)
                 yield hold
+                inp.fast = None
         attributes: dict[str, str] = {}
         cursor = pos
         while True:
@@ -345,7 +351,10 @@ class XmlArguments(Parser[Arguments]):
             viable = _match_end(_ATTRIBUTE_PREFIX, buf, cursor - base) + base
             end = base + len(buf)
             if not inp.eof and (viable == end or layout.key_close.startswith(got)):
+                if viable == end and self.terminators.attributes_wait:
+                    inp.fast = TokenWait(_ATTRIBUTE_PREFIX, cursor)
                 yield hold
+                inp.fast = None
                 continue
             position = max(viable, at + _shared(got, layout.key_close))
             raise Backtrack(position, (f"an attribute or {quote(layout.key_close)}",))
