@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, TypeVar
 
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input
+from .text import held_prefix
 
 T = TypeVar("T")
 
@@ -51,19 +53,20 @@ class PartialMarker:
     `pos` is a proper prefix of one of them and none is complete, more input is only
     buffered, without resuming the parser tree."""
 
-    __slots__ = ("pos", "texts")
+    __slots__ = ("held", "pos")
 
     def __init__(self, texts: tuple[str, ...], pos: int) -> None:
-        self.texts = texts
+        self.held = _held(texts)
         self.pos = pos
 
     def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
-        got = inp.buf[self.pos - inp.base :] + more
-        texts = self.texts
-        if any(got.startswith(t) for t in texts) or not any(t.startswith(got) for t in texts):
+        if self.held.fullmatch(inp.buf[self.pos - inp.base :] + more) is None:
             return None
         inp.buf += more
         return "", self.pos
+
+
+_held = functools.lru_cache(maxsize=1024)(held_prefix)
 
 
 class TokenWait:

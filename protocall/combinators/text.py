@@ -109,7 +109,7 @@ class Until(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
-        state = Scanning(self.starts, pos, emit=emit, held=self.held)
+        state = Scanning(self.starts, pos, emit=emit, held=self.held, scan=(find, scan_open))
         while True:
             inp.fast = None
             emitted = state.emitted  # the search resumes there: what follows is undecided
@@ -145,15 +145,20 @@ class Scanning:
     """A text scan (an `until`, an XML argument value) suspended with all its text so far
     emitted: input in which none of the markers it seeks can start (`starts`, as given by
     `marker_starts`) is emitted at once, without resuming the parser tree (the common
-    delta). Emitted text is the input itself, or with `escape` its JSON string escaping
-    (without quotes); nothing with `emit=False`. Suspended with a tail held back, it takes
-    input that keeps the tail held (`held`, as given by `held_prefix`), emitting nothing.
+    delta). Given the scan's patterns (`scan`: the markers, and the search for a marker or a
+    prefix of one that ends the input), it also takes input in which a marker may start but
+    none is complete: emitted up to the prefix of one that ends it (and, with `framing`, a
+    newline before that prefix, or at the end), the rest held back. Emitted text is the
+    input itself, or with `escape` its JSON string escaping (without quotes); nothing with
+    `emit=False`. Suspended with a tail held back, it takes input that keeps the tail held
+    (`held`, as given by `held_prefix`), emitting nothing.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
     __slots__ = (
-        "chunks", "emit", "emitted", "escape", "held", "pieces", "starter", "starters",
+        "chunks", "emit", "emitted", "escape", "framing", "held", "pieces", "scan", "starter",
+        "starters",
     )  # fmt: skip
 
     def __init__(
@@ -164,9 +169,13 @@ class Scanning:
         emit: bool = True,
         escape: bool = False,
         held: re.Pattern[str] = _NEVER,
+        scan: tuple[re.Pattern[str], re.Pattern[str]] | None = None,
+        framing: bool = False,
     ) -> None:
         self.starters, self.starter = starts  # see `marker_starts`
         self.held = held
+        self.scan = scan
+        self.framing = framing
         self.emit = emit
         self.escape = escape
         self.emitted = pos
@@ -189,7 +198,18 @@ class Scanning:
         if emitted != inp.base + len(inp.buf):
             return self._hold(inp, text)
         if starter in text if starter is not None else self.starters.search(text) is not None:
-            return None
+            cut = self._cut(text)
+            if cut is None:
+                return None
+            if cut < len(text):
+                inp.buf += text
+                piece = text[:cut]
+                if piece:
+                    self.add(piece)
+                self.emitted = emitted + cut
+                if not self.emit:
+                    return "", emitted
+                return (encode_basestring(piece)[1:-1] if self.escape else piece), emitted
         inp.buf += text
         self.pieces.append(text)
         self.emitted = end = emitted + len(text)
@@ -201,6 +221,24 @@ class Scanning:
         if not self.emit:
             return "", emitted
         return (encode_basestring(text)[1:-1] if self.escape else text), emitted
+
+    def _cut(self, text: str) -> int | None:
+        """How much of `text` (all of it emitted so far) a resumed scan would emit now: all of
+        it, or up to the marker prefix that ends it; None when a marker is complete in it,
+        for the parser to decide."""
+        if self.scan is None:
+            return None
+        find, scan = self.scan
+        match = scan.search(text)
+        if match is None:
+            cut = len(text)
+        elif match.end() < len(text) or find.fullmatch(match.group()) is not None:
+            return None
+        else:
+            cut = match.start()
+        if self.framing and cut and text[cut - 1] == "\n":
+            cut -= 1
+        return cut
 
     def _hold(self, inp: Input, text: str) -> tuple[str, int] | None:
         """With a tail held back: take `text` when the tail and it are still held."""

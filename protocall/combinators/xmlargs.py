@@ -371,7 +371,15 @@ class XmlArguments(Parser[Arguments]):
         find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
         out_text = _text
-        state = Scanning(marks.starts, start, emit=streamed, escape=True, held=marks.held)
+        state = Scanning(
+            marks.starts,
+            start,
+            emit=streamed,
+            escape=True,
+            held=marks.held,
+            scan=(find, scan_open),
+            framing=framing,
+        )
         scan = start
         while True:
             inp.fast = None
