@@ -19,6 +19,7 @@ from typing import Any, cast
 import orjson
 
 from .parser import Parser, Step, quote
+from .primitives import TokenWait
 from .result import Backtrack
 from .stream import Input, Text
 
@@ -38,6 +39,7 @@ _PLAIN = r'[^"\\\x00-\x1f]*'
 _NOT_HIGH_SURROGATE = r"[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7c-fC-F][0-9a-fA-F]{2}"
 _STRING_RUN = rf'{_PLAIN}(?:\\(?:["\\/bfnrt]|u(?:{_NOT_HIGH_SURROGATE})){_PLAIN})*'
 _string_run = _matcher(_STRING_RUN)
+_plain = re.compile(_PLAIN)
 # A proper prefix of a low-surrogate escape (possibly empty).
 _LOW_SURROGATE_PREFIX = r"(?:\\(?:u(?:[dD](?:[c-fC-F][0-9a-fA-F]?)?)?)?)?"
 # The run, then (group 1) an escape still open if the text ends there, which is held back.
@@ -313,8 +315,12 @@ class JsonValue(Parser[Any]):
                     raw.append(piece)
                     inp.out.append(new_tuple(Text, (piece, scan)))
                     scan = emitted = base + len(buf)
-                    if is_key or limit is not None:
+                    if limit is not None:
                         yield key_start if is_key else scan
+                    elif is_key:
+                        inp.fast = TokenWait(_plain, scan)  # held whole until it closes
+                        yield key_start
+                        inp.fast = None
                     else:
                         scan = emitted = yield from absorber.wait(inp, scan)
                     continue
@@ -328,8 +334,12 @@ class JsonValue(Parser[Any]):
                         raw.append(piece)
                         inp.out.append(new_tuple(Text, (piece, scan)))
                         scan = emitted = base + end
-                    if is_key or limit is not None:
+                    if limit is not None:
                         yield key_start if is_key else scan
+                    elif is_key:
+                        inp.fast = TokenWait(_plain, scan)  # held whole until it closes
+                        yield key_start
+                        inp.fast = None
                     else:
                         scan = emitted = yield from absorber.wait(inp, scan)
                     continue
@@ -524,7 +534,14 @@ class JsonValue(Parser[Any]):
                     raise Backtrack(base + n, _AFTER_ITEM if stack[-1] is None else _AFTER_MEMBER)
                 raise Backtrack(base + n, _EXPECTED[state])
             scan = base + i
-            yield key_start if state == _STRING and is_key else emitted
+            if state != _STRING or i < size or limit is not None:
+                yield key_start if state == _STRING and is_key else emitted
+            elif is_key:  # a key whose text so far is plain: held whole until it closes
+                inp.fast = TokenWait(_plain, scan)
+                yield key_start
+                inp.fast = None
+            else:  # a string value whose text so far is emitted
+                scan = emitted = yield from absorber.wait(inp, scan)
 
 
 def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:
