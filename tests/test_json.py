@@ -507,6 +507,14 @@ def test_keys_are_compared_decoded() -> None:
     assert parse('{"a": 1, "A": 2, "a ": 3}').value == {"a": 1, "A": 2, "a ": 3}
 
 
+def test_a_long_key_streamed_in_small_deltas_is_kept_whole_for_decoding() -> None:
+    key = "k\\u00e9y " * 120  # about 1 K characters of raw key text, escapes included
+    text = f'{{"{key}": 1, "x": "{key}"}}'
+    run, streamed = feed(whole(), [text[i : i + 4] for i in range(0, len(text), 4)])
+    assert run.value == json.loads(text)
+    assert streamed == text
+
+
 def test_nesting_deeper_than_max_depth_fails_at_the_opening_bracket() -> None:
     assert parse("[" * 128 + "]" * 128).status is DONE
     assert failure("[" * 129 + "]" * 129) == (

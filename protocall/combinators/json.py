@@ -19,7 +19,6 @@ from typing import Any, cast
 import orjson
 
 from .parser import Parser, Step, quote
-from .primitives import TokenWait
 from .result import Backtrack
 from .stream import Input, Text
 
@@ -39,7 +38,6 @@ _PLAIN = r'[^"\\\x00-\x1f]*'
 _NOT_HIGH_SURROGATE = r"[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7c-fC-F][0-9a-fA-F]{2}"
 _STRING_RUN = rf'{_PLAIN}(?:\\(?:["\\/bfnrt]|u(?:{_NOT_HIGH_SURROGATE})){_PLAIN})*'
 _string_run = _matcher(_STRING_RUN)
-_plain = re.compile(_PLAIN)
 # A proper prefix of a low-surrogate escape (possibly empty).
 _LOW_SURROGATE_PREFIX = r"(?:\\(?:u(?:[dD](?:[c-fC-F][0-9a-fA-F]?)?)?)?)?"
 # The run, then (group 1) an escape still open if the text ends there, which is held back.
@@ -204,22 +202,24 @@ class _StringText:
     escape the text so far cuts off, possibly empty): a delta that, after `held`, is string
     characters and complete escapes with possibly a new cut-off escape at its end (as
     `_string_tail` matches) is more of the same string, emitted up to that escape without
-    resuming the parser."""
+    resuming the parser. A key's text (`keep`: where the key starts) stays buffered."""
 
-    __slots__ = ("at", "held", "raw")
+    __slots__ = ("at", "held", "keep", "raw")
 
     def __init__(self, raw: list[str]) -> None:
         self.raw = raw
         self.at = 0
         self.held = ""
+        self.keep: int | None = None
 
-    def wait(self, inp: Input, at: int) -> Generator[int, None, int]:
-        """Suspend with the text emitted up to `at` (absorbing deltas meanwhile); give where
-        the emitted text is up to when resumed."""
+    def wait(self, inp: Input, at: int, keep: int | None = None) -> Generator[int, None, int]:
+        """Suspend with the text emitted up to `at` (absorbing deltas meanwhile), the input
+        from `keep` on kept; give where the emitted text is up to when resumed."""
         self.at = at
+        self.keep = keep
         self.held = inp.text(at, inp.end)
         inp.fast = self
-        yield at
+        yield at if keep is None else keep
         inp.fast = None
         return self.at
 
@@ -232,7 +232,7 @@ class _StringText:
         inp.buf += text
         self.raw.append(text)
         self.at = end = at + len(text)
-        if end - inp.base >= 256:
+        if end - inp.base >= 256 and self.keep is None:
             inp.release(end)
         return text, at
 
@@ -250,7 +250,7 @@ class _StringText:
         if cut:
             self.raw.append(whole[:cut])
             self.at = at + cut
-            if self.at - inp.base >= 256:
+            if self.at - inp.base >= 256 and self.keep is None:
                 inp.release(self.at)
         return whole[:cut], at
 
@@ -317,12 +317,9 @@ class JsonValue(Parser[Any]):
                     scan = emitted = base + len(buf)
                     if limit is not None:
                         yield key_start if is_key else scan
-                    elif is_key:
-                        inp.fast = TokenWait(_plain, scan)  # held whole until it closes
-                        yield key_start
-                        inp.fast = None
                     else:
-                        scan = emitted = yield from absorber.wait(inp, scan)
+                        keep = key_start if is_key else None
+                        scan = emitted = yield from absorber.wait(inp, scan, keep)
                     continue
                 match = string_tail(buf, i)
                 end = match.end()
@@ -336,12 +333,9 @@ class JsonValue(Parser[Any]):
                         scan = emitted = base + end
                     if limit is not None:
                         yield key_start if is_key else scan
-                    elif is_key:
-                        inp.fast = TokenWait(_plain, scan)  # held whole until it closes
-                        yield key_start
-                        inp.fast = None
                     else:
-                        scan = emitted = yield from absorber.wait(inp, scan)
+                        keep = key_start if is_key else None
+                        scan = emitted = yield from absorber.wait(inp, scan, keep)
                     continue
                 i = end if held < 0 else held
             n = size = len(buf)
@@ -534,14 +528,11 @@ class JsonValue(Parser[Any]):
                     raise Backtrack(base + n, _AFTER_ITEM if stack[-1] is None else _AFTER_MEMBER)
                 raise Backtrack(base + n, _EXPECTED[state])
             scan = base + i
-            if state != _STRING or i < size or limit is not None:
+            if state != _STRING or emitted < base + size or limit is not None:
                 yield key_start if state == _STRING and is_key else emitted
-            elif is_key:  # a key whose text so far is plain: held whole until it closes
-                inp.fast = TokenWait(_plain, scan)
-                yield key_start
-                inp.fast = None
-            else:  # a string value whose text so far is emitted
-                scan = emitted = yield from absorber.wait(inp, scan)
+            else:  # a string whose text so far is emitted (a key's is kept for its decoding)
+                keep = key_start if is_key else None
+                scan = emitted = yield from absorber.wait(inp, scan, keep)
 
 
 def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:
