@@ -196,15 +196,18 @@ class Session:
             chunk = self._decode(chunk)
         inp = self._inp
         fast = inp.fast
-        if fast is not None and chunk and inp.out is inp.root and not inp.root:
-            # The hot path: the innermost parser takes the chunk without a resume, and its
-            # text is final (no choice is open, no item waits), so it goes straight to the
-            # current sink.
+        if fast is not None and chunk:
+            # The hot path: the innermost parser takes the chunk without a resume. Text it
+            # emits while no choice is open and no item waits is final, so it goes straight
+            # to the current sink; held input (a marker prefix) emits nothing at all.
             taken = fast.absorb(inp, chunk)
             if taken is not None:
                 self._raw.append(chunk)
                 if not taken[0]:
                     return []
+                if inp.out is not inp.root or inp.root:
+                    inp.out.append(tuple.__new__(Text, taken))
+                    return self._collect()
                 self._items.append(taken)  # a Text's fields: the Text is built for the AST
                 event = self._sink(taken[0])
                 return [] if event is None else [event]
