@@ -270,7 +270,7 @@ def test_waits_absorb_what_a_resume_would(layout: Layout, data: st.DataObject) -
     (after a framing newline too), buffer input that keeps them waiting without resuming
     the tree: after every chunk, the status and the output are a resume's, and so are the
     value or the error at the end."""
-    key = data.draw(st.sampled_from(["content", "path", "a b"]))
+    key = data.draw(st.sampled_from(["content", "path", "a b", "x>y"]))
     text = render(layout, [Arg(key, "string", data.draw(marker_laden(layout)))])
     chunks = data.draw(chunkings(text, (layout.value_close, layout.end, "\n")))
     absorbed, resumed = absorbed_and_resumed(layout, chunks)

@@ -185,6 +185,8 @@ def xml_arguments(layout: Layout, parameters: Mapping[str, Any] | None = None) -
 _SPACE = re.compile(r"\s*")
 _ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
 _ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
+# Complete attributes, then the start of one: what a tag still waiting for its close may be.
+_ATTRIBUTES_SO_FAR = re.compile(rf"(?:{_ATTRIBUTE.pattern})*{_ATTRIBUTE_PREFIX.pattern}")
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
 
 _CLOSE, _OPENER, _END = "close", "opener", "end"
@@ -352,7 +354,7 @@ class XmlArguments(Parser[Arguments]):
             end = base + len(buf)
             if not inp.eof and (viable == end or layout.key_close.startswith(got)):
                 if viable == end and self.terminators.attributes_wait:
-                    inp.fast = TokenWait(_ATTRIBUTE_PREFIX, cursor)
+                    inp.fast = TokenWait(_ATTRIBUTES_SO_FAR, cursor)
                 yield hold
                 inp.fast = None
                 continue
