@@ -16,6 +16,7 @@ Run: python benchmarks/bench_instructions.py [--size 20000] [--formats floor,qwe
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -60,7 +61,10 @@ def instructions(name: str, size: int, stop: float) -> tuple[int, int]:
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
         sys.executable, __file__, "--child", name, str(size), str(stop),
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=HERE)
+    same_hashes = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict layouts every run
+    done = subprocess.run(
+        command, capture_output=True, text=True, check=True, cwd=HERE, env=same_hashes
+    )
     collected = re.search(r"Collected : (\d+)", done.stderr)
     assert collected is not None, done.stderr
     return int(collected.group(1)), int(done.stdout.split()[-1])

@@ -18,7 +18,7 @@ from functools import partial
 from itertools import chain
 from typing import Any
 
-from ..combinators import alt, json_object, literal, optional, seq
+from ..combinators import alt, json_object, literal, optional, peek, seq
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
@@ -132,10 +132,14 @@ def _tag_name(text: str) -> str:
 def any_of(
     templates: tuple[Template, ...], tools: Tools | None, *, stops: tuple[str, ...]
 ) -> Calls:
-    """Calls written from any of `templates` (alternative spellings of one family's)."""
+    """Calls written from any of `templates` (alternative spellings of one family's). One
+    lookahead for every spelling's openers comes first: where none starts, it fails as the
+    spellings would, at once, instead of each spelling's branches in turn."""
     spelled = [template.calls(tools, stops) for template in templates]
-    return Calls(tuple(chain.from_iterable(c.openers for c in spelled)),
-                 alt(*(c.head for c in spelled)), alt(*(c.call for c in spelled)))  # fmt: skip
+    openers = tuple(chain.from_iterable(c.openers for c in spelled))
+    opening = peek(markers(*openers))
+    return Calls(openers, opening.then(alt(*(c.head for c in spelled))),
+                 opening.then(alt(*(c.call for c in spelled))))  # fmt: skip
 
 
 def template_format(
