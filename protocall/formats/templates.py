@@ -132,14 +132,17 @@ def _tag_name(text: str) -> str:
 def any_of(
     templates: tuple[Template, ...], tools: Tools | None, *, stops: tuple[str, ...]
 ) -> Calls:
-    """Calls written from any of `templates` (alternative spellings of one family's). One
-    lookahead for every spelling's openers comes first: where none starts, it fails as the
-    spellings would, at once, instead of each spelling's branches in turn."""
-    spelled = [template.calls(tools, stops) for template in templates]
-    openers = tuple(chain.from_iterable(c.openers for c in spelled))
-    opening = peek(markers(*openers))
-    return Calls(openers, opening.then(alt(*(c.head for c in spelled))),
-                 opening.then(alt(*(c.call for c in spelled))))  # fmt: skip
+    """Calls written from any of `templates` (alternative spellings of one family's, the
+    first the usual one). The other spellings are tried behind one lookahead for their
+    openers: where none starts, it fails as they would, at once, instead of each spelling's
+    branches in turn (and the usual spelling's calls keep their depth)."""
+    usual, *others = [template.calls(tools, stops) for template in templates]
+    if not others:
+        return usual
+    opening = peek(markers(*chain.from_iterable(c.openers for c in others)))
+    return Calls(tuple(chain(usual.openers, *(c.openers for c in others))),
+                 alt(usual.head, opening.then(alt(*(c.head for c in others)))),
+                 alt(usual.call, opening.then(alt(*(c.call for c in others)))))  # fmt: skip
 
 
 def template_format(
