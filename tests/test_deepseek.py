@@ -513,11 +513,18 @@ def test_dsml_whitespace_variants(name: str) -> None:
 def test_dsml_token_spellings_of_proxies_are_calls(name: str, spelling: str) -> None:
     """Proxies leak the DSML token corrupted (GenericAgent #804, flocks PR #687): still calls."""
     text = turn_text(name, "Ok.", ToolUse("get_weather", {"location": "Paris", "days": 2}))
-    message = parse(name, text.replace("｜DSML｜", spelling))
+    text = text.replace("｜DSML｜", spelling)
+    message = parse(name, text)
     assert (message.content, message.errors) == ("Ok.", ())
     assert calls_of(message) == [
         {"name": "get_weather", "arguments": {"location": "Paris", "days": 2}}
     ]
+    assert stream(fmt(name), list(text), TOOLS).message == message
+    opener = text.index("<", text.index("Ok."))  # cut inside the block opener: no call
+    for end in range(opener + 1, opener + len(spelling) + 3):
+        cut = stream(fmt(name), list(text[:end]), TOOLS).message
+        assert cut.tool_calls == (), end
+        assert stream(fmt(name), [text[:end]], TOOLS).message == cut, end
 
 
 @pytest.mark.parametrize("name", DSML_NAMES)
