@@ -6,6 +6,7 @@ the semantic AST, events and the `Message`. It never does I/O.
 
 from __future__ import annotations
 
+import base64
 import bisect
 import codecs
 import os
@@ -464,14 +465,14 @@ def _drop(text: str) -> None:
 
 
 def _random_ids(seed: int | None) -> IdFactory:
-    """`call_` + 24 alphanumerics; deterministic for a given seed, else from a generator
+    """`call_` + 24 alphanumerics (144 random bits in base 64, `x` and `y` standing for its
+    two non-alphanumeric digits); deterministic for a given seed, else from a generator
     seeded once per session by the OS (ids must be unique, not secret: one system call per
     session instead of one per character)."""
     rng = random.Random(seed if seed is not None else os.urandom(16))
-    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
     def new_id(index: int) -> str:
-        return "call_" + "".join(rng.choices(alphabet, k=24))
+        return "call_" + base64.b64encode(rng.randbytes(18), b"xy").decode()
 
     return new_id
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -381,3 +382,14 @@ def test_a_partial_opener_after_a_call_at_the_end_is_content() -> None:
         message = stream(HERMES, chunks, TOOLS).message
         assert message.content == "<tool_ca" and message.errors == ()
         assert [c.name for c in message.tool_calls] == ["get_time"]
+
+
+def test_generated_call_ids_are_openai_shaped_unique_and_reproducible() -> None:
+    """Formats whose calls carry no id get `call_` + 24 alphanumerics: distinct across calls
+    and sessions, the same for the same seed."""
+    call = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    ids = [c.id for _ in range(50) for c in protocall.parse(call * 2, "hermes").tool_calls]
+    assert all(re.fullmatch(r"call_[A-Za-z0-9]{24}", i) for i in ids)
+    assert len(set(ids)) == len(ids)
+    seeded = [protocall.parse(call * 2, "hermes", seed=7).tool_calls for _ in range(2)]
+    assert seeded[0] == seeded[1] and seeded[0][0].id != seeded[0][1].id
