@@ -67,20 +67,29 @@ class PartialMarker:
 
 
 _held = functools.lru_cache(maxsize=1024)(held_prefix)
+_RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD])[*+]")  # one class, repeated
 
 
 class TokenWait:
     """A `regex` waiting at `pos` while its match reaches the end of the input: more input
     over which the match still reaches the end is only buffered, without resuming the
-    parser tree (the token is still growing, so the parser would wait again)."""
+    parser tree (the token is still growing, so the parser would wait again). For a `run`
+    (a pattern that is one character class repeated, `[a-z_]+`, `\\s*`) only the new input
+    is matched, so a token costs its length once however many deltas bring it."""
 
-    __slots__ = ("pattern", "pos")
+    __slots__ = ("pattern", "pos", "run")
 
-    def __init__(self, pattern: re.Pattern[str], pos: int) -> None:
+    def __init__(self, pattern: re.Pattern[str], pos: int, run: bool = False) -> None:
         self.pattern = pattern
         self.pos = pos
+        self.run = run
 
     def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
+        if self.run:
+            if self.pattern.fullmatch(more) is None:
+                return None
+            inp.buf += more
+            return "", self.pos
         grown = inp.buf + more
         match = self.pattern.match(grown, self.pos - inp.base)
         if match is None or match.end() < len(grown):
@@ -157,6 +166,7 @@ class Regex(Parser[Any]):
     def __init__(self, pattern: str | re.Pattern[str], group: int | str = 0) -> None:
         self.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
         self.group = group
+        self.class_run = _RUN.fullmatch(self.pattern.pattern) is not None  # see `TokenWait`
         self.expected = (f"/{self.pattern.pattern}/",)
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
@@ -166,7 +176,7 @@ class Regex(Parser[Any]):
                 return match.group(self.group), match.end() + inp.base
             if match is None and (pos < inp.end or inp.eof):
                 raise Backtrack(pos, self.expected)
-            inp.fast = TokenWait(self.pattern, pos)
+            inp.fast = TokenWait(self.pattern, pos, self.class_run)
             yield pos
             inp.fast = None
 

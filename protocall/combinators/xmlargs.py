@@ -331,7 +331,7 @@ class XmlArguments(Parser[Arguments]):
                 if inp.eof:
                     raise Backtrack(inp.end, (quote(layout.key_close),))
                 scan = inp.end
-                inp.fast = TokenWait(self.terminators.key_run, pos)
+                inp.fast = TokenWait(self.terminators.key_run, pos, run=True)
                 yield hold
                 inp.fast = None
         attributes: dict[str, str] = {}
