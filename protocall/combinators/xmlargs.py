@@ -186,7 +186,36 @@ _SPACE = re.compile(r"\s*")
 _ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
 _ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
 # Complete attributes, then the start of one: what a tag still waiting for its close may be.
-_ATTRIBUTES_SO_FAR = re.compile(rf"(?:{_ATTRIBUTE.pattern})*{_ATTRIBUTE_PREFIX.pattern}")
+_ATTRIBUTES_SO_FAR = re.compile(rf"(?:{_ATTRIBUTE.pattern})*(?P<tail>{_ATTRIBUTE_PREFIX.pattern})")
+
+
+class _AttributesWait:
+    """A tag's attributes still arriving, from `start` (they emit nothing until the tag
+    closes): input that keeps them complete attributes then the start of one is only
+    buffered. Each delta is matched from the last, unfinished attribute on, and one inside
+    a quoted value that brings no quote is taken at once, so a long value costs its length
+    once."""
+
+    __slots__ = ("quoted", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.quoted = False
+
+    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
+        if self.quoted and '"' not in more:
+            inp.buf += more
+            return "", self.start
+        grown = inp.buf + more
+        match = _ATTRIBUTES_SO_FAR.match(grown, self.start - inp.base)
+        if match is None or match.end() < len(grown):
+            return None
+        inp.buf = grown
+        self.start = inp.base + match.start("tail")
+        self.quoted = '"' in match.group("tail")
+        return "", self.start
+
+
 _text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
 
 _CLOSE, _OPENER, _END = "close", "opener", "end"
@@ -354,7 +383,7 @@ class XmlArguments(Parser[Arguments]):
             end = base + len(buf)
             if not inp.eof and (viable == end or layout.key_close.startswith(got)):
                 if viable == end and self.terminators.attributes_wait:
-                    inp.fast = TokenWait(_ATTRIBUTES_SO_FAR, cursor)
+                    inp.fast = _AttributesWait(cursor)
                 yield hold
                 inp.fast = None
                 continue
