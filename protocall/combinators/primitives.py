@@ -160,7 +160,10 @@ class Regex(Parser[Any]):
     any text that starts a match must already match a prefix of it (`\\s*`, `[A-Za-z_]\\w*`,
     `\\d+`; not `-?\\d+`, which fails on a lone `-`: write `seq(optional(literal("-")), …)`).
     Structured text belongs in `seq` of literals and tokens, or in `until` spans.
-    Only linear-time patterns (no nested unbounded repetition) should be used.
+    Only linear-time patterns (no nested unbounded repetition) should be used. While its
+    match reaches the end of the input, more of the token is taken without resuming the
+    parser tree; for a pattern that is one character class repeated (`[a-z_]+`, `\\s*`) that
+    costs the new text only, for any other the token is matched again from its start.
     """
 
     def __init__(self, pattern: str | re.Pattern[str], group: int | str = 0) -> None:
