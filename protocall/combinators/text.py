@@ -54,11 +54,16 @@ def marker_starts(markers: frozenset[str]) -> tuple[re.Pattern[str], str | None]
     ), None if starter is None or starter.isspace() else starter
 
 
+def longest_first(markers: Iterable[str]) -> str:
+    """A regex matching any of `markers`, the longest that matches where several do."""
+    return "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
+
+
 def held_prefix(markers: Iterable[str], newline: bool = False) -> re.Pattern[str]:
     """A regex whose `fullmatch` tells a held tail that is still only a proper prefix of
     one of `markers`, none of them complete at its start (with `newline`, after an optional
     leading newline too: a framing newline held with the prefix)."""
-    ordered = "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
+    ordered = longest_first(markers)
     prefix = f"(?!{ordered})(?:{proper_prefixes(sorted(markers)) or '(?!)'})"
     return re.compile(f"(?!{ordered})\\n?{prefix}" if newline else prefix)
 
@@ -69,7 +74,7 @@ def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     the markers; while the stream is open, the earliest complete marker or the earliest
     proper marker prefix that reaches the end of the buffer (to hold back); a held tail
     that stays held (see `held_prefix`)."""
-    ordered = "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
+    ordered = longest_first(markers)
     prefixes = proper_prefixes(sorted(markers))
     scan = f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered
     return re.compile(ordered), re.compile(scan), held_prefix(markers)

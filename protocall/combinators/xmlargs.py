@@ -55,7 +55,7 @@ from .parser import Parser, Step, quote
 from .primitives import PartialMarker, TokenWait
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
-from .text import Scanning, held_prefix, marker_starts, proper_prefixes
+from .text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -232,7 +232,7 @@ class _Terminators:
             self.kinds["\n" + layout.opener] = _OPENER
         if layout.unclosed_at_end is not None:
             self.kinds[layout.end] = _END
-        markers = "|".join(map(re.escape, sorted(self.kinds, key=len, reverse=True)))
+        markers = longest_first(self.kinds)
         self.find = re.compile(markers)
         # While the stream is open, one search finds the earliest terminator candidate or
         # the earliest proper prefix of one that reaches the end of the buffer (held back).
@@ -243,7 +243,7 @@ class _Terminators:
         self.starts = marker_starts(frozenset([*self.kinds, *["\n<"] * layout.framing_newlines]))
         # A held tail (a terminator prefix, after the framing newline) that input keeps held.
         self.held = held_prefix(self.kinds, newline=layout.framing_newlines)
-        self.key_stop = re.compile("[<>\n" + re.escape(layout.key_close[0]) + "]")
+        # A bare key's text: it stops at a character that may start `key_close` or a tag.
         self.key_run = re.compile("[^<>\n" + re.escape(layout.key_close[0]) + "]*")
         # While attribute text reaches the end, `key_close` cannot have started (so a wait
         # there is a token wait) unless it starts like an attribute name.
@@ -352,9 +352,8 @@ class XmlArguments(Parser[Arguments]):
         if layout.key_attribute is None:
             scan = pos
             while True:
-                stop = self.terminators.key_stop.search(inp.buf, scan - inp.base)
-                if stop is not None:
-                    at = stop.start() + inp.base
+                at = _match_end(self.terminators.key_run, inp.buf, scan - inp.base) + inp.base
+                if at < inp.end:
                     yield from _choose(inp, at, (layout.key_close,), hold)
                     return inp.text(pos, at).strip(), {}, at, at + len(layout.key_close)
                 if inp.eof:
