@@ -312,18 +312,11 @@ class JsonValue(Parser[Any]):
                 # Printable text without `"` or `\\` is string text; else a regex decides.
                 piece = buf[i:]
                 if piece and '"' not in piece and "\\" not in piece and piece.isprintable():
-                    raw.append(piece)
-                    inp.out.append(new_tuple(Text, (piece, scan)))
-                    scan = emitted = base + len(buf)
-                    if limit is not None:
-                        yield key_start if is_key else scan
-                    else:
-                        keep = key_start if is_key else None
-                        scan = emitted = yield from absorber.wait(inp, scan, keep)
-                    continue
-                match = string_tail(buf, i)
-                end = match.end()
-                held = match.start(1) if match.lastindex else -1
+                    end, held = len(buf), -1
+                else:
+                    match = string_tail(buf, i)
+                    end = match.end()
+                    held = match.start(1) if match.lastindex else -1
                 if end == len(buf):
                     end = end if held < 0 else held
                     if end > i:
@@ -528,11 +521,9 @@ class JsonValue(Parser[Any]):
                     raise Backtrack(base + n, _AFTER_ITEM if stack[-1] is None else _AFTER_MEMBER)
                 raise Backtrack(base + n, _EXPECTED[state])
             scan = base + i
-            if state != _STRING or emitted < base + size or limit is not None:
-                yield key_start if state == _STRING and is_key else emitted
-            else:  # a string whose text so far is emitted (a key's is kept for its decoding)
-                keep = key_start if is_key else None
-                scan = emitted = yield from absorber.wait(inp, scan, keep)
+            if state == _STRING and emitted == base + size and limit is None:
+                continue  # all of the string so far emitted: the hot path above waits
+            yield key_start if state == _STRING and is_key else emitted
 
 
 def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:
