@@ -11,8 +11,6 @@ from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input, Text
 
-_NEVER = re.compile("(?!)")  # holds nothing: a scan that takes no held input
-
 
 def proper_prefixes(markers: Iterable[str]) -> str:
     """A regex matching exactly the non-empty proper prefixes of `markers` (trie-shaped, so
@@ -150,8 +148,8 @@ class Scanning:
     """A text scan (an `until`, an XML argument value) suspended with all its text so far
     emitted: input in which none of the markers it seeks can start (`starts`, as given by
     `marker_starts`) is emitted at once, without resuming the parser tree (the common
-    delta). Given the scan's patterns (`scan`: the markers, and the search for a marker or a
-    prefix of one that ends the input), it also takes input in which a marker may start but
+    delta). With the scan's patterns (`scan`: the markers, and the search for a marker or a
+    prefix of one that ends the input) it also takes input in which a marker may start but
     none is complete: emitted up to the prefix of one that ends it (and, with `framing`, a
     newline before that prefix, or at the end), the rest held back. Emitted text is the
     input itself, or with `escape` its JSON string escaping (without quotes); nothing with
@@ -173,8 +171,8 @@ class Scanning:
         *,
         emit: bool = True,
         escape: bool = False,
-        held: re.Pattern[str] = _NEVER,
-        scan: tuple[re.Pattern[str], re.Pattern[str]] | None = None,
+        held: re.Pattern[str],
+        scan: tuple[re.Pattern[str], re.Pattern[str]],
         framing: bool = False,
     ) -> None:
         self.starters, self.starter = starts  # see `marker_starts`
@@ -202,20 +200,13 @@ class Scanning:
         starter = self.starter
         if emitted != inp.base + len(inp.buf):
             return self._hold(inp, text)
+        arrived = text
         if starter in text if starter is not None else self.starters.search(text) is not None:
             cut = self._cut(text)
             if cut is None:
                 return None
-            if cut < len(text):
-                inp.buf += text
-                piece = text[:cut]
-                if piece:
-                    self.add(piece)
-                self.emitted = emitted + cut
-                if not self.emit:
-                    return "", emitted
-                return (encode_basestring(piece)[1:-1] if self.escape else piece), emitted
-        inp.buf += text
+            text = text[:cut]  # the rest is held back
+        inp.buf += arrived
         self.pieces.append(text)
         self.emitted = end = emitted + len(text)
         if end - inp.base >= 256:  # every 64 four-character deltas or so
@@ -231,8 +222,6 @@ class Scanning:
         """How much of `text` (all of it emitted so far) a resumed scan would emit now: all of
         it, or up to the marker prefix that ends it; None when a marker is complete in it,
         for the parser to decide."""
-        if self.scan is None:
-            return None
         find, scan = self.scan
         match = scan.search(text)
         if match is None:
