@@ -53,6 +53,7 @@ from protocall.combinators import (
 )
 from protocall.combinators.text import marker_starts
 from protocall.testing import chunkings as random_chunkings
+from protocall.testing import fed_and_resumed
 
 # -- helpers ---------------------------------------------------------------------------------
 
@@ -840,15 +841,13 @@ def test_marker_starts_never_misses_a_marker_start(markers: frozenset[str], text
             assert not any(m.startswith(text[i:]) or text[i:].startswith(m) for m in markers)
 
 
-def _outcome(parser: Parser[Any], chunks: list[str], shortcut: bool = True) -> tuple[Any, ...]:
-    """Status, value, error and the status after each chunk; `shortcut=False` resumes the
-    parser on every chunk instead of offering it to a waiting parser's absorber first."""
+def _outcome(parser: Parser[Any], chunks: list[str]) -> tuple[Any, ...]:
     run = Run(seq(parser, regex(r"[\s\S]*")))
     statuses = []
     for chunk in chunks:
         if run.status is FAILED:
             break
-        statuses.append(run.feed(chunk) if shortcut else run.resume(chunk))
+        statuses.append(run.feed(chunk))
     if run.status is not FAILED:
         run.finish()
     error = run.error
@@ -873,8 +872,8 @@ def test_markers_match_as_an_alt_of_literals(texts: list[str], text: str) -> Non
 def test_a_waiting_token_absorbs_what_a_resume_would(token: str, chunks: list[str]) -> None:
     """A `regex` whose match reaches the end of the input buffers a delta over which it still
     does without resuming the tree: the outcome after every chunk is a resume's."""
-    parser = seq(regex(token), whitespace, literal("("))
-    assert _outcome(parser, chunks) == _outcome(parser, chunks, shortcut=False)
+    fed, resumed = fed_and_resumed(seq(regex(token), whitespace, literal("(")), chunks)
+    assert fed == resumed
 
 
 def test_a_held_prefix_that_completes_a_shorter_marker_decides_at_once() -> None:
@@ -892,14 +891,5 @@ def test_a_held_marker_prefix_absorbs_what_a_resume_would(
     resuming the tree: the same outcome and output after every chunk as a resume's."""
     pieces = [*markers, *(m[:cut] for m in markers for cut in range(1, len(m))), "a", "\n"]
     text = "".join(data.draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=6)))
-    chunks = data.draw(random_chunkings(text, markers))
-    outcomes = []
-    for shortcut in (True, False):
-        run, steps = until(*markers).run(), []
-        for chunk in chunks:
-            if run.status is NEED_MORE:
-                steps.append((run.feed(chunk) if shortcut else run.resume(chunk), run.take()))
-        if run.status is NEED_MORE:
-            run.finish()
-        outcomes.append((steps, run.status, run.value, run.end, run.take()))
-    assert outcomes[0] == outcomes[1]
+    fed, resumed = fed_and_resumed(until(*markers), data.draw(random_chunkings(text, markers)))
+    assert fed == resumed

@@ -27,7 +27,7 @@ from protocall.combinators.xmlargs import (
     dsml,
     xml_arguments,
 )
-from protocall.testing import chunkings
+from protocall.testing import chunkings, fed_and_resumed
 
 # -- rendering arguments the way each model family writes them --------------------------------
 
@@ -273,31 +273,15 @@ def test_waits_absorb_what_a_resume_would(layout: Layout, data: st.DataObject) -
     key = data.draw(st.sampled_from(["content", "path", "a b", "x>y"]))
     text = render(layout, [Arg(key, "string", data.draw(marker_laden(layout)))])
     chunks = data.draw(chunkings(text, (layout.value_close, layout.end, "\n")))
-    absorbed, resumed = absorbed_and_resumed(layout, chunks)
-    assert absorbed == resumed
+    fed, resumed = fed_and_resumed(xml_arguments(layout, WEATHER), chunks)
+    assert fed == resumed
 
 
 def test_a_framing_newline_before_a_held_close_is_held_by_the_absorber_too() -> None:
     chunks = ["<parameter=content>\nab", "c\n</para", "meter>\n", "</function>"]
-    absorbed, resumed = absorbed_and_resumed(QWEN3_CODER, chunks)
-    assert absorbed == resumed
-    assert [items for _, items in absorbed[0]][1] == [Text("c", 22)]
-
-
-def absorbed_and_resumed(layout: Layout, chunks: list[str]) -> list[tuple[Any, ...]]:
-    """Per chunk, the status and the items taken, then the end state: fed (absorbers offered
-    each chunk first) and resumed on every chunk."""
-    outcomes = []
-    for shortcut in (True, False):
-        run = Run(xml_arguments(layout, WEATHER))
-        steps = []
-        for chunk in chunks:
-            if run.status is NEED_MORE:
-                steps.append((run.feed(chunk) if shortcut else run.resume(chunk), run.take()))
-        if run.status is NEED_MORE:
-            run.finish()
-        outcomes.append((steps, run.status, run.value, run.end, str(run.error), run.take()))
-    return outcomes
+    fed, resumed = fed_and_resumed(xml_arguments(QWEN3_CODER, WEATHER), chunks)
+    assert fed == resumed
+    assert [items for _, items in fed[0]][1] == [Text("c", 22)]
 
 
 @settings(max_examples=25, deadline=None)

@@ -8,9 +8,11 @@
 `check_format` runs the properties of DESIGN.md §4 and §7 (`PROPERTIES`) over valid turns
 generated for the format (`cases`), their truncations and their `mutations`, and reports
 each failure as a minimal counterexample. `stream(fmt, chunks, ...)` runs a turn through a
-fresh session; `chunkings`/`byte_chunkings` draw ways to split it.
+fresh session; `chunkings`/`byte_chunkings` draw ways to split it; `fed_and_resumed`
+checks a parser's absorbers against resuming it.
 """
 
+from .absorbers import fed_and_resumed
 from .check import RUNS, Counterexample, Report, assert_format, check_format
 from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
 from .mutations import mutations, truncations, unclosed_reasoning
@@ -47,6 +49,7 @@ __all__ = [
     "chunkings",
     "describe_chunks",
     "example_tests",
+    "fed_and_resumed",
     "is_event_prefix",
     "json_values",
     "merge_deltas",
