@@ -51,8 +51,13 @@ def inputs(draw: st.DrawFn, fmt: Format) -> tuple[Case, list[str] | list[bytes]]
     return case, draw(chunkings(case.text, fmt.reserved) | byte_chunkings(case.text))
 
 
-def session_for(fmt: Format, case: Case, **options: Any) -> Session:
-    return fmt.parser(case.tools, case.generation_prompt, seed=0, **options)
+def drawn(name: str, data: st.DataObject) -> tuple[Case, list[str] | list[bytes], Session]:
+    """An input of format `name` (see `inputs`) and a session for it, with or without
+    `reject_invalid`."""
+    fmt = formats.get(name)
+    case, chunks = data.draw(inputs(fmt))
+    options = {"seed": 0, "reject_invalid": data.draw(st.booleans())}
+    return case, chunks, fmt.parser(case.tools, case.generation_prompt, **options)
 
 
 def tools_of(case: Case) -> list[dict[str, Any]]:
@@ -89,10 +94,8 @@ def check_calls(session: Session, choice: Any) -> None:
 @settings(max_examples=20)
 @given(data=st.data())
 def test_the_sdk_accumulates_exactly_the_message(name: str, data: st.DataObject) -> None:
-    fmt = formats.get(name)
-    case, chunks = data.draw(inputs(fmt))
+    case, chunks, session = drawn(name, data)
     field = data.draw(st.sampled_from(REASONING_FIELDS))
-    session = session_for(fmt, case, reject_invalid=data.draw(st.booleans()))
     sent = served(session, chunks, DeltaStream(reasoning_field=field))
     check_chunks(sent)
     choice = sdk_accumulated(sent, tools_of(case))
@@ -104,9 +107,7 @@ def test_the_sdk_accumulates_exactly_the_message(name: str, data: st.DataObject)
 @settings(max_examples=6)
 @given(data=st.data())
 def test_chat_completions_stream_over_sse_gives_the_message(name: str, data: st.DataObject) -> None:
-    fmt = formats.get(name)
-    case, chunks = data.draw(inputs(fmt))
-    session = session_for(fmt, case)
+    case, chunks, session = drawn(name, data)
     sent = served(session, chunks)
     cuts = data.draw(st.lists(st.integers(1, 4096), max_size=12))  # SSE bytes cut anywhere
     choice, kinds = sdk_streamed(sent, tools_of(case), cuts)
@@ -121,9 +122,7 @@ def test_chat_completions_stream_over_sse_gives_the_message(name: str, data: st.
 @settings(max_examples=4)
 @given(data=st.data())
 def test_langchain_gets_exactly_the_complete_calls(name: str, data: st.DataObject) -> None:
-    fmt = formats.get(name)
-    case, chunks = data.draw(inputs(fmt))
-    session = session_for(fmt, case)
+    _, chunks, session = drawn(name, data)
     total = langchain_streamed(served(session, chunks))
     message = session.message
     assert total.content == (message.content or "")
@@ -138,9 +137,7 @@ def test_langchain_gets_exactly_the_complete_calls(name: str, data: st.DataObjec
 def test_tentative_calls_say_tool_calls_only_when_every_sent_call_completed(
     name: str, data: st.DataObject
 ) -> None:
-    fmt = formats.get(name)
-    case, chunks = data.draw(inputs(fmt))
-    session = session_for(fmt, case, reject_invalid=data.draw(st.booleans()))
+    case, chunks, session = drawn(name, data)
     sent = served(session, chunks, DeltaStream(tentative_calls=True))
     check_chunks(sent)
     choice = seen(sdk_accumulated(sent))
