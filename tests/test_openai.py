@@ -138,14 +138,6 @@ def test_role_is_sent_once_even_when_the_first_events_come_late() -> None:
 KIMI_ID = "functions.get_weather:0"
 
 
-def parsed_ids(fmt: Format, chunks: list[str] | list[bytes], seed: int) -> Message:
-    parsed = fmt.parser(TOOLS, rendered(fmt)[1], seed=seed)
-    for piece in chunks:
-        parsed.feed(piece)
-    parsed.finish()
-    return parsed.message
-
-
 @pytest.mark.parametrize(
     ("name", "model_id", "unique"),
     [
@@ -163,10 +155,10 @@ def test_repeated_model_ids_become_unique_and_stable(
     calls = [ToolUse("get_weather", {"location": place}, model_id) for place in ("A", "B", "C")]
     text, _ = rendered(fmt, *calls)
     chunks = data.draw(chunkings(text, fmt.reserved) | byte_chunkings(text))
-    message = parsed_ids(fmt, chunks, seed=data.draw(st.integers(0, 9)))
-    assert [call.id for call in message.tool_calls] == unique
-    assert [call.model_id for call in message.tool_calls] == [model_id] * 3
-    sent = served(fmt.parser(TOOLS, rendered(fmt)[1]), chunks)
+    parsed = fmt.parser(TOOLS, rendered(fmt)[1], seed=data.draw(st.integers(0, 9)))
+    sent = served(parsed, chunks)
+    assert [call.id for call in parsed.message.tool_calls] == unique
+    assert [call.model_id for call in parsed.message.tool_calls] == [model_id] * 3
     got = seen(sdk_accumulated(sent))["message"]["tool_calls"]
     assert [call["id"] for call in got] == unique
 
