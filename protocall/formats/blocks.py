@@ -829,3 +829,26 @@ def python_call_list(
         lists.append(listed(first))
         openers.append("[")
     return Calls(tuple(openers), alt(*heads), alt(*lists))
+
+
+def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
+    """Pseudo-function calls one per line inside `section` (begin, end), as Olmo 3 writes
+    them: `<function_calls>f(a=1)\\ng(b="x")</function_calls>`; each is a `tool_call` node
+    whose arguments stream as JSON text (see `python_call`), any name making a call (the
+    session reports an undeclared one).
+
+    The begin heads a call list only where, after optional whitespace, a name, `(` and `)`
+    or a first `key=` follow it; otherwise it is text, and one the stream ended inside is a
+    truncated call. Calls are separated by whitespace (the template writes a line break),
+    which alone commits to nothing: a name and `(` after it make a call, and one cut off
+    is a truncated one. A missing end is tolerated (the section closes at the first
+    line that is no call). A malformed call is skipped to the end (consumed) or a stop.
+    """
+    begin, end = section
+    skip = until(end, *stops, emit=False).then(optional(literal(end)))
+    proof, first = _python_call(_python_name(None), skip)
+    _, later = _python_call(_python_name(None), skip, strict=False)
+    opening = literal(begin).then(whitespace)
+    calls = seq(opening, first, many(regex(r"\s+").then(unfinished(later))),
+                optional(whitespace.then(closer(end))))  # fmt: skip
+    return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))
