@@ -357,11 +357,21 @@ def in_runs(calls: Calls) -> Calls:
 
 @dataclass(frozen=True)
 class Channel:
-    """A channel `open` … `close` whose body is text tagged `node` (reasoning or content)."""
+    """A channel `open` … `close` whose body is text tagged `node` (reasoning or content).
+    A `label` may follow the opener (Gemma 4's `<|channel>thought`): where it does, and no
+    word character follows it, it belongs to the opener, not to the body."""
 
     open: str
     close: str
     node: str
+    label: str = ""
+
+    def opener(self) -> Parser[Any]:
+        """The opener, a cut, then the label where it stands."""
+        opened = literal(self.open).then(cut)
+        if not self.label:
+            return opened
+        return opened.then(optional(seq(literal(self.label), not_followed_by(regex(r"\w")))))
 
 
 def channelled_turn(
@@ -399,7 +409,7 @@ def channelled_turn(
     def body(channel: Channel) -> Parser[Any]:
         return optional(text(channel.node)).skip(optional(literal(channel.close)))
 
-    opened = (literal(c.open).then(cut).then(body(c)) for c in channels.values())
+    opened = (c.opener().then(body(c)) for c in channels.values())
     end = tag(ast.END_OF_TURN, markers(*stops))
     structure = alt(calls.call, end, *opened, markers(*closes))
     lead = body(channels[start]) if start is not None else success(None)
