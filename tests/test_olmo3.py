@@ -16,18 +16,17 @@ BEGIN, END, EOT = "<function_calls>", "</function_calls>", "<|im_end|>"
 PROMPT, THINKING = "<|im_start|>assistant\n", "<|im_start|>assistant\n<think>"
 
 
-def function(name: str, **properties: Any) -> dict[str, Any]:
-    schema = {"type": "object", "properties": properties}
-    return {"type": "function", "function": {"name": name, "parameters": schema}}
-
-
-STRING = {"type": "string"}
+PARAMETERS = {
+    "get_weather": {"location": "string", "days": "integer"},
+    "get_weather_forecast": {"location": "string"},
+    "get_time": {"zone": "string"},
+    "read-file": {"path": "string"},
+}
 TOOLS = [
-    function("get_weather", location=STRING, days={"type": "integer"}),
-    function("get_weather_forecast", location=STRING),
-    function("get_time", zone=STRING),
-    function("read-file", path=STRING),
-]
+    {"type": "function", "function": {"name": name, "parameters": {
+        "type": "object", "properties": {key: {"type": kind} for key, kind in keys.items()}}}}
+    for name, keys in PARAMETERS.items()
+]  # fmt: skip
 
 
 def parsed(text: str, prompt: str | None = PROMPT, tools: Any = TOOLS) -> Message:
