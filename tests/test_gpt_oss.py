@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocall import ast, formats
 from protocall.events import ToolCallStart
@@ -373,3 +375,11 @@ def test_marker_text_quoted_in_analysis_stays_reasoning(quoted: str) -> None:
     result = verified(quoted + END + NEXT + message("final", "Done.", RETURN),
                       PROMPT + CHANNEL + "analysis" + MESSAGE)  # fmt: skip
     assert (result.reasoning_content, result.content, result.errors) == (quoted, "Done.", ())
+
+
+@given(st.text(st.sampled_from("ab <|>\n\"{}'\\é"), max_size=30).filter(lambda t: "<|" not in t))
+@settings(max_examples=30, deadline=None)
+def test_any_code_is_the_python_call_s_code(code: str) -> None:
+    text = f"{CHANNEL}analysis to=python code{MESSAGE}{code}{CALL}"
+    (done,) = verified(text, tools=BUILT_INS).tool_calls
+    assert (done.name, done.arguments) == ("python", {"code": code})

@@ -19,7 +19,7 @@ from protocall.events import (
     ToolCallStart,
 )
 from protocall.message import Message
-from protocall.testing import Outcome, chunkings, split_at, stream
+from protocall.testing import Outcome, chunkings, split_at, stream, verify
 
 KIMI = formats.get("kimi-k2")
 THINKING = "<|im_assistant|>assistant<|im_middle|><think>"  # K2.5 / K2.6, thinking on
@@ -251,6 +251,23 @@ def test_noise_between_section_markers_is_no_content() -> None:
     assert message.content == "Before.  After."
     assert [c.name for c in message.tool_calls] == ["get_time", "get_weather"]
     assert message.errors == ()
+
+
+NOISE = st.text(st.sampled_from("ab <|>_\n"), max_size=12).filter(
+    lambda text: not any(marker in text for marker in MARKERS)
+)
+
+
+@given(st.lists(NOISE, min_size=3, max_size=3), st.data())
+@settings(max_examples=30, deadline=None)
+def test_any_noise_between_section_markers_is_no_content(
+    noise: list[str], data: st.DataObject
+) -> None:
+    first, second = call("get_time", {"zone": "UTC"}), call("get_weather", {"location": "Oslo"}, 1)
+    text = f"Before.{BEGIN}{noise[0]}{first}{noise[1]}{second}{noise[2]}{END}After.{EOT}"
+    message = verify(KIMI, text, tools=TOOLS, chunkings=[data.draw(chunkings(text))])
+    assert (message.content, message.errors) == ("Before.After.", ())
+    assert [c.name for c in message.tool_calls] == ["get_time", "get_weather"]
 
 
 def test_text_after_the_last_call_of_an_unclosed_section_is_content() -> None:
