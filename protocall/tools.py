@@ -152,7 +152,6 @@ def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
         import jsonschema
         import referencing
         import referencing.exceptions
-        from jsonschema_specifications import REGISTRY
     except ImportError:
         raise UsageError(
             "checking tool schemas needs the jsonschema package, a dependency of protocall: "
@@ -172,7 +171,7 @@ def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
     root = referencing.Resource.from_contents(
         schema, default_specification=referencing.jsonschema.DRAFT202012
     )
-    resolver = REGISTRY.resolver_with_root(root)
+    resolver = referencing.Registry().resolver_with_root(root)
     for path, ref in refs:
         try:
             resolver.lookup(ref)
