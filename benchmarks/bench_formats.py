@@ -10,12 +10,11 @@ writes it. A session (two declared tools) is fed the output in 4-character delta
   (flat ≈ 1; the target is ≤ 1.3 with ≤ 3 µs per delta),
 - the 99th percentile and the maximum of the time of one delta over every delta of the
   call (none left out: the session's first delta and the one completing the call count
-  too), each delta's time being its best over the `REPEATS` runs (a cost every session
-  pays at that delta stays, a preemption by another process at some delta in one run
-  goes); and the maximum in the row's first run, before those, timed in the thread's CPU
-  time (preemptions do not count, a cost paid once per process does: in the first session
-  with schemas, importing jsonschema for the first validation took 65–250 ms when the
-  validators were built on first use),
+  too), in the thread's CPU time (a preemption by another process does not count), each
+  delta's time being its best over `REPEATS` runs (a cost every session pays at that delta
+  stays, noise at some delta in one run goes); and the maximum in the row's first run,
+  before those, where a cost paid once per process would show (as it did when validators
+  were built on first use: the first completed call imported jsonschema, 65–250 ms),
 - the one-shot time: `protocall.parse` of the whole output,
 - each the best of `REPEATS` runs (the median of the first 10 % and that of the last 10 %
   are minimised separately), which filters the noise of a shared machine,
@@ -257,17 +256,22 @@ def measure(name: str, size: int, delta: int, declared: list[dict[str, Any]]) ->
     def session() -> Session:
         return floor_session() if name == "floor" else formats.get(name).parser(normalized, prompt)
 
+    def runs(clock: Callable[[], int]) -> list[tuple[float, list[int]]]:
+        timed = []
+        for _ in range(REPEATS):
+            gc.collect()
+            timed.append(run(session(), chunks, clock))
+        return timed
+
     gc.collect()
-    _, cold = run(session(), chunks, time.thread_time_ns)  # the row's first run: CPU time
-    runs = []
-    for _ in range(REPEATS):
-        gc.collect()
-        runs.append(run(session(), chunks))
+    _, cold = run(session(), chunks, time.thread_time_ns)  # the row's first run
+    per_delta = zip(*(times for _, times in runs(time.thread_time_ns)), strict=True)
+    p99, worst = spread([min(each) for each in per_delta])
+    wall = runs(time.perf_counter_ns)
     tenth = max(len(chunks) // 10, 1)
-    total = min(seconds for seconds, _ in runs)
-    first = min(_median_us(times[:tenth]) for _, times in runs)
-    last = min(_median_us(times[-tenth:]) for _, times in runs)
-    p99, worst = spread([min(each) for each in zip(*(times for _, times in runs), strict=True)])
+    total = min(seconds for seconds, _ in wall)
+    first = min(_median_us(times[:tenth]) for _, times in wall)
+    last = min(_median_us(times[-tenth:]) for _, times in wall)
     if name != "floor":
         check = session()
         for chunk in chunks:
