@@ -3,8 +3,8 @@ validating complete arguments.
 
 Creating `Tools` checks every tool's `parameters` schema and compiles its validator, so a bad
 schema is a `UsageError` when the parser is created (naming the tool and the schema path),
-never an exception in the middle of a stream, and no validation work but the check itself
-is left for the stream. The checks, in order:
+never an exception in the middle of a stream, and the stream only runs a compiled validator
+over each complete call's arguments. The checks, in order:
 
 - every `type` names a JSON Schema type or an alias of `schema.TYPE_ALIASES` (`float`,
   `int`, `str`, `bool`, `dict`, `list`, …, case-insensitively); an alias is replaced by its
@@ -16,7 +16,8 @@ is left for the stream. The checks, in order:
 - every `$ref` resolves within the schema (tool schemas are never fetched).
 
 Checked schemas and their validators are cached by content, so a session with hundreds of
-tools costs their check once per process, not once per session.
+tools costs their check once per process, not once per session (a normalised copy is shared
+by the `Tools` that declare the same schema: treat it as read-only).
 """
 
 from __future__ import annotations
