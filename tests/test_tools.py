@@ -323,6 +323,20 @@ def run_python(script: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def printed_without(missing: str, *statements: str) -> list[str]:
+    """The lines `statements` print, run in turn after `import protocall` in a fresh
+    interpreter where the `missing` modules cannot be imported; a statement that raises
+    prints the exception's type and message instead."""
+    script = f"import sys\nfor name in {missing.split()!r}: sys.modules[name] = None\n"
+    script += "import protocall, protocall.combinators\n"
+    for statement in statements:
+        script += f"try:\n    {statement}\nexcept Exception as error:\n"
+        script += "    print(type(error).__name__, error)\n"
+    result = run_python(script)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
 def test_the_pytest_plugin_imports_neither_the_kit_nor_hypothesis() -> None:
     result = run_python(
         "import sys, protocall.pytest_plugin\n"
@@ -333,43 +347,26 @@ def test_the_pytest_plugin_imports_neither_the_kit_nor_hypothesis() -> None:
 
 
 def test_protocall_works_without_hypothesis_and_parsy() -> None:
-    result = run_python(
-        "import sys\n"
-        "sys.modules['hypothesis'] = sys.modules['parsy'] = None  # as if not installed\n"
-        "import protocall\n"
-        "from protocall.combinators import from_parsy\n"
-        "print(protocall.parse('Hi.<|im_end|>', 'hermes').content)\n"
-        "try:\n"
-        "    from_parsy(None, '</x>')\n"
-        "except protocall.UsageError as error:\n"
-        "    print(error)\n"
-        "try:\n"
-        "    import protocall.testing\n"
-        "except ImportError as error:\n"
-        "    print(error)\n"
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert printed_without(
+        "hypothesis parsy",
+        "print(protocall.parse('Hi.<|im_end|>', 'hermes').content)",
+        "protocall.combinators.from_parsy(None, '</x>')",
+        "import protocall.testing",
+    ) == [
         "Hi.",
-        "from_parsy needs parsy: pip install 'protocall[parsy]'",
-        "the protocall testing kit needs Hypothesis: pip install 'protocall[testing]'",
+        "UsageError from_parsy needs parsy: pip install 'protocall[parsy]'",
+        "ModuleNotFoundError the protocall testing kit needs Hypothesis: "
+        "pip install 'protocall[testing]'",
     ]
 
 
 def test_a_missing_jsonschema_is_a_usage_error_not_silence() -> None:
-    result = run_python(
-        "import sys\n"
-        "sys.modules['jsonschema'] = None  # as if not installed\n"
-        "import protocall\n"
-        "print(protocall.parse('Hi.<|im_end|>', 'hermes', [{'name': 'f'}]).content)\n"
-        "try:\n"
-        "    protocall.parse('Hi.', 'hermes', [{'name': 'f', 'parameters': {'type': 'object'}}])\n"
-        "except protocall.UsageError as error:\n"
-        "    print(error)\n"
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert printed_without(
+        "jsonschema",
+        "print(protocall.parse('Hi.<|im_end|>', 'hermes', [{'name': 'f'}]).content)",
+        "protocall.parse('Hi.', 'hermes', [{'name': 'f', 'parameters': {'type': 'object'}}])",
+    ) == [
         "Hi.",
-        "checking tool schemas needs the jsonschema package, a dependency of protocall: "
-        "pip install 'jsonschema>=4.18'",
+        "UsageError checking tool schemas needs the jsonschema package, a dependency of "
+        "protocall: pip install 'jsonschema>=4.18'",
     ]
