@@ -277,9 +277,10 @@ def _type(declared: Any, path: tuple[str | int, ...], nullable: bool) -> Any:
 
 
 def _suggest(name: str) -> str:
+    """The closest known type name, as the JSON Schema type it stands for (`flaot`: `number`)."""
     known = [*JSON_TYPES, *TYPE_ALIASES]
     close = difflib.get_close_matches(name.strip().lower(), known, n=1, cutoff=0.6)
     if not close:
         return f" (expected one of: {', '.join(JSON_TYPES)})"
     canonical = json_type(close[0])
-    return f" (did you mean {'any type' if canonical == ANY else repr(canonical)}?)"
+    return f" (did you mean {close[0] if canonical == ANY else canonical!r}?)"
