@@ -164,7 +164,7 @@ class Session:
         reject_invalid: bool = False,
     ) -> None:
         self.tools = tools
-        self._validator: Callable[[str], Validator] | None = (
+        self._validator_for: Callable[[str], Validator] | None = (
             tools.validator if validate and tools is not None else None
         )
         self._reject_invalid = reject_invalid
@@ -367,8 +367,8 @@ class Session:
             call.pieces.append("{}")
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
         arguments_json = "".join(call.pieces)
-        if self._validator is not None:
-            problems += self._validator(call.name)(arguments)
+        if self._validator_for is not None:
+            problems += self._validator_for(call.name)(arguments)
         if problems and self._reject_invalid:
             self._error(
                 "invalid_arguments",
