@@ -8,9 +8,10 @@ over each complete call's arguments. The checks, in order:
 
 - every `type` names a JSON Schema type or an alias of `schema.TYPE_ALIASES` (`float`,
   `int`, `str`, `bool`, `dict`, `list`, …, case-insensitively); an alias is replaced by its
-  JSON Schema type (`any`/`json` by no type constraint) and OpenAPI's `nullable: true` adds
-  `null`, in a normalised copy that both the typing of raw values and validation use; any
-  other name (`intger`) is an error suggesting the closest valid one;
+  JSON Schema type (`any`/`json` by no type constraint, so raw values stay strings as for
+  `{}`) and OpenAPI's `nullable: true` adds `null`, in a normalised copy that both the
+  typing of raw values and validation use; any other name (`intger`) is an error
+  suggesting the closest valid one;
 - the normalised schema is valid under its metaschema (`$schema`, default draft 2020-12),
   its regular expressions (`pattern`, `patternProperties`) included;
 - every `$ref` resolves within the schema (tool schemas are never fetched).
