@@ -31,7 +31,8 @@ class DeltaStream:
     The first call of `deltas` starts with the delta `{"role": "assistant"}`, also when the
     events give nothing to send (an empty turn, only whitespace, a call that never
     completed), as OpenAI's own servers do; no later delta repeats it (clients concatenate
-    every string field, `role` included).
+    every string field, `role` included). Pass it every batch of events, empty ones
+    (`finish()` of an empty turn) included.
 
     `reasoning_field` names the reasoning delta: `reasoning_content` (DeepSeek's API,
     SGLang, llama.cpp, older vLLM) or `reasoning` (current vLLM, OpenRouter).
