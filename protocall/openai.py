@@ -34,8 +34,9 @@ class DeltaStream:
     every string field, `role` included). Pass it every batch of events, empty ones
     (`finish()` of an empty turn) included.
 
-    `reasoning_field` names the reasoning delta: `reasoning_content` (DeepSeek's API,
-    SGLang, llama.cpp, older vLLM) or `reasoning` (current vLLM, OpenRouter).
+    `reasoning_field` names the reasoning delta: `reasoning_content` (the default:
+    DeepSeek's API, SGLang, llama.cpp, older vLLM) or `reasoning` (current vLLM,
+    OpenRouter).
 
     `tentative_calls=True` sends call *i*'s `index`, `id`, `type` and `function.name` (with
     empty `arguments`) as soon as its name is final, then its `function.arguments`
