@@ -170,4 +170,5 @@ FORMAT = Format(
     summary="gpt-oss / Harmony: channels analysis, commentary (to=functions.NAME), final",
     markers={"reasoning": "<|channel|>analysis<|message|>…<|end|>",
              "call": "<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}"},
+    malformed_as_content=False,
 )  # fmt: skip
