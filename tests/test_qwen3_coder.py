@@ -236,9 +236,15 @@ def test_python_literal_objects_and_failed_conversions() -> None:
     assert result.validation_errors  # kept as strings, flagged by the schema check
 
 
-def test_undeclared_parameter_stays_a_string() -> None:
+def test_undeclared_first_parameter_stays_a_string() -> None:
+    (result,) = verified(call("get_time", extra="3", zone="UTC")).tool_calls
+    assert result.arguments == {"extra": "3", "zone": "UTC"}
+
+
+def test_an_undeclared_parameter_after_a_closing_tag_is_value_text() -> None:
+    # the schema tells a literal `</parameter>` in a value from a real one (issue #15)
     (result,) = verified(call("get_time", zone="UTC", extra="3")).tool_calls
-    assert result.arguments == {"zone": "UTC", "extra": "3"}
+    assert result.arguments == {"zone": "UTC\n</parameter>\n<parameter=extra>\n3"}
 
 
 def test_tool_name_prefix_pairs_never_announce_the_shorter_name() -> None:
