@@ -161,14 +161,16 @@ def per_tool(
 class Reasoning:
     """A reasoning block `open` … `close`, also written as any (open, close) pair of `also`.
 
-    A genuine call inside a block the generation prompt pre-opened ends it implicitly (the
-    call is then parsed as a call): the model may not know it is reasoning. With `explicit`
-    (the model writes the opener itself), a block the model opened ends only at its close,
-    an end-of-turn marker or the end of input: a call inside it is quoted reasoning text.
+    With `ends_at_call`, a genuine call inside a block the generation prompt pre-opened ends
+    it implicitly (the call is then parsed as a call): the model may not know it is
+    reasoning. So does one inside a block the model opened, unless `explicit` (the model
+    writes the opener itself and quotes calls in it): that block ends only at its close, an
+    end-of-turn marker or the end of input, and a call inside it is reasoning text.
     """
 
     open: str
     close: str
+    ends_at_call: bool = True
     explicit: bool = False
     also: tuple[tuple[str, str], ...] = ()
 
@@ -222,10 +224,10 @@ def reasoning_block(
 ) -> Parser[Any]:
     """The reasoning block: pre-opened by the generation prompt, or opened by the model
     at the very start (after optional whitespace), in any of its spellings. It ends at its
-    close marker (consumed), at a genuine call (unless the model opened an `explicit`
-    block), at an end-of-turn marker or at end of input. A redundant opener right after a
-    pre-opened prompt (optional whitespace, then `<think>` again) is dropped, not reasoning
-    text; the block then ends at that spelling's close."""
+    close marker (consumed), at a genuine call (if `ends_at_call`, and unless the model
+    opened an `explicit` block), at an end-of-turn marker or at end of input. A redundant
+    opener right after a pre-opened prompt (optional whitespace, then `<think>` again) is
+    dropped, not reasoning text; the block then ends at that spelling's close."""
 
     def block(close: str, ends_at_call: bool) -> Parser[Any]:
         body = prose(ast.REASONING, (close, *stops), calls if ends_at_call else None,
@@ -236,9 +238,10 @@ def reasoning_block(
         return [seq(whitespace, literal(open_), cut, block(close, ends_at_call))
                 for open_, close in reasoning.spellings]  # fmt: skip
 
+    at_call = reasoning.ends_at_call
     if pre_opened:
-        return alt(*opened(True), block(reasoning.close, True))
-    return optional(alt(*opened(not reasoning.explicit)))
+        return alt(*opened(at_call), block(reasoning.close, at_call))
+    return optional(alt(*opened(at_call and not reasoning.explicit)))
 
 
 def assistant_turn(
