@@ -9,6 +9,7 @@ in a `fenced` turn, only outside Markdown code (see `code_span`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -190,6 +191,7 @@ def code_span(stops: tuple[str, ...]) -> Parser[str]:
     end of the turn. Needs more while the opening or closing run reaches the end of input."""
     run = as_text(regex("`+").desc("a backtick"))
 
+    @functools.cache
     def body(opening: str) -> Parser[Any]:
         ends = (BACKTICK * len(opening), *stops, *(("\n",) if len(opening) < 3 else ()))
         return seq(cut, until(*ends), optional(run))
@@ -208,7 +210,7 @@ def prose(
     """
     openers = calls.openers if calls else ()
     text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
-    segments: list[Parser[Any]] = [text, *(code_span(stops),) * fenced]
+    segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
     if openers and calls is not None:
         segments.append(seq(not_followed_by(calls.head, "text"), as_text(markers(*openers))))
     return tag(node, many(alt(*segments)))
@@ -261,15 +263,13 @@ def assistant_turn(
         if reasoning is not None
         else success(None)
     )
-    segments: list[Parser[Any]] = []
+    segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
     if calls is not None:
         segments.append(calls.call)
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
-    if fenced:
-        segments.append(tag(ast.CONTENT, code_span(stops)))
     openers = calls.openers if calls else ()
     text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
     segments.append(tag(ast.CONTENT, text))
