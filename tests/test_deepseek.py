@@ -634,3 +634,17 @@ def test_dsml_quoted_in_code_in_pre_opened_reasoning_stays_reasoning(name: str) 
     message = verified(name, thought + "</think>Paris." + EOS, THINKING)
     assert (message.reasoning_content, message.content) == (thought, "Paris.")
     assert message.tool_calls == ()
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(DSML_NAMES), st.booleans(), st.data())
+def test_fenced_examples_and_self_closing_invokes_under_random_chunkings(
+    name: str, fenced: bool, data: st.DataObject
+) -> None:
+    example = dsml_block(name, ToolUse("get_time", {"zone": "UTC"}))
+    content = f"See:\n```\n{example}\n```\nand `x`." if fenced else "Calling."
+    text = content + self_closed(name, "get_weather") + EOS
+    chunks = data.draw(chunkings(text, fmt(name).reserved))
+    message = verify(fmt(name), text, chat(name), tools=list(TOOLS.values()), chunkings=[chunks])
+    assert calls_of(message) == [{"name": "get_weather", "arguments": {}}]
+    assert message.content == content

@@ -11,7 +11,16 @@ from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.base import Format
 from protocall.formats.glm import RESERVED
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
+from protocall.testing import (
+    PROPERTIES,
+    Case,
+    Trial,
+    assert_format,
+    chunkings,
+    example_tests,
+    stream,
+    verify,
+)
 from protocall.tools import normalize_tools
 
 GLM45, GLM47 = formats.get("glm-4.5"), formats.get("glm-4.7")
@@ -333,3 +342,16 @@ def test_glm45_needs_every_arg_value_close() -> None:
 def test_glm47_a_redundant_think_after_the_pre_opened_prompt_is_dropped() -> None:
     message = verified(GLM47, "<think>Hmm.</think>Answer.<|user|>", PROMPT_47)
     assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+ISSUE_15 = [
+    # an error passed through as content: pinned by the unit tests above
+    ("<tool_call>get_weather<arg_key>location</arg_key><arg_value>Seattle</arg_value><arg_key>"
+     "days<arg_value>2</arg_value></tool_call>", PROMPT_47_OFF, None),
+    ("<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</tool_call><|observation|>",
+     PROMPT_47_OFF, {"reasoning_content": None, "content": None,
+                     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+    ("<think>Hm.</think>Hi.<|user|>", PROMPT_47,
+     {"reasoning_content": "Hm.", "content": "Hi.", "tool_calls": []}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(GLM47, ISSUE_15, tools=TOOLS)

@@ -312,3 +312,17 @@ def test_truncation_at_every_position(version: str) -> None:
             (error,) = message.errors
             assert error.code == "truncated" and error.raw == text[opened - len(TOOL_CALLS) : cut]
         assert all(e.code == "truncated" for e in message.errors)
+
+
+ISSUE_15 = [
+    # quoted markers in the result: the values are pinned by the unit tests above
+    ('[THINK]I could write [TOOL_CALLS]get_time[ARGS]{"zone": "UTC"} now.[/THINK]No.' + EOS,
+     PROMPT, None),
+    ('<think>Hmm.</think>Ok.[TOOL_CALLS]get_time[ARGS]{"zone": "UTC"}' + EOS, PROMPT,
+     {"reasoning_content": "Hmm.", "content": "Ok.",
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+    ('[THINK]Look.[TOOL_CALLS]get_time[ARGS]{"zone": "UTC"}' + EOS, PROMPT + THINK,
+     {"reasoning_content": "Look.", "content": None,
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(FORMAT, ISSUE_15, tools=TOOLS)

@@ -415,3 +415,14 @@ def test_a_value_cut_off_after_a_literal_closing_tag_is_truncated() -> None:
 def test_a_redundant_think_after_the_pre_opened_prompt_is_dropped(redundant: str) -> None:
     message = verified(redundant + "Hmm.\n</think>\n\nAnswer.<|im_end|>", THINKING)
     assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+ISSUE_15_CODE = "pattern = r'<parameter=edits>\\n(.*?)\\n</parameter>'\n</parameter>\n<parameter=x>"
+ISSUE_15 = [
+    # quoted markers in the result: the values are pinned by the unit tests above
+    (call("write_file", content=ISSUE_15_CODE, path="a.py") + "<|im_end|>", None, None),
+    ("<think>\nPlan.\n</think>\n\n" + call("get_time", zone="UTC") + "<|im_end|>", THINKING,
+     {"reasoning_content": "Plan.", "content": None,
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(FMT, ISSUE_15, tools=TOOLS)

@@ -10,7 +10,16 @@ from protocall import formats
 from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.seed_oss import RESERVED
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
+from protocall.testing import (
+    PROPERTIES,
+    Case,
+    Trial,
+    assert_format,
+    chunkings,
+    example_tests,
+    stream,
+    verify,
+)
 from protocall.tools import normalize_tools
 
 FMT = formats.get("seed-oss")
@@ -298,3 +307,14 @@ def test_truncated_error_names_the_open_call_and_argument() -> None:
     (error,) = message.errors
     assert error.code == "truncated"
     assert "write_file" in error.message and "content" in error.message
+
+
+ISSUE_15 = [
+    # quoted markers in the result: the values are pinned by the unit tests above
+    ("<seed:think>Like" + call("get_time", zone="UTC") + "</seed:think>No.<seed:eos>", PLAIN,
+     None),
+    ("Plan." + call("get_time", zone="UTC") + "<seed:eos>", FORCED_OPEN,
+     {"reasoning_content": "Plan.", "content": None,
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(FMT, ISSUE_15, tools=TOOLS)
