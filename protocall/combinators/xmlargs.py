@@ -29,8 +29,9 @@ enables them, as serving stacks do):
 - `unclosed_at_end`: the end marker ends the value when it is followed, after optional
   whitespace, by one of the given markers or by the end of input.
 Indistinguishable cases stay ambiguous: a value containing a closing tag followed by a
-genuine-looking continuation (`</parameter>\\n<parameter=path>` with `path` declared and
-not given yet, or `</parameter>\\n</function>`, as text) is split there.
+genuine-looking continuation (`</parameter>\\n<parameter=path>` with `path` declared, or
+`</parameter>\\n</function>`, as text) is split there; what follows then usually breaks
+the call, an error rather than a call with a cut value.
 
 Streaming: the arguments are emitted as `Text` items forming synthesised JSON object text in
 one fixed style (`{"location": "Paris", "days": 3}`), whose concatenation over one run is
