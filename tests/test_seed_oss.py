@@ -6,20 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall import formats
+from protocall import formats, testing
 from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.seed_oss import RESERVED
 from protocall.message import Message
-from protocall.testing import (
-    PROPERTIES,
-    Case,
-    Trial,
-    assert_format,
-    chunkings,
-    example_tests,
-    stream,
-    verify,
-)
+from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
 
 FMT = formats.get("seed-oss")
@@ -317,4 +308,4 @@ ISSUE_15 = [
      {"reasoning_content": "Plan.", "content": None,
       "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
 ]  # fmt: skip
-test_issue_15_examples_under_random_chunkings = example_tests(FMT, ISSUE_15, tools=TOOLS)
+test_issue_15_examples_under_random_chunkings = testing.example_tests(FMT, ISSUE_15, tools=TOOLS)
