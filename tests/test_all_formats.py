@@ -16,7 +16,7 @@ import os
 import pytest
 
 from protocall import formats
-from protocall.formats.turns import Turn
+from protocall.formats.turns import ToolUse, Turn
 from protocall.testing import check_format, verify
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
@@ -44,3 +44,20 @@ def test_a_redundant_opener_after_a_pre_opened_prompt_is_not_reasoning(name: str
     text = opener + fmt.render(Turn("Hmm.", ("Answer.",)), "reasoning")
     expected = {"reasoning_content": "Hmm.", "content": "Answer.", "tool_calls": []}
     verify(fmt, text, fmt.prompt_for("reasoning"), expected=expected)
+
+
+ZONE_TOOL = {"name": "get_time", "parameters": {"properties": {"zone": {"type": "string"}}}}
+
+
+@pytest.mark.parametrize("name", PRE_OPENING)
+def test_a_close_after_a_call_ended_pre_opened_reasoning_is_no_content(name: str) -> None:
+    """A genuine call ended the pre-opened block; the model closes it afterwards anyway:
+    that close is a stray marker, dropped, never content (issue #15)."""
+    fmt = formats.get(name)
+    prompt, close = fmt.prompt_for("reasoning"), fmt.channels["reasoning"][1]
+    call = fmt.render(Turn(None, (ToolUse("get_time", {"zone": "UTC"}),)), None)
+    stop = next((s for s in fmt.reserved if call.endswith(s)), "")
+    text = "Hmm.\n" + call.removesuffix(stop) + close + "Done." + stop
+    calls = [{"name": "get_time", "arguments": {"zone": "UTC"}}]
+    expected = {"reasoning_content": "Hmm.", "content": "Done.", "tool_calls": calls}
+    verify(fmt, text, prompt, tools=[ZONE_TOOL], expected=expected)

@@ -241,22 +241,27 @@ def assistant_turn(
 ) -> Parser[Any]:
     """A whole assistant turn (see the module docstring); `start == "reasoning"` when the
     generation prompt pre-opened the reasoning block. With `fenced`, Markdown code in the
-    content and the reasoning is text, calls quoted in it included (see `code_span`)."""
+    content and the reasoning is text, calls quoted in it included (see `code_span`). A
+    reasoning close marker in the content (the block ended at a call, or was closed
+    already) is a stray and dropped, never content."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
         if reasoning is not None
         else success(None)
     )
+    strays = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
     if calls is not None:
         segments.append(calls.call)
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
+    if strays:
+        segments.append(markers(*strays))
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
-    text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    text = until(*stops, *strays, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
     segments.append(tag(ast.CONTENT, text))
     return seq(lead, many(alt(*segments)), end_of_input)
 
