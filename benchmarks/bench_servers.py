@@ -9,7 +9,9 @@ protocall-<format>` and once with vLLM's parser for the same format, same deltas
 Both with the tool parser and the reasoning parser each project registers for the family.
 Reported per parser: total time of all `parse_delta` calls, the median and the maximum µs
 per delta after warm-up (the first 1 % of deltas), the ratio of the medians of the last and
-the first 10 % (flat ≈ 1), and vLLM's total over protocall's.
+the first 10 % (flat ≈ 1), and vLLM's total over protocall's. The `floor` row is
+`parse_delta` around a reasoning parser that passes each delta through as content: vLLM's own
+per-delta machinery, which no parser plugged into it can go below.
 
 Targets: ≥ 10× faster in total than vLLM's parser, last/first ≤ 1.3, no delta over 5 ms.
 
@@ -35,8 +37,10 @@ import servers_shim
 
 servers_shim.install()
 
+from vllm.entrypoints.generate.base.protocol import DeltaMessage  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.parser.parser_manager import ParserManager  # noqa: E402
+from vllm.reasoning import ReasoningParser, ReasoningParserManager  # noqa: E402
 
 import protocall  # noqa: E402
 import protocall.integrations.vllm  # noqa: E402
@@ -48,6 +52,29 @@ VLLM_NAMES = {  # format: (vLLM's tool parser, vLLM's reasoning parser)
     "deepseek-v3.2": ("deepseek_v32", "deepseek_v3"),
     "glm-4.7": ("glm47", "glm45"),
 }
+
+
+class Floor(ReasoningParser):  # type: ignore[misc]
+    """A reasoning parser that passes each delta through as content, the stream staying
+    with it as with protocall's: what `parse_delta` costs with no parsing at all, the least
+    any parser can cost inside vLLM's call contract."""
+
+    engine_based_streaming = True
+
+    def is_reasoning_end(self, input_ids: Any) -> bool:
+        return False
+
+    def extract_content_ids(self, input_ids: Any) -> Any:
+        return input_ids
+
+    def extract_reasoning(self, model_output: str, request: Any) -> Any:
+        return None, model_output
+
+    def extract_reasoning_streaming(self, *args: Any) -> Any:
+        return DeltaMessage.model_construct(content=args[2], tool_calls=[])
+
+
+ReasoningParserManager.register_module(name="floor", module=Floor)
 
 
 def sample(fmt: protocall.formats.Format, code: str) -> tuple[str, str]:
@@ -72,7 +99,9 @@ def deltas(fmt: protocall.formats.Format, output: str, size: int) -> tuple[Any, 
     return tokenizer, pieces, ids
 
 
-def run(tool: str, reasoning: str, tokenizer: Any, pieces: list, prompt: list[int]) -> list[int]:
+def run(
+    tool: str, reasoning: str | None, tokenizer: Any, pieces: list, prompt: list[int]
+) -> list[int]:
     """ns per `parse_delta` call, driving a fresh per-request parser over `pieces`."""
     parser_cls = ParserManager.get_parser(
         tool_parser_name=tool, reasoning_parser_name=reasoning, enable_auto_tools=True,
@@ -126,7 +155,9 @@ def main() -> None:
             run(tool, reasoning, tokenizer, pieces[:50], prompt)
         ours = summary(run(*parsers[0], tokenizer, pieces, prompt))
         theirs = summary(run(*parsers[1], tokenizer, pieces, prompt))
-        for label, row in (("protocall", ours), ("vLLM " + VLLM_NAMES[name][0], theirs)):
+        floor = summary(run(None, "floor", tokenizer, pieces, prompt))
+        labels = ("protocall", "vLLM " + VLLM_NAMES[name][0], "floor")
+        for label, row in zip(labels, (ours, theirs, floor), strict=True):
             ratio = f"{theirs['total'] / ours['total']:.1f}×" if label == "protocall" else ""
             figures = (f"{row['median']:.1f}", f"{row['max']:.0f}", f"{row['flat']:.2f}")
             cells = (name, label, f"{len(pieces):,}", f"{row['total']:.3f} s", *figures, ratio)

@@ -205,3 +205,20 @@ def test_request_keeps_special_tokens() -> None:
     req.skip_special_tokens = True
     parser_cls(tokenizer, req.tools).adjust_request(req)
     assert req.skip_special_tokens is False
+
+
+def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
+    """Streamed, its announced deltas stay an unfinished prefix (as vLLM streams any call);
+    parsed whole, there is no call, and its raw text is not content."""
+    fmt, prompt, output = CASES["qwen3-coder"]
+    cut = output[: output.index("</parameter>")]
+    parser_cls, tokenizer = server(fmt)
+    req = request(stream=False)
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
+    parser.set_prompt_token_ids(tokenizer.encode(prompt))
+    reasoning, content, calls = parser.parse(cut, req, enable_auto_tools=True)
+    want = expected(fmt, prompt, cut)
+    assert (reasoning, content, calls or []) == (want["reasoning_content"], want["content"], [])
+    assert "<tool_call>" not in (content or "")
+    with pytest.raises(json.JSONDecodeError):
+        stream(fmt, prompt, cut, [4] * len(cut))  # the arguments never close
