@@ -53,8 +53,9 @@ _pending = threading.local()  # the reasoning parser's turn, until its tool pars
 
 def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
     """The `DeltaMessage` carrying `events` (None when they carry nothing to send). Built
-    with `model_construct`: the fields come from protocall's typed events, so pydantic's
-    validation (most of the cost of a delta) would check nothing."""
+    with `model_construct` and every field given: the fields come from protocall's typed
+    events, so pydantic's validation and default handling (most of the cost of a delta)
+    would check nothing."""
     reasoning: list[str] = []
     content: list[str] = []
     calls: list[Any] = []
@@ -65,14 +66,15 @@ def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
         elif kind is ToolCallStart:
             start: ToolCallStart = event  # type: ignore[assignment]
             function = _function(name=start.name, arguments="")
-            calls.append(_call(index=start.index, id=start.id, type="function", function=function))
+            calls.append(_call(id=start.id, type="function", index=start.index, function=function))
         elif kind is ToolCallArgumentsDelta:
             part: ToolCallArgumentsDelta = event  # type: ignore[assignment]
-            calls.append(_call(index=part.index, function=_function(arguments=part.text)))
+            function = _function(name=None, arguments=part.text)
+            calls.append(_call(id=None, type=None, index=part.index, function=function))
     if not (reasoning or content or calls):
         return None
-    return _message(reasoning="".join(reasoning) or None,
-                    content="".join(content) or None, tool_calls=calls)  # fmt: skip
+    return _message(role=None, content="".join(content) or None,
+                    reasoning="".join(reasoning) or None, tool_calls=calls)  # fmt: skip
 
 
 _message = DeltaMessage.model_construct
