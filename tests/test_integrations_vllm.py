@@ -222,3 +222,17 @@ def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
     assert "<tool_call>" not in (content or "")
     with pytest.raises(json.JSONDecodeError):
         stream(fmt, prompt, cut, [4] * len(cut))  # the arguments never close
+
+
+@pytest.mark.parametrize("thinking", [True, False])
+def test_template_kwargs_stand_in_for_an_unknown_prompt(thinking: bool) -> None:
+    fmt = protocall.formats.get("qwen3-coder")
+    parser_cls, tokenizer = server(fmt)
+    req = request(stream=False)
+    kwargs = {"enable_thinking": thinking}
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs=kwargs, model_config=None)
+    reasoning, content, _ = parser.parse("Plan.</think>Hi.", req, enable_auto_tools=True)
+    start = "reasoning" if thinking else None
+    want = expected(fmt, fmt.prompt_for(start) or "", "Plan.</think>Hi.")
+    assert (reasoning, content) == (want["reasoning_content"], want["content"])
+    assert (reasoning == "Plan.") is thinking
