@@ -55,12 +55,7 @@ class _Placeholder(type):
 
 
 class _Module(types.ModuleType):
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        value = _Placeholder(name, (), {})
-        setattr(self, name, value)
-        return value
+    __getattr__ = _Placeholder.__getattr__  # a torch submodule: placeholders all the way
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
