@@ -236,3 +236,12 @@ def test_template_kwargs_stand_in_for_an_unknown_prompt(thinking: bool) -> None:
     want = expected(fmt, fmt.prompt_for(start) or "", "Plan.</think>Hi.")
     assert (reasoning, content) == (want["reasoning_content"], want["content"])
     assert (reasoning == "Plan.") is thinking
+
+
+def test_loadable_as_a_parser_plugin_by_its_module_name() -> None:
+    from vllm.tool_parsers import ToolParserManager
+    from vllm.utils.import_utils import import_plugin
+
+    assert import_plugin("protocall.integrations.vllm") is protocall.integrations.vllm
+    ToolParserManager.import_tool_parser("protocall.integrations.vllm")  # no error
+    assert ToolParserManager.get_tool_parser("protocall-hermes").format_name == "hermes"

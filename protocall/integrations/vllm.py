@@ -5,7 +5,8 @@
 
 `pip install 'protocall[vllm]'` registers the `protocall-<format>` names through vLLM's
 `vllm.general_plugins` entry point; without it, `--tool-parser-plugin` and
-`--reasoning-parser-plugin` take this file's path. Supported: vLLM 0.33 (the split
+`--reasoning-parser-plugin` take `protocall.integrations.vllm` (the dotted name: vLLM
+imports a file path under the file's own name, here `vllm`). Supported: vLLM 0.33 (the split
 `ReasoningParser` / `ToolParser` classes with `engine_based_streaming`, under which vLLM
 passes each call only the new text). Older versions resend the whole text on every call,
 which a resumable parser must not be fed: importing this module there raises ImportError.
@@ -234,4 +235,4 @@ def register() -> None:
         ToolParserManager.register_module(name=PREFIX + name, module=tool)
 
 
-register()  # `--tool-parser-plugin` / `--reasoning-parser-plugin` import this file
+register()  # `--tool-parser-plugin` / `--reasoning-parser-plugin` import this module
