@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 import servers_shim
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from servers_shim import Tokenizer
 
 import protocall
@@ -245,3 +247,11 @@ def test_loadable_as_a_parser_plugin_by_its_module_name() -> None:
     assert import_plugin("protocall.integrations.vllm") is protocall.integrations.vllm
     ToolParserManager.import_tool_parser("protocall.integrations.vllm")  # no error
     assert ToolParserManager.get_tool_parser("protocall-hermes").format_name == "hermes"
+
+
+@settings(max_examples=25)
+@given(label=st.sampled_from(sorted(CASES)), sizes=st.lists(st.integers(1, 9), min_size=1))
+def test_any_chunking_through_vllm_loop_equals_session(label: str, sizes: list[int]) -> None:
+    fmt, prompt, output = CASES[label]
+    sizes = (sizes * (len(output) // len(sizes) + 1))[: len(output)]  # cover the output
+    assert stream(fmt, prompt, output, sizes) == expected(fmt, prompt, output)
