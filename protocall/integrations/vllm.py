@@ -1,0 +1,238 @@
+"""protocall as vLLM's reasoning and tool parser, one pair per registered format.
+
+    vllm serve MODEL --enable-auto-tool-choice \\
+        --tool-call-parser protocall-qwen3-coder --reasoning-parser protocall-qwen3-coder
+
+`pip install 'protocall[vllm]'` registers the `protocall-<format>` names through vLLM's
+`vllm.general_plugins` entry point; without it, `--tool-parser-plugin` and
+`--reasoning-parser-plugin` take `protocall.integrations.vllm` (the dotted name: vLLM
+imports a file path under the file's own name, here `vllm`). Supported: vLLM 0.33 (the split
+`ReasoningParser` / `ToolParser` classes with `engine_based_streaming`, under which vLLM
+passes each call only the new text). Older versions resend the whole text on every call,
+which a resumable parser must not be fed: importing this module there raises ImportError.
+
+The two parsers vLLM builds for a request share one `Turn` (see `turn`): the tool parser
+takes the reasoning parser built just before it on the same thread (vLLM builds the pair
+together, reasoning first). Whichever vLLM calls feeds the session and reports every field,
+so the reasoning parser never hands the stream over (`has_engine_confirmed_reasoning_end`
+stays False) and no text is parsed twice. With no tool parser configured (no
+`--enable-auto-tool-choice`), or a request without tools, no tool is declared and a call's
+raw text stays in the content.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from vllm.entrypoints.generate.base.protocol import (
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
+    FunctionCall,
+    ToolCall,
+)
+from vllm.reasoning import ReasoningParser, ReasoningParserManager
+from vllm.tool_parsers import ToolParser, ToolParserManager
+
+from .. import formats
+from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
+from ..formats import Format
+from .turn import PROMPT_TAIL_TOKENS, Turn, tool_dicts
+
+if not hasattr(ToolParser, "engine_based_streaming"):
+    raise ImportError(
+        "protocall.integrations.vllm needs vLLM 0.33 or later (parsers with "
+        "engine_based_streaming, passed only the new text of each delta)"
+    )
+
+PREFIX = "protocall-"
+_pending = threading.local()  # the reasoning parser's turn, until its tool parser takes it
+
+
+def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
+    """The `DeltaMessage` carrying `events` (None when they carry nothing to send). Built
+    with `model_construct` and every field given: the fields come from protocall's typed
+    events, so pydantic's validation and default handling (most of the cost of a delta)
+    would check nothing."""
+    reasoning: list[str] = []
+    content: list[str] = []
+    calls: list[Any] = []
+    for event in events:
+        kind = type(event)
+        if kind is ContentDelta or kind is ReasoningDelta:
+            (content if kind is ContentDelta else reasoning).append(event.text)  # type: ignore[union-attr]
+        elif kind is ToolCallStart:
+            start: ToolCallStart = event  # type: ignore[assignment]
+            function = _function(name=start.name, arguments="")
+            calls.append(_call(id=start.id, type="function", index=start.index, function=function))
+        elif kind is ToolCallArgumentsDelta:
+            part: ToolCallArgumentsDelta = event  # type: ignore[assignment]
+            function = _function(name=None, arguments=part.text)
+            calls.append(_call(id=None, type=None, index=part.index, function=function))
+    if not (reasoning or content or calls):
+        return None
+    return _message(role=None, content="".join(content) or None,
+                    reasoning="".join(reasoning) or None, tool_calls=calls)  # fmt: skip
+
+
+_message = DeltaMessage.model_construct
+_call = DeltaToolCall.model_construct
+_function = DeltaFunctionCall.model_construct
+
+
+def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
+    """Token ids as text with special tokens kept (markers are often special tokens)."""
+    try:
+        return str(tokenizer.decode(list(ids), skip_special_tokens=False))
+    except TypeError:
+        return str(tokenizer.decode(list(ids)))
+
+
+def _keep_markers(request: Any) -> Any:
+    """Markers must survive detokenization: keep special tokens, no spaces between them."""
+    if hasattr(request, "skip_special_tokens"):
+        request.skip_special_tokens = False
+    if hasattr(request, "spaces_between_special_tokens"):
+        request.spaces_between_special_tokens = False
+    return request
+
+
+class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ignore]
+    """vLLM's reasoning parser for the format `format_name`: it feeds the request's
+    turn and returns every field (reasoning, content and tool calls) per delta."""
+
+    format_name: str = ""
+    engine_based_streaming = True
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, *args, **kwargs)
+        self.turn = Turn(formats.get(self.format_name))
+        template = kwargs.get("chat_template_kwargs") or {}
+        thinking = template.get("enable_thinking", template.get("thinking"))
+        self.turn.thinking = None if thinking is None else bool(thinking)
+        _pending.turn = (tokenizer, self.turn)
+
+    # -- where reasoning ends, for vLLM's routing and its structured-output gate ---------
+
+    def _closed(self, ids: Sequence[int]) -> bool:
+        """Whether `ids` end with no reasoning block left open (judged on their tail)."""
+        markers = self.turn.format.channels.get("reasoning")
+        if markers is None:
+            return True
+        text = _decode(self.model_tokenizer, ids[-PROMPT_TAIL_TOKENS:])
+        return text.rfind(markers[1]) > text.rfind(markers[0])
+
+    def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        return self._closed(input_ids)
+
+    def is_reasoning_end_streaming(
+        self, input_ids: Sequence[int], delta_ids: Iterable[int]
+    ) -> bool:
+        return self._closed(input_ids)
+
+    def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+        """The ids after the last reasoning close, when that marker is one token."""
+        markers = self.turn.format.channels.get("reasoning")
+        close = self.vocab.get(markers[1]) if markers else None
+        if close is None or close not in input_ids:
+            return input_ids
+        return input_ids[len(input_ids) - input_ids[::-1].index(close) :]
+
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        self.turn.prompt = _decode(self.model_tokenizer, prompt_token_ids[-PROMPT_TAIL_TOKENS:])
+
+    def has_engine_confirmed_reasoning_end(self) -> bool:
+        return False  # this parser reports every field: the stream stays with it
+
+    # -- parsing -------------------------------------------------------------------------
+
+    def adjust_request(self, request: Any) -> Any:
+        return _keep_markers(request)
+
+    def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
+        message = self.turn.whole(model_output)
+        return message.reasoning_content, message.content
+
+    def extract_reasoning_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+    ) -> DeltaMessage | None:
+        return delta_message(self.turn.feed(delta_text))
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        return delta_message(self.turn.finish())
+
+
+class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
+    """vLLM's tool parser for the format `format_name`, sharing the turn of the reasoning
+    parser built with it (its own turn when there is none)."""
+
+    format_name: str = ""
+    engine_based_streaming = True
+    supports_required_and_named = False  # the model writes its own format, not JSON
+
+    def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(tokenizer, tools)
+        pending = getattr(_pending, "turn", None)
+        _pending.turn = None
+        fmt: Format = formats.get(self.format_name)
+        if pending is not None and pending[0] is tokenizer and pending[1].format is fmt:
+            self.turn: Turn = pending[1]
+        else:
+            self.turn = Turn(fmt)
+        self.turn.tools = tool_dicts(self.tools)
+
+    def adjust_request(self, request: Any) -> Any:
+        return super().adjust_request(_keep_markers(request))
+
+    def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
+        message = self.turn.whole(model_output)
+        calls = [ToolCall(id=call.id, function=FunctionCall(name=call.name,
+                                                            arguments=call.arguments_json))
+                 for call in message.tool_calls]  # fmt: skip
+        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls,
+                                            content=message.content)  # fmt: skip
+
+    def extract_tool_calls_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+        request: Any,
+    ) -> DeltaMessage | None:
+        return delta_message(self.turn.feed(delta_text))
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        return delta_message(self.turn.finish())
+
+
+def parser_classes(name: str) -> tuple[type[ProtocallReasoningParser], type[ProtocallToolParser]]:
+    """The reasoning and tool parser classes for the registered format `name`."""
+    formats.get(name)  # an unknown name lists the known ones
+    title = "".join(part.capitalize() for part in name.replace(".", "-").split("-"))
+    reasoning = type(f"{title}ReasoningParser", (ProtocallReasoningParser,), {"format_name": name})
+    tool = type(f"{title}ToolParser", (ProtocallToolParser,), {"format_name": name})
+    return reasoning, tool
+
+
+def register() -> None:
+    """Register `protocall-<format>` for every registered format with vLLM's managers
+    (the `vllm.general_plugins` entry point; idempotent)."""
+    for name in formats.names():
+        reasoning, tool = parser_classes(name)
+        ReasoningParserManager.register_module(name=PREFIX + name, module=reasoning)
+        ToolParserManager.register_module(name=PREFIX + name, module=tool)
+
+
+register()  # `--tool-parser-plugin` / `--reasoning-parser-plugin` import this module

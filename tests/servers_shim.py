@@ -1,0 +1,126 @@
+"""Test support for the server adapters: the import shim that lets vLLM's parser modules
+load without torch, and a character tokenizer whose special tokens are a format's markers.
+
+vLLM's parser, protocol and registry modules are plain Python, but importing them runs
+`vllm/__init__` and `vllm.config`, which import torch and read attributes off it at module
+level (dtypes, `torch.nn.Module` in annotations, `torch.library` registrations). The tests
+never run a model, so `install()` puts a stand-in `torch` in front of the import system:
+every attribute and submodule is an inert placeholder class. It is installed only when the
+real torch is absent. CI installs the server wheels with `--no-deps` (requirements/servers.txt).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+from typing import Any
+
+
+class _Placeholder(type):
+    """A class standing for any torch object: attributes, calls, indexing and `|` give
+    placeholders again; it is falsy, empty and absorbs `+`."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = _Placeholder(name, (), {})
+        setattr(cls, name, value)
+        return value
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls
+
+    def __getitem__(cls, key: Any) -> Any:
+        return cls
+
+    def __setitem__(cls, key: Any, value: Any) -> None:
+        pass
+
+    def __or__(cls, other: Any) -> Any:
+        return cls
+
+    __ror__ = __add__ = __or__
+
+    def __radd__(cls, other: Any) -> Any:
+        return other
+
+    def __iter__(cls) -> Any:
+        return iter(())
+
+    def __bool__(cls) -> bool:
+        return False
+
+
+class _Module(types.ModuleType):
+    __getattr__ = _Placeholder.__getattr__  # a torch submodule: placeholders all the way
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname == "torch" or fullname.startswith("torch."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        module = _Module(spec.name)
+        module.__path__ = []
+        module.__version__ = "2.9.0"  # type: ignore[attr-defined]
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass
+
+
+def require(module: str) -> Any:
+    """Import `module` from a server wheel: a skip where the wheels are absent, but a
+    failure under `PROTOCALL_REQUIRE_SERVERS=1` (CI installs them, so they must run)."""
+    import os
+
+    import pytest
+
+    install()
+    if os.environ.get("PROTOCALL_REQUIRE_SERVERS") == "1":
+        return importlib.import_module(module)
+    return pytest.importorskip(module)
+
+
+def install() -> None:
+    """Stand in for torch, unless it is installed (idempotent)."""
+    if any(isinstance(finder, _Finder) for finder in sys.meta_path):
+        return
+    if "torch" not in sys.modules and importlib.util.find_spec("torch") is None:
+        sys.meta_path.insert(0, _Finder())
+
+
+class Tokenizer:
+    """A character tokenizer whose special tokens are the given markers (the way a model's
+    vocabulary holds them): enough of vLLM's `TokenizerLike` for the parsers."""
+
+    def __init__(self, specials: list[str]) -> None:
+        self.specials = sorted(set(specials), key=len, reverse=True)
+        self.vocab: dict[str, int] = {s: i for i, s in enumerate(self.specials)}
+        self.strings = list(self.specials)
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab
+
+    def _id(self, piece: str) -> int:
+        if piece not in self.vocab:
+            self.vocab[piece] = len(self.strings)
+            self.strings.append(piece)
+        return self.vocab[piece]
+
+    def encode(self, text: str) -> list[int]:
+        ids, at = [], 0
+        while at < len(text):
+            special = next((s for s in self.specials if text.startswith(s, at)), None)
+            piece = special or text[at]
+            ids.append(self._id(piece))
+            at += len(piece)
+        return ids
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
+        return "".join(self.strings[i] for i in ids)

@@ -1,0 +1,257 @@
+"""The vLLM adapter driven the way vLLM 0.33's chat streaming loop drives it: the real
+`ParserManager`, `DelegatingParser` and `ChatStreamProcessor` from the vllm wheel (imported
+through tests/servers_shim.py, without torch), compared with a plain protocall session."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+import servers_shim
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from servers_shim import Tokenizer
+
+import protocall
+from protocall.formats.turns import ToolUse, Turn
+from protocall.openai import accumulate
+
+servers_shim.require("vllm.parser.parser_manager")
+
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: E402
+    ChatStreamProcessor,
+)
+from vllm.parser.parser_manager import ParserManager  # noqa: E402
+
+import protocall.integrations.vllm  # noqa: E402  (registers protocall-<format>)
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "lines": {"type": "integer"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
+CALL = ToolUse("write_file", {"path": 'a <b> "c".py', "lines": 3})
+
+
+def case(name: str, start: str | None, turn: Turn) -> tuple[Any, str, str]:
+    fmt = protocall.formats.get(name)
+    prompt = fmt.prompt_for(start)
+    assert prompt is not None
+    return fmt, "<|im_start|>user\nhi<|im_end|>\n" + prompt, fmt.render(turn, start)
+
+
+CASES = {
+    "qwen3-coder": case("qwen3-coder", "reasoning", Turn("Plan it.", ("Writing.", CALL, "Done."))),
+    "ling-3 call inside pre-opened reasoning": (
+        protocall.formats.get("ling-3"),
+        "<role>ASSISTANT</role>\n<think>",
+        "I should write.\n<tool_call>write_file\n<arg_key>path</arg_key>\n"
+        "<arg_value>x.py</arg_value>\n</tool_call><|role_end|>",
+    ),
+    "kimi-k2": case("kimi-k2", None, Turn(None, ("Sure.", CALL))),
+    "deepseek-v3.2": case("deepseek-v3.2", "reasoning", Turn("Think.", ("Ok.", CALL))),
+    "glm-4.7": case("glm-4.7", "reasoning", Turn("Hmm.", (CALL, "After."))),
+}
+
+
+def expected(fmt: Any, prompt: str, output: str, tools: Any = TOOLS) -> dict[str, Any]:
+    session = fmt.parser(tools, prompt)
+    session.feed(output)
+    session.finish()
+    return normal(session.message.to_openai())
+
+
+def normal(message: dict[str, Any]) -> dict[str, Any]:
+    calls = [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in message.get("tool_calls") or ()
+    ]
+    return {
+        "content": message.get("content") or None,
+        "reasoning_content": message.get("reasoning_content") or None,
+        "tool_calls": calls,
+    }
+
+
+def server(fmt: Any, tool: bool = True, reasoning: bool = True) -> tuple[Any, Tokenizer]:
+    tokenizer = Tokenizer([*fmt.reserved, *(m for pair in fmt.channels.values() for m in pair)])
+    name = "protocall-" + fmt.name
+    parser_cls = ParserManager.get_parser(
+        tool_parser_name=name if tool else None,
+        reasoning_parser_name=name if reasoning else None,
+        enable_auto_tools=tool,
+        model_name="m",
+        tokenizer=tokenizer,
+    )
+    return parser_cls, tokenizer
+
+
+def request(tools: Any = TOOLS, stream: bool = True) -> ChatCompletionRequest:
+    return ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=stream
+    )
+
+
+def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) -> dict:
+    """Run `output` through vLLM's per-choice stream processor in chunks of `sizes`
+    characters (token-aligned), the prompt ids given with every step as the server does."""
+    parser_cls, tokenizer = server(fmt, **which)
+    req = request()
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
+    processor = ChatStreamProcessor(
+        req, parser, enable_auto_tools=which.get("tool", True), parser_cls=parser_cls
+    )
+    prompt_ids = tokenizer.encode(prompt)
+    ids = tokenizer.encode(output)
+    pieces = [tokenizer.decode([i]) for i in ids]
+    deltas: list[dict[str, Any]] = []
+    at = 0
+    for size in sizes:
+        if at >= len(ids):
+            break
+        chunk = ids[at : at + size]
+        at += len(chunk)
+        text = "".join(pieces[at - len(chunk) : at])
+        step = processor.step(text, chunk, "stop" if at >= len(ids) else None, prompt_ids)
+        if step.delta is not None:
+            deltas.append(step.delta.model_dump(exclude_none=True))
+    for delta in deltas:
+        if "reasoning" in delta:
+            delta["reasoning_content"] = delta.pop("reasoning")
+    return normal(accumulate(deltas))
+
+
+def chunkings(n: int, seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    return [[n], [1] * n, [rng.randint(1, 6) for _ in range(n)]]
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_streamed_through_vllm_loop_equals_session(label: str) -> None:
+    fmt, prompt, output = CASES[label]
+    want = expected(fmt, prompt, output)
+    assert want["tool_calls"], "the sample has a call"
+    for sizes in chunkings(len(output), seed=len(label)):
+        assert stream(fmt, prompt, output, sizes) == want
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_non_streaming_parse_equals_session(label: str) -> None:
+    fmt, prompt, output = CASES[label]
+    parser_cls, tokenizer = server(fmt)
+    req = request(stream=False)
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
+    parser.set_prompt_token_ids(tokenizer.encode(prompt))
+    reasoning, content, calls = parser.parse(output, req, enable_auto_tools=True)
+    got = {
+        "content": content or None,
+        "reasoning_content": reasoning or None,
+        "tool_calls": [(c.name, json.loads(c.arguments)) for c in calls or ()],
+    }
+    assert got == expected(fmt, prompt, output)
+
+
+def test_ling3_call_inside_pre_opened_reasoning_is_a_call() -> None:
+    fmt, prompt, output = CASES["ling-3 call inside pre-opened reasoning"]
+    got = stream(fmt, prompt, output, [3] * len(output))
+    assert got["reasoning_content"] == "I should write."
+    assert got["tool_calls"] == [("write_file", {"path": "x.py"})]
+
+
+def test_reasoning_parser_alone_keeps_a_call_as_content() -> None:
+    fmt, prompt, output = CASES["qwen3-coder"]
+    got = stream(fmt, prompt, output, [4] * len(output), tool=False)
+    assert got["tool_calls"] == []
+    assert got["reasoning_content"] == "Plan it."
+    assert "<function=write_file>" in got["content"]
+
+
+def test_tool_parser_alone_parses_the_whole_stream() -> None:
+    fmt, prompt, output = CASES["kimi-k2"]
+    assert stream(fmt, prompt, output, [2] * len(output), reasoning=False) == expected(
+        fmt, prompt, output
+    )
+
+
+def test_prompt_that_closed_reasoning_routes_to_the_tool_parser() -> None:
+    fmt = protocall.formats.get("glm-4.7")
+    prompt = "<|user|>hi" + fmt.prompt_for(None)  # `<|assistant|></think>`: closed
+    output = fmt.render(Turn(None, ("Now.", CALL)), None)
+    assert stream(fmt, prompt, output, [4] * len(output)) == expected(fmt, prompt, output)
+
+
+def test_every_format_is_registered_under_its_protocall_name() -> None:
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    for name in protocall.formats.names():
+        assert ToolParserManager.get_tool_parser("protocall-" + name).format_name == name
+        reasoning = ReasoningParserManager.get_reasoning_parser("protocall-" + name)
+        assert reasoning.engine_based_streaming
+
+
+def test_request_keeps_special_tokens() -> None:
+    parser_cls, tokenizer = server(protocall.formats.get("qwen3-coder"))
+    req = request()
+    req.skip_special_tokens = True
+    parser_cls(tokenizer, req.tools).adjust_request(req)
+    assert req.skip_special_tokens is False
+
+
+def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
+    """Streamed, its announced deltas stay an unfinished prefix (as vLLM streams any call);
+    parsed whole, there is no call, and its raw text is not content."""
+    fmt, prompt, output = CASES["qwen3-coder"]
+    cut = output[: output.index("</parameter>")]
+    parser_cls, tokenizer = server(fmt)
+    req = request(stream=False)
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
+    parser.set_prompt_token_ids(tokenizer.encode(prompt))
+    reasoning, content, calls = parser.parse(cut, req, enable_auto_tools=True)
+    want = expected(fmt, prompt, cut)
+    assert (reasoning, content, calls or []) == (want["reasoning_content"], want["content"], [])
+    assert "<tool_call>" not in (content or "")
+    with pytest.raises(json.JSONDecodeError):
+        stream(fmt, prompt, cut, [4] * len(cut))  # the arguments never close
+
+
+@pytest.mark.parametrize("thinking", [True, False])
+def test_template_kwargs_stand_in_for_an_unknown_prompt(thinking: bool) -> None:
+    fmt = protocall.formats.get("qwen3-coder")
+    parser_cls, tokenizer = server(fmt)
+    req = request(stream=False)
+    kwargs = {"enable_thinking": thinking}
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs=kwargs, model_config=None)
+    reasoning, content, _ = parser.parse("Plan.</think>Hi.", req, enable_auto_tools=True)
+    start = "reasoning" if thinking else None
+    want = expected(fmt, fmt.prompt_for(start) or "", "Plan.</think>Hi.")
+    assert (reasoning, content) == (want["reasoning_content"], want["content"])
+    assert (reasoning == "Plan.") is thinking
+
+
+def test_loadable_as_a_parser_plugin_by_its_module_name() -> None:
+    from vllm.tool_parsers import ToolParserManager
+    from vllm.utils.import_utils import import_plugin
+
+    assert import_plugin("protocall.integrations.vllm") is protocall.integrations.vllm
+    ToolParserManager.import_tool_parser("protocall.integrations.vllm")  # no error
+    assert ToolParserManager.get_tool_parser("protocall-hermes").format_name == "hermes"
+
+
+@settings(max_examples=25)
+@given(label=st.sampled_from(sorted(CASES)), sizes=st.lists(st.integers(1, 9), min_size=1))
+def test_any_chunking_through_vllm_loop_equals_session(label: str, sizes: list[int]) -> None:
+    fmt, prompt, output = CASES[label]
+    sizes = (sizes * (len(output) // len(sizes) + 1))[: len(output)]  # cover the output
+    assert stream(fmt, prompt, output, sizes) == expected(fmt, prompt, output)
