@@ -25,7 +25,8 @@ class Format:
     to its (open, close) markers; `default_start` is the template default used when no
     generation prompt is given. `render(turn, start)` writes a turn the way the model would
     (what follows the generation prompt); `reserved` lists marker texts that prose must not
-    contain for a rendered turn to mean what it says.
+    contain for a rendered turn to mean what it says. `spec` is the declarative `Spec` it
+    was built from (`formats.spec.build`), if any.
     """
 
     name: str
@@ -37,6 +38,7 @@ class Format:
     summary: str = ""
     markers: Mapping[str, str] = field(default_factory=dict)
     prompts: Mapping[str | None, str] = field(default_factory=dict)
+    spec: Any = field(default=None, compare=False)
 
     def start_state(self, generation_prompt: str | None) -> str | None:
         """The channel left open at the end of `generation_prompt` (the last open marker
