@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import pprint
 import sys
 import threading
 import time
@@ -123,7 +124,7 @@ def _spec(name: str, python: bool) -> int:
     spec = formats.get(name).spec
     if spec is None:
         raise UsageError(f"format {name!r} is not written as a spec yet")
-    print(repr(spec) if python else to_json(spec))
+    print(pprint.pformat(spec, width=100) if python else to_json(spec))
     return 0
 
 

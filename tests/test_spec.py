@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall import formats
+from protocall import cli, formats
 from protocall.combinators import UsageError
 from protocall.formats.codecs import Attribute, IdName, JsonObject, NameAndArguments
 from protocall.formats.spec import (
@@ -156,3 +156,22 @@ def test_bad_spec_data_is_a_usage_error_naming_the_problem(data: Any, message: s
 def test_from_json_wants_a_spec() -> None:
     with pytest.raises(UsageError, match="of type Spec, not Think"):
         from_json(json.dumps(to_data(Think())))
+
+
+def test_the_formats_command_prints_a_spec_as_json_or_python(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["formats", "--spec", "kimi-k2"]) == 0
+    assert from_json(capsys.readouterr().out) == formats.get("kimi-k2").spec
+    assert cli.main(["formats", "--spec", "kimi-k3", "--python"]) == 0
+    assert capsys.readouterr().out.startswith("Spec(name='kimi-k3',")
+
+
+def test_the_formats_command_names_a_format_without_a_spec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    unported = next(name for name in formats.names() if formats.get(name).spec is None)
+    assert cli.main(["formats", "--spec", unported]) == 2
+    assert "is not written as a spec yet" in capsys.readouterr().err
+    assert cli.main(["formats", "--python"]) == 2
+    assert "--python applies to --spec" in capsys.readouterr().err

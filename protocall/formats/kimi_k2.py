@@ -36,11 +36,12 @@ from .spec import Call, Section, Spec, Think, build
 SPEC = Spec(
     name="kimi-k2",
     summary="Kimi K2 / K2-Thinking / K2.5 / K2.6: special-token tool sections, functions.NAME:IDX",
-    turn=Think("<think>", "</think>"),
+    turn=Think(),
     call=Call(
         "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>",
         name=IdName("functions."),
         spaced=True,
+        stray_closers=True,
     ),
     section=Section(
         begins=("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"),
@@ -48,12 +49,7 @@ SPEC = Spec(
         bare=True,
         noise=True,
         empty=True,
-    ),
-    dropped=(
-        "<|tool_calls_section_end|>",
-        "<|tool_call_section_end|>",
-        "<|tool_call_argument_begin|>",
-        "<|tool_call_end|>",
+        stray_ends=True,
     ),
     placeholder="(no content)",
     stops=("<|im_end|>", "<|im_middle|>", "<|im_system|>"),

@@ -29,8 +29,9 @@ SPEC = Spec(
         ),
         name=Attribute(),
     ),
-    section=Section(("<|open|>tools<|sep|>",), ("<|close|>tools<|sep|>",), opens_at="marker"),
-    dropped=("<|close|>tools<|sep|>",),
+    section=Section(
+        ("<|open|>tools<|sep|>",), ("<|close|>tools<|sep|>",), stray_ends=True, opens_at="marker"
+    ),
     stops=("<|close|>message<|sep|>", "<|end_of_msg|>"),
     prompt='<|open|>message role="assistant"<|sep|>',
     default_start="reasoning",

@@ -17,14 +17,17 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   head, what proves a call has begun; its first token is the call's opener, its last the
   closer. Whitespace in the template is any whitespace, or none, when read, and whitespace
   is allowed around the arguments; `spaced` allows it between every two pieces too.
-  `between` is written between consecutive calls (whitespace there separates them).
+  `between` is written between consecutive calls (whitespace there separates them);
+  with `stray_closers` the template's markers after its opener, standing alone, are
+  dropped.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
   spelling (the first is written), with named tolerances: `bare` (a call outside a
   section counts), `noise` (text in a section that is no call belongs to the section),
-  `empty` (a section with no call is dropped), and `opens_at`: `"call"` (a begin counts
+  `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
+  dropped), and `opens_at`: `"call"` (a begin counts
   only where a whole call head follows it) or `"marker"` (where a call opener or the end
   follows it).
-- `dropped`: markers dropped where they stand alone (strays); `placeholder`: text dropped
+- `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
   or channel is pre-opened by it plus the opener, or `Think.opened_by`) and the start state
@@ -35,9 +38,31 @@ From this the factory derives, never restated: the grammar (through the blocks o
 turn's, the section's, the template's tags, the codec's, the stops, the dropped ones),
 the channels, the prompts and the marker summary (`Format.markers["call"]`).
 
-Shapes the factory does not build yet are written as named hooks of the spec (phase 2 of
-issue #16): gpt-oss headers, Gemma's value codec, Llama 3's bare-object proof, Granite's
-thought phrases.
+A turn no data describes is a named hook: `Messages(hook, …)` names a `TurnHook` (a
+grammar and a renderer in code, registered with `register_turn`), as gpt-oss's headers.
+
+How every family maps (those marked * are written as specs; the rest are phase 2 of
+issue #16, which adds the fields named here):
+
+- *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
+  name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
+  `noise`, `empty` and `stray_ends`, `stray_closers`, the `placeholder` `(no content)`.
+- *Kimi K3: `Channels` over `<|open|>`, `<|close|>`, `<|end_of_msg|>`; `Call` with
+  `name=Attribute()` and `XmlArguments(KIMI_K3, block=JsonBlock(…))`; `opens_at="marker"`.
+- *Hermes: `Call("<tool_call>\n{call}\n</tool_call>", NameAndArguments(("arguments",
+  "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
+  in a `Section`; pythonic and LFM2 are the same codec in a `[`…`]` section.
+- *gpt-oss: `Messages("harmony", …)`, calls written from the template.
+- DeepSeek (`Template` today): one `Call` and `Section` each; the `respelled` variants
+  become a tuple of alternative spellings on the spec; DSML is `XmlArguments(DSML)`.
+- Qwen3-Coder, GLM / Ling, MiniMax, Seed-OSS: `XmlArguments(layout)` calls; they need
+  named tolerances for an optional closer (`</tool_call>`), a bare call with a proof rule
+  (`<function=NAME>` for a declared tool followed by a parameter), a name ended by what
+  follows it (`Plain` ending at an argument opener) and a `lead` newline.
+- Mistral, Cohere, Nemotron, Granite, Apertus, Llama 3: `NameAndArguments` objects in a
+  JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
+  Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
+  hook (`<|"|>` strings), the `call:` prefix as an alternative spelling.
 """
 
 from __future__ import annotations
@@ -77,7 +102,7 @@ from .codecs import (
     PythonKeywords,
     XmlArguments,
 )
-from .turns import ToolUse
+from .turns import ToolUse, Turn
 
 _PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
 
@@ -114,6 +139,37 @@ class Channels:
 
 
 @dataclass(frozen=True)
+class Messages:
+    """A turn of messages whose headers a named hook reads (gpt-oss Harmony): `hook` names
+    a `TurnHook` registered with `register_turn`; `channels` are the start states a
+    generation prompt leaves open (the prompt plus the channel's opener); every marker
+    begins with one of `tokens`, which are the reserved markers."""
+
+    hook: str
+    channels: tuple[Channel, ...]
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TurnHook:
+    """A turn shape in code: `grammar(tools, start)` and `render(turn, start, call)`, where
+    `call(use, index)` writes one call from the spec's template."""
+
+    grammar: Callable[[Tools | None, str | None], Parser[Any]]
+    render: Callable[[Turn, str | None, Callable[[ToolUse, int], str]], str]
+
+
+_TURN_HOOKS: dict[str, TurnHook] = {}
+
+
+def register_turn(name: str, hook: TurnHook) -> None:
+    """Make `hook` the turn shape that `Messages(name, …)` names."""
+    if _TURN_HOOKS.get(name, hook) is not hook:
+        raise UsageError(f"a turn hook named {name!r} is already registered")
+    _TURN_HOOKS[name] = hook
+
+
+@dataclass(frozen=True)
 class Call:
     """One call as a template (see the module docstring)."""
 
@@ -122,6 +178,7 @@ class Call:
     name: Name = field(default_factory=Plain)
     spaced: bool = False
     between: str = ""
+    stray_closers: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +191,7 @@ class Section:
     bare: bool = False
     noise: bool = False
     empty: bool = False
+    stray_ends: bool = False
     opens_at: str = "call"
 
     def __post_init__(self) -> None:
@@ -149,7 +207,7 @@ class Spec:
     summary: str
     call: Call
     stops: tuple[str, ...]
-    turn: Think | Channels | None = field(default_factory=Think)
+    turn: Think | Channels | Messages | None = field(default_factory=Think)
     section: Section | None = None
     prompt: str = ""
     default_start: str | None = None
@@ -160,11 +218,13 @@ class Spec:
 def build(spec: Spec) -> Format:
     """The `Format` that `spec` describes; its `spec` is `spec`."""
     envelope = _Envelope(spec)
-    reserved = (*envelope.section_markers, *envelope.markers, *spec.dropped)
+    reserved = (*envelope.section_markers, *envelope.markers, *envelope.dropped)
     reserved += (spec.placeholder,) if spec.placeholder else ()
     section = envelope.written_section
     turn = spec.turn
-    if isinstance(turn, Channels):
+    if isinstance(turn, Messages):
+        fmt = _messages(spec, turn, envelope)
+    elif isinstance(turn, Channels):
         channels = {c.name: _channel(c) for c in turn.channels}
         fmt = blocks.channel_format(
             spec.name,
@@ -177,7 +237,7 @@ def build(spec: Spec) -> Format:
             call_marker=envelope.shown,
             render_call=envelope.render,
             section=section or ("", ""),
-            dropped=spec.dropped,
+            dropped=envelope.dropped,
             reserved=reserved,
             default_start=spec.default_start,
         )
@@ -203,6 +263,30 @@ def build(spec: Spec) -> Format:
             section=section,
         )
     return replace(fmt, spec=spec)
+
+
+def _messages(spec: Spec, turn: Messages, envelope: _Envelope) -> Format:
+    """The `Format` of a turn whose grammar and renderer are the hook `turn.hook`."""
+    hook = _TURN_HOOKS.get(turn.hook)
+    if hook is None:
+        known = ", ".join(_TURN_HOOKS) or "none"
+        raise UsageError(f"no turn hook named {turn.hook!r} (registered: {known})")
+
+    def render(parsed: Turn, start: str | None) -> str:
+        return hook.render(parsed, start, envelope.render)
+
+    shown = {c.name: f"{c.open}…{c.close}" for c in turn.channels if c.name == "reasoning"}
+    return Format(
+        spec.name,
+        hook.grammar,
+        render,
+        reserved=tuple(dict.fromkeys((*turn.tokens, *spec.stops))),
+        channels={c.name: (c.open, c.close) for c in turn.channels},
+        default_start=spec.default_start,
+        prompts={None: spec.prompt} | {c.name: spec.prompt + c.open for c in turn.channels},
+        summary=spec.summary,
+        markers=shown | {"call": envelope.shown},
+    )
 
 
 def _channel(channel: Channel) -> blocks.Channel:
@@ -236,14 +320,11 @@ class _Envelope:
         section = spec.section
         self.written_section = (section.begins[0], section.ends[0]) if section else None
         self.section_markers = (*section.begins, *section.ends) if section else ()
-        tags = (
-            token
-            for piece in self.pieces
-            if not _PLACEHOLDER.fullmatch(piece)
-            for token in piece.split()
-            if '"' not in token and "=" not in token and "(" not in token
-        )
+        tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
         self.markers = (*tags, *call.arguments.markers)
+        stray_ends = section.ends if section and section.stray_ends else ()
+        stray_closers = tags[1:] if call.stray_closers else ()
+        self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
         if section is not None and not isinstance(call.arguments, PythonKeywords):
             shown = section.begins[0] + shown
@@ -304,10 +385,10 @@ class _Envelope:
             )
         else:
             calls = self._section(section, lead, head, body, resync)
-        if not spec.dropped or isinstance(spec.turn, Channels):
+        if not self.dropped or isinstance(spec.turn, Channels):
             return calls
-        strays = blocks.markers(*spec.dropped)
-        return blocks.Calls((*calls.openers, *spec.dropped), calls.head, alt(calls.call, strays))
+        strays = blocks.markers(*self.dropped)
+        return blocks.Calls((*calls.openers, *self.dropped), calls.head, alt(calls.call, strays))
 
     def _section(
         self,
@@ -411,7 +492,7 @@ class _Envelope:
         )
 
 
-_PARTS = (Think, Channel, Channels, Call, Section, Plain, Attribute, IdName, JsonObject)
+_PARTS = (Think, Channel, Channels, Messages, Call, Section, Plain, Attribute, IdName, JsonObject)
 _KINDS: dict[str, type] = {
     kind.__name__: kind
     for kind in (Spec, *_PARTS, JsonBlock, XmlArguments, PythonKeywords, NameAndArguments, Layout)
