@@ -92,6 +92,18 @@ def test_a_spec_derives_its_markers_renderer_and_prompts() -> None:
     )
 
 
+def test_a_pseudo_function_call_reserves_no_punctuation() -> None:
+    olmo = formats.get("olmo-3")
+    assert olmo.reserved == (
+        "<think>",
+        "</think>",
+        "<function_calls>",
+        "</function_calls>",
+        "<|im_end|>",
+    )
+    assert olmo.markers["call"] == "<function_calls>NAME(k=v, …)\\n…</function_calls>"
+
+
 def test_a_spec_built_at_run_time_parses_one_shot_and_streamed() -> None:
     text = 'Rain?</reflect>Checking.<call name="get_weather">{"location": "Paris"}</call><|end|>'
     call = {"name": "get_weather", "arguments": {"location": "Paris"}}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import ast
 from ..combinators import (
@@ -140,10 +140,7 @@ class JsonObject:
     def render(self, values: dict[str, Any]) -> str:
         return json.dumps(values, ensure_ascii=False)
 
-    @property
-    def markers(self) -> tuple[str, ...]:
-        return ()
-
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
     shown = "{…}"
 
 
@@ -196,10 +193,7 @@ class PythonKeywords:
     def render(self, values: dict[str, Any]) -> str:
         return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in values.items())
 
-    @property
-    def markers(self) -> tuple[str, ...]:
-        return ()
-
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
     shown = "k=v, …"
 
 
@@ -227,9 +221,7 @@ class NameAndArguments:
     def _key(*names: str) -> Parser[Any]:
         return seq(ws, markers(*(f'"{name}"' for name in names)), ws, literal(":"))
 
-    @property
-    def markers(self) -> tuple[str, ...]:
-        return ()
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
 
     @property
     def shown(self) -> str:

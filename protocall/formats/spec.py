@@ -74,17 +74,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from .. import ast
-from ..combinators import (
-    Parser,
-    UsageError,
-    alt,
-    literal,
-    optional,
-    peek,
-    regex,
-    seq,
-    until,
-)
+from ..combinators import Parser, UsageError, alt, literal, optional, peek, regex, seq, until
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout
 from ..tools import Tools
@@ -321,6 +311,7 @@ class _Envelope:
         self.written_section = (section.begins[0], section.ends[0]) if section else None
         self.section_markers = (*section.begins, *section.ends) if section else ()
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
+        tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
