@@ -165,6 +165,20 @@ def test_bad_spec_data_is_a_usage_error_naming_the_problem(data: Any, message: s
         from_data(data)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: Call("<c>{name}</c>"),
+        lambda: Call("<c>{name}{arguments}{arguments}</c>"),
+        lambda: Call("<c>{name}{arguments}</c>", name=IdName()),
+        lambda: Call("<c>{name}{arguments}</c>", arguments=NameAndArguments()),
+    ],
+)
+def test_a_call_template_must_have_the_placeholders_its_codecs_fill(call: Any) -> None:
+    with pytest.raises(UsageError, match="a call template with"):
+        call()
+
+
 def test_from_json_wants_a_spec() -> None:
     with pytest.raises(UsageError, match="of type Spec, not Think"):
         from_json(json.dumps(to_data(Think())))

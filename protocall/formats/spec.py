@@ -170,6 +170,18 @@ class Call:
     between: str = ""
     stray_closers: bool = False
 
+    def __post_init__(self) -> None:
+        holes = _PLACEHOLDER.findall(self.template)
+        named = "{id}" if isinstance(self.name, IdName) else "{name}"
+        together = isinstance(self.arguments, NameAndArguments)
+        wanted = ["{call}"] if together else sorted(("{arguments}", named))
+        if sorted(hole for hole in holes if hole != "{index}") != wanted:
+            kinds = f"{type(self.name).__name__} names and {type(self.arguments).__name__}"
+            raise UsageError(
+                f"a call template with {' and '.join(wanted)} once each for {kinds}, "
+                f"not {self.template!r}"
+            )
+
 
 @dataclass(frozen=True)
 class Section:
@@ -335,20 +347,16 @@ class _Envelope:
         call = self.spec.call
         codec, name = call.arguments, call.name
 
-        def part(match: re.Match[str]) -> str:
-            key = match[1]
-            if key == "{name}" and not isinstance(name, IdName):
-                return name.render(use.name)
-            if key == "{id}" and isinstance(name, IdName):
-                return name.render(use.name, use.id, index)
-            if key == "{index}":
+        def part(match: re.Match[str]) -> str:  # `Call` checked which placeholders it has
+            if match[1] == "{index}":
                 return str(index)
-            if key == "{call}" and isinstance(codec, NameAndArguments):
+            if isinstance(codec, NameAndArguments):
                 return codec.render(use.name, use.arguments)
-            if key == "{arguments}" and not isinstance(codec, NameAndArguments):
+            if match[1] == "{arguments}":
                 return codec.render(use.arguments)
-            kinds = f"{type(name).__name__} names and {type(codec).__name__} arguments"
-            raise UsageError(f"{key} does not go with {kinds}")
+            if isinstance(name, IdName):
+                return name.render(use.name, use.id, index)
+            return name.render(use.name)
 
         return _PLACEHOLDER.sub(part, call.template)
 
