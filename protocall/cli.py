@@ -31,7 +31,7 @@ from .events import (
     ToolCallStart,
 )
 from .formats import Format
-from .message import Message
+from .message import REASONING_FIELDS, Message
 from .openai import DeltaStream, finish_reason
 from .session import Session
 from .tools import normalize_tools
@@ -71,15 +71,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parse(args: argparse.Namespace) -> int:
-    if args.buffer_calls and not args.openai:
-        raise UsageError("--buffer-calls applies to --openai output only")
+    if args.tentative_calls and not args.openai:
+        raise UsageError("--tentative-calls applies to --openai output only")
     session = _session(args)
+    field = args.reasoning_field
     with _input(args.input) as stream:
         if not (args.events or args.openai):
             list(drive(session, [stream.read()]))
-            _print_json(message_json(session.message), indent=2)
+            _print_json(message_json(session.message, field), indent=2)
             return _status(session.message, args)
-        deltas = DeltaStream(buffer_calls=args.buffer_calls) if args.openai else None
+        deltas = None
+        if args.openai:
+            deltas = DeltaStream(tentative_calls=args.tentative_calls, reasoning_field=field)
         for events in drive(session, _chunks(stream, args.chunk_size)):
             if deltas is None:
                 for event in events:
@@ -91,7 +94,7 @@ def _parse(args: argparse.Namespace) -> int:
     message = session.message
     if deltas is None:
         final = {"type": "Message", "finish_reason": finish_reason(message)}
-        _print_json({**final, "message": message_json(message)})
+        _print_json({**final, "message": message_json(message, field)})
     else:
         _print_json({"index": 0, "delta": {}, "finish_reason": deltas.finish_reason()})
     return _status(message, args)
@@ -423,7 +426,15 @@ def _parser() -> argparse.ArgumentParser:
         "--openai", action="store_true", help="stream OpenAI chat.completion.chunk choices"
     )
     parse.add_argument(
-        "--buffer-calls", action="store_true", help="with --openai: send each call whole"
+        "--tentative-calls",
+        action="store_true",
+        help="with --openai: stream calls before they complete (for UIs: may never complete)",
+    )
+    parse.add_argument(
+        "--reasoning-field",
+        choices=REASONING_FIELDS,
+        default=REASONING_FIELDS[0],
+        help="the name of the reasoning field in OpenAI output (default: %(default)s)",
     )
     _add_chunk_size(parse)
     _add_allow_errors(parse)

@@ -5,20 +5,38 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .combinators import UsageError
 from .events import ProtocolError
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""The names OpenAI-compatible servers give the reasoning field: `reasoning_content` (the
+default: DeepSeek's API, SGLang, llama.cpp, older vLLM) and `reasoning` (current vLLM,
+OpenRouter)."""
+
+
+def checked_reasoning_field(name: str) -> str:
+    """`name`, when it is one of `REASONING_FIELDS` (else a `UsageError` saying so)."""
+    if name not in REASONING_FIELDS:
+        raise UsageError(
+            f"reasoning field must be one of {', '.join(REASONING_FIELDS)}, not {name!r}"
+        )
+    return name
 
 
 @dataclass(frozen=True)
 class ToolCall:
     """A completed call. `arguments_json` is the exact concatenation of its argument deltas;
     `validation_errors` lists raw values that did not convert to their declared type (kept
-    as strings) and schema violations, when validation ran."""
+    as strings) and schema violations, when validation ran. `id` is unique within the turn:
+    `model_id` is the id the model wrote (None if it wrote none), which `id` is unless an
+    earlier call of the turn already had it."""
 
     id: str
     name: str
     arguments: dict[str, Any]
     arguments_json: str
     validation_errors: tuple[str, ...] = ()
+    model_id: str | None = None
 
     def to_openai(self) -> dict[str, Any]:
         return {
@@ -38,11 +56,12 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     errors: tuple[ProtocolError, ...] = field(default=())
 
-    def to_openai(self) -> dict[str, Any]:
+    def to_openai(self, reasoning_field: str = "reasoning_content") -> dict[str, Any]:
+        """The assistant message, reasoning under `reasoning_field` (see `REASONING_FIELDS`)."""
         message: dict[str, Any] = {
             "role": "assistant",
             "content": self.content,
-            "reasoning_content": self.reasoning_content,
+            checked_reasoning_field(reasoning_field): self.reasoning_content,
         }
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]

@@ -110,11 +110,14 @@ class _Transcript(list[str]):
 class _Call:
     """A tool call in progress."""
 
-    __slots__ = ("announced", "argument", "arguments", "id", "index", "name", "pieces", "start")
+    __slots__ = (
+        "announced", "argument", "arguments", "id", "index", "model_id", "name", "pieces", "start",
+    )  # fmt: skip
 
     def __init__(self, start: int) -> None:
         self.start = start
         self.id: str | None = None
+        self.model_id: str | None = None  # the id the model wrote, if any
         self.name: str | None = None
         self.index: int | None = None
         self.arguments: Any = None
@@ -183,6 +186,7 @@ class Session:
         self._errors: list[ProtocolError] = []
         self._call: _Call | None = None
         self._announced = 0
+        self._ids: set[str] = set()  # the call ids given so far in this turn
         self._sink: Callable[[str], Event | None] = self._content.push  # text goes there
         self._finished = False
         self._fatal: ProtocolError | None = None
@@ -320,7 +324,7 @@ class Session:
         elif call is None:
             return
         elif tag == ast.TOOL_ID:
-            call.id = str(item.value)
+            call.model_id = str(item.value)
         elif tag == ast.TOOL_NAME:
             call.name = str(item.value)
         elif tag == ast.ARGUMENT_NAME:
@@ -337,9 +341,18 @@ class Session:
         call.announced = True
         call.index = self._announced
         self._announced += 1
-        if call.id is None:
-            call.id = self._new_id(call.index)
+        call.id = self._unique_id(call.model_id, call.index)
         events.append(ToolCallStart(call.index, call.id, call.name))
+
+    def _unique_id(self, model_id: str | None, index: int) -> str:
+        """The id of call `index`: the model's own id, else a new one from the id factory;
+        one an earlier call of the turn already has gets `_INDEX` appended (until unique),
+        so it is the same for the same output whatever the chunking."""
+        wanted = self._new_id(index) if model_id is None else model_id
+        while wanted in self._ids:
+            wanted = f"{wanted}_{index}"
+        self._ids.add(wanted)
+        return wanted
 
     def _declared(self, name: str) -> bool:
         return self.tools is None or name in self.tools
@@ -379,7 +392,7 @@ class Session:
                 passthrough=False,
             )
             return
-        done = ToolCall(call.id, call.name, arguments, arguments_json, problems)
+        done = ToolCall(call.id, call.name, arguments, arguments_json, problems, call.model_id)
         self._calls.append(done)
         events.append(ToolCallEnd(call.index, done))
 

@@ -260,9 +260,10 @@ def event_json(event: Event) -> dict[str, Any]:
     return shape
 
 
-def message_json(message: Message) -> dict[str, Any]:
-    """`message.to_openai()` plus `errors`, and `validation_errors` on calls that have any."""
-    shape = message.to_openai()
+def message_json(message: Message, reasoning_field: str = "reasoning_content") -> dict[str, Any]:
+    """`message.to_openai(reasoning_field)` plus `errors`, and `validation_errors` on calls
+    that have any."""
+    shape = message.to_openai(reasoning_field)
     for call, entry in zip(message.tool_calls, shape.get("tool_calls", ()), strict=True):
         if call.validation_errors:
             entry["validation_errors"] = list(call.validation_errors)

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clients import expected, sdk_accumulated, seen
 
 import protocall
 from protocall import cli, demo, formats
 from protocall.message import Message
-from protocall.openai import accumulate
+from protocall.openai import chunk
 from protocall.transcript import Chunk, Replay, Transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,12 +122,41 @@ def test_parse_events_reads_bytes_so_characters_split_across_chunks_survive(
     assert "".join(e["text"] for e in events) == final["message"]["content"] == text[:-10]
 
 
-def test_parse_openai_deltas_reassemble_to_the_message(in_process: Runner) -> None:
-    done = in_process("parse", "-f", "ling-3", "--openai", "--seed", "0", stdin=LING)
-    *choices, last = lines(done.stdout)
-    assert last == {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
-    rebuilt = accumulate(choice["delta"] for choice in choices)
-    assert rebuilt == protocall.parse(LING, "ling-3", seed=0).to_openai()
+def sdk_message(choices: list[dict[str, Any]], field: str = "reasoning_content") -> dict[str, Any]:
+    """What the OpenAI SDK accumulates from `--openai` output lines."""
+    sent = [chunk(c["delta"], id="x", model="m", created=0, finish_reason=c["finish_reason"])
+            for c in choices]  # fmt: skip
+    return seen(sdk_accumulated(sent), field)
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_parse_openai_deltas_reassemble_to_the_message(in_process: Runner, field: str) -> None:
+    done = in_process("parse", "-f", "ling-3", "--openai", "--seed", "0",
+                      "--reasoning-field", field, stdin=LING)  # fmt: skip
+    choices = lines(done.stdout)
+    assert choices[0] == {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
+    assert choices[-1] == {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+    message = protocall.parse(LING, "ling-3", seed=0)
+    assert sdk_message(choices, field) == expected(message, field)
+
+
+def test_parse_openai_sends_a_call_only_once_complete(in_process: Runner) -> None:
+    done = in_process("parse", "-f", "ling-3", "--openai", "--allow-errors", stdin=TRUNCATED)
+    choices = lines(done.stdout)
+    assert all("tool_calls" not in choice["delta"] for choice in choices)
+    assert choices[-1]["finish_reason"] == "length"
+    tentative = in_process("parse", "-f", "ling-3", "--openai", "--tentative-calls",
+                           "--allow-errors", stdin=TRUNCATED)  # fmt: skip
+    calls = sdk_message(lines(tentative.stdout))["message"]["tool_calls"]
+    assert [call["function"]["name"] for call in calls] == ["get_weather"]
+    assert lines(tentative.stdout)[-1]["finish_reason"] == "length"
+
+
+def test_parse_names_the_reasoning_field(in_process: Runner) -> None:
+    done = in_process("parse", "-f", "ling-3", "--reasoning-field", "reasoning", stdin=LING)
+    shown = json.loads(done.stdout)
+    assert shown["reasoning"] == "I should call the weather tool."
+    assert "reasoning_content" not in shown
 
 
 def test_protocol_errors_exit_1_unless_allowed() -> None:
@@ -156,7 +186,8 @@ def test_bad_usage_exits_2_with_one_line_on_stderr() -> None:
         (("parse",), "the following arguments are required: -f/--format"),
         (("parse", "-f", "hermes", "--chunk-size", "0"), "must be at least 1"),
         (("parse", "-f", "hermes", "--events", "--openai"), "not allowed with argument"),
-        (("parse", "-f", "hermes", "--buffer-calls"), "--buffer-calls applies to --openai"),
+        (("parse", "-f", "hermes", "--tentative-calls"), "--tentative-calls applies to --openai"),
+        (("parse", "-f", "hermes", "--reasoning-field", "thinking"), "invalid choice: 'thinking'"),
         (("record", "-f", "nope"), "unknown format 'nope'"),
         (("replay", "{bad}"), "transcript line 1: invalid JSON"),
         (("replay", "{obj}"), "not a protocall transcript"),

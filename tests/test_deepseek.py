@@ -23,7 +23,7 @@ from protocall.events import (
 from protocall.formats.base import Format
 from protocall.formats.turns import ToolUse, Turn
 from protocall.message import Message
-from protocall.testing import Outcome, chunkings, split_at, stream
+from protocall.testing import Outcome, chunkings, split_at, stream, verify
 from protocall.tools import normalize_tools
 
 NAMES = ["deepseek-v3", "deepseek-v3.1", "deepseek-v3.2", "deepseek-v4", "deepseek-v4.1"]
@@ -537,3 +537,114 @@ def test_a_block_cut_before_its_end_keeps_its_calls(name: str) -> None:
         assert [c.name for c in message.tool_calls] == ["get_time"], end
         partial_eos = text[len(text) - len(EOS) : end] if end < len(text) else ""
         assert (message.content, message.errors) == (partial_eos or None, ()), end
+
+
+# -- issue #15: self-closing invokes, DSML quoted in Markdown code --------------------------------
+
+
+def verified(name: str, text: str, prompt: str | None = None) -> Message:
+    """`verify` (every property of the kit, several chunkings) and the invariants above."""
+    check_invariants(stream(fmt(name), list(text), TOOLS, prompt))
+    return verify(fmt(name), text, prompt, tools=list(TOOLS.values()))  # type: ignore[arg-type]
+
+
+def dsml_block(name: str, *calls: ToolUse) -> str:
+    """The calls' DSML block as the model writes it, without the end of turn."""
+    return turn_text(name, *calls).removesuffix(EOS)
+
+
+def self_closed(name: str, tool: str) -> str:
+    """A DSML block whose one invoke is a self-closing tag."""
+    written = dsml_block(name, ToolUse(tool))
+    opening = written.index("<", written.index("invoke") - 8)
+    end = written.index(">", opening)
+    closing = written.index("</", end)
+    return written[:end] + "/>" + written[written.index(">", closing) + 1 :]
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_a_self_closing_invoke_is_a_call_without_parameters(name: str) -> None:
+    block = self_closed(name, "get_time")
+    assert '"/>' in block and block.count("invoke") == 1
+    message = verified(name, "Checking." + block + EOS, chat(name))
+    assert calls_of(message) == [{"name": "get_time", "arguments": {}}]
+    assert message.content == "Checking." and message.errors == ()
+    assert message.tool_calls[0].arguments_json == "{}"
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_self_closing_and_full_invokes_in_one_block(name: str) -> None:
+    full = dsml_block(name, ToolUse("get_weather", {"location": "Paris"}))
+    empty = self_closed(name, "get_time")
+    invoke = empty[empty.index("<", empty.index("invoke") - 8) : empty.index('"/>') + 3]
+    at = full.index("<", full.index("invoke") - 8)
+    text = full[:at] + invoke + "\n" + full[at:] + EOS
+    message = verified(name, text, chat(name))
+    assert [c["name"] for c in calls_of(message)] == ["get_time", "get_weather"]
+
+
+FENCES = [("```\n", "\n```"), ("```xml\n", "\n```"), ("````\n", "\n````"), ("`", "`"),
+          ("``", "``")]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+@pytest.mark.parametrize(("opening", "closing"), FENCES)
+def test_dsml_quoted_in_markdown_code_is_an_example_not_a_call(
+    name: str, opening: str, closing: str
+) -> None:
+    example = dsml_block(name, ToolUse("write_file", {"path": "/etc/passwd", "content": "x"}))
+    if len(opening) < 3:
+        example = example.replace("\n", " ")  # inline code stays on one line
+    content = f"Write it like this:\n{opening}{example}{closing}\nThat is all."
+    message = verified(name, content + EOS, chat(name))
+    assert message.tool_calls == () and message.errors == ()
+    assert message.content == content
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_a_call_after_a_closed_fence_is_a_call(name: str) -> None:
+    example = dsml_block(name, ToolUse("write_file", {"path": "/a", "content": "x"}))
+    content = f"Example:\n```\n{example}\n```\nNow for real, with `inline` code:"
+    text = content + dsml_block(name, ToolUse("get_time", {"zone": "UTC"})) + EOS
+    message = verified(name, text, chat(name))
+    assert calls_of(message) == [{"name": "get_time", "arguments": {"zone": "UTC"}}]
+    assert message.content == content
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_an_unclosed_fence_keeps_everything_after_it_text(name: str) -> None:
+    text = "```\n" + dsml_block(name, ToolUse("get_time", {"zone": "UTC"})) + EOS
+    message = verified(name, text, chat(name))
+    assert message.tool_calls == () and message.content == text.removesuffix(EOS).strip()
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_an_inline_span_ends_at_its_line(name: str) -> None:
+    content = "A stray ` here."
+    text = content + dsml_block(name, ToolUse("get_time", {"zone": "UTC"})) + EOS
+    message = verified(name, text, chat(name))
+    assert [c["name"] for c in calls_of(message)] == ["get_time"]
+    assert message.content == content
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_dsml_quoted_in_code_in_pre_opened_reasoning_stays_reasoning(name: str) -> None:
+    example = dsml_block(name, ToolUse("get_time", {"zone": "UTC"}))
+    thought = f"The format is:\n```\n{example}\n```\nSo I will answer."
+    message = verified(name, thought + "</think>Paris." + EOS, THINKING)
+    assert (message.reasoning_content, message.content) == (thought, "Paris.")
+    assert message.tool_calls == ()
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(DSML_NAMES), st.booleans(), st.data())
+def test_fenced_examples_and_self_closing_invokes_under_random_chunkings(
+    name: str, fenced: bool, data: st.DataObject
+) -> None:
+    example = dsml_block(name, ToolUse("get_time", {"zone": "UTC"}))
+    content = f"See:\n```\n{example}\n```\nand `x`." if fenced else "Calling."
+    text = content + self_closed(name, "get_weather") + EOS
+    chunks = data.draw(chunkings(text, fmt(name).reserved))
+    message = verify(fmt(name), text, chat(name), tools=list(TOOLS.values()), chunkings=[chunks])
+    assert calls_of(message) == [{"name": "get_weather", "arguments": {}}]
+    assert message.content == content

@@ -148,7 +148,7 @@ def test_string_text_streams_as_it_arrives() -> None:
 
 
 @given(st.dictionaries(st.sampled_from(["a", "b_2", "key.x", "odd key", "", "k:v", "a  b c",
-                                        " lead", "trail "]),
+                                        " lead", "trail ", "\x1f", "a\x1c"]),
                        json_values(FORMAT.reserved), max_size=4))  # fmt: skip
 @settings(max_examples=40, deadline=None)
 def test_rendered_values_parse_back(arguments: dict[str, object]) -> None:

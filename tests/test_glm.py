@@ -11,7 +11,16 @@ from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.base import Format
 from protocall.formats.glm import RESERVED
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
+from protocall.testing import (
+    PROPERTIES,
+    Case,
+    Trial,
+    assert_format,
+    chunkings,
+    example_tests,
+    stream,
+    verify,
+)
 from protocall.tools import normalize_tools
 
 GLM45, GLM47 = formats.get("glm-4.5"), formats.get("glm-4.7")
@@ -281,3 +290,68 @@ def test_truncated_error_names_the_open_call_and_argument() -> None:
     (error,) = message.errors
     assert error.code == "truncated"
     assert "write_file" in error.message and "content" in error.message
+
+
+# -- issue #15: no value swallows markup; GLM-4.7's missing last `</arg_value>` -------------------
+
+
+@BOTH
+@pytest.mark.parametrize("broken", ["<arg_key>unit<arg_value>c", "<arg_key>unit</arg_value>"])
+def test_a_malformed_key_is_an_error_never_part_of_a_value(fmt: Format, broken: str) -> None:
+    nl = "\n" if fmt is GLM45 else ""
+    text = (f"{nl}<tool_call>get_weather{nl}<arg_key>location</arg_key>{nl}<arg_value>Seattle"
+            f"</arg_value>{nl}{broken}</arg_value>{nl}</tool_call>Ok.<|user|>")  # fmt: skip
+    message = verified(fmt, text)
+    assert message.tool_calls == ()
+    (error,) = message.errors
+    assert error.code == "malformed" and "argument" in error.message
+    assert message.content == text[: -len("<|user|>")].strip()  # passed through as written
+    events = stream(fmt, list(text), TOOLS).events
+    assert not any(isinstance(e, ToolCallEnd) for e in events)
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "",
+        "<|observation|>",
+        "<|user|>",
+        "\n<tool_call>get_time<arg_key>zone</arg_key><arg_value>UTC</arg_value></tool_call>",
+    ],
+)
+def test_glm47_tolerates_a_missing_last_arg_value_close(after: str) -> None:
+    text = ("<tool_call>get_weather<arg_key>days</arg_key><arg_value>2</arg_value><arg_key>"
+            "location</arg_key><arg_value>Paris</tool_call>" + after)  # fmt: skip
+    message = verified(GLM47, text)
+    assert message.tool_calls[0].arguments == {"days": 2, "location": "Paris"}
+    assert message.errors == () and message.content is None
+
+
+def test_glm47_a_missing_close_before_other_text_is_not_tolerated() -> None:
+    text = "<tool_call>write_file<arg_key>content</arg_key><arg_value>a</tool_call>b"
+    message = verified(GLM47, text)
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["truncated"]
+
+
+def test_glm45_needs_every_arg_value_close() -> None:
+    text = "\n<tool_call>get_time\n<arg_key>zone</arg_key>\n<arg_value>UTC</tool_call><|user|>"
+    message = verified(GLM45, text)
+    assert message.tool_calls == () and message.errors
+
+
+def test_glm47_a_redundant_think_after_the_pre_opened_prompt_is_dropped() -> None:
+    message = verified(GLM47, "<think>Hmm.</think>Answer.<|user|>", PROMPT_47)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+ISSUE_15 = [
+    # an error passed through as content: pinned by the unit tests above
+    ("<tool_call>get_weather<arg_key>location</arg_key><arg_value>Seattle</arg_value><arg_key>"
+     "days<arg_value>2</arg_value></tool_call>", PROMPT_47_OFF, None),
+    ("<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</tool_call><|observation|>",
+     PROMPT_47_OFF, {"reasoning_content": None, "content": None,
+                     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
+    ("<think>Hm.</think>Hi.<|user|>", PROMPT_47,
+     {"reasoning_content": "Hm.", "content": "Hi.", "tool_calls": []}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(GLM47, ISSUE_15, tools=TOOLS)

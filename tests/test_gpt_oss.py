@@ -172,7 +172,10 @@ def test_malformed_or_stray_headers_are_protocol_errors(text: str, raw: str) -> 
     result = verified(text + NEXT + message("final", "ok", RETURN))
     (error,) = result.errors
     assert (error.code, error.raw) == ("malformed", raw)
-    assert result.content == raw + "ok"  # passed through, as the model wrote it
+    assert result.content == "ok"  # header tokens stay in the error, never content
+    turn = [text + NEXT + message("final", "ok", RETURN)]
+    shown = stream(FORMAT, turn, None, PROMPT, passthrough_malformed=True).message
+    assert shown.content == raw + "ok"  # passed through, as the model wrote it, on request
 
 
 def test_a_stray_end_is_dropped() -> None:
@@ -337,8 +340,9 @@ def test_an_undeclared_built_in_is_an_unknown_tool_never_content() -> None:
     (error,) = result.errors
     assert result.tool_calls == () and error.code == "unknown_tool" and "python" in error.message
     assert error.raw == " to=python code<|message|>print(1)"  # the call, from its recipient
-    kept_out = stream(FORMAT, [text], TOOLS, PROMPT, passthrough_malformed=False).message
-    assert (kept_out.content, kept_out.reasoning_content) == (None, None)
+    assert (result.content, result.reasoning_content) == (None, None)  # header tokens kept out
+    shown = stream(FORMAT, [text], TOOLS, PROMPT, passthrough_malformed=True).message
+    assert shown.content == "to=python code<|message|>print(1)"  # only when asked for
 
 
 def test_code_for_python_ends_only_at_a_call() -> None:

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from clients import expected, sdk_accumulated, seen, served
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from protocall.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from protocall.openai import DeltaStream, accumulate
+from protocall.openai import DeltaStream
 from protocall.testing import chunkings, is_event_prefix, merge_deltas, stream, verify
 
 HERMES = formats.get("hermes")
@@ -287,15 +288,13 @@ def test_openai_deltas_reassemble_to_the_message() -> None:
         + call_text("get_weather", {"location": "Paris"})
         + call_text("get_time", {"zone": "UTC"})
     )
-    for buffer_calls in (False, True):
+    for tentative_calls in (False, True):
         session = HERMES.parser(TOOLS, seed=1)
-        adapter = DeltaStream(buffer_calls=buffer_calls)
-        deltas = []
-        for char in text:
-            deltas += adapter.deltas(session.feed(char))
-        deltas += adapter.deltas(session.finish())
-        assert accumulate(deltas) == {**session.message.to_openai()}
+        adapter = DeltaStream(tentative_calls=tentative_calls)
+        sent = served(session, list(text), adapter)
+        assert seen(sdk_accumulated(sent)) == expected(session.message)
         assert adapter.finish_reason() == "tool_calls"
+        deltas = [piece["choices"][0]["delta"] for piece in sent]
         first_call = next(d for d in deltas if "tool_calls" in d)["tool_calls"][0]
         assert {"index", "id", "type"} <= first_call.keys()
 

@@ -293,3 +293,29 @@ def test_truncation_at_every_position() -> None:
         assert not any(e.code != "truncated" for e in message.errors)
         assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
                        for e in whole.events)  # fmt: skip
+
+
+# -- issue #15 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("redundant", ["<think>", "\n<think>\n"])
+def test_a_redundant_think_after_the_pre_opened_prompt_is_dropped(redundant: str) -> None:
+    message = verified(redundant + "Hmm.</think>Answer.<|role_end|>", THINKING)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+def test_a_redundant_think_then_a_call_still_ends_the_block() -> None:
+    message = verified("<think>Check." + call("get_time", zone="UTC") + "<|role_end|>", THINKING)
+    assert message.reasoning_content == "Check." and names(message) == ["get_time"]
+
+
+def test_think_later_in_the_reasoning_is_text() -> None:
+    message = verified("Hmm, <think> is a tag.</think>Answer.", THINKING)
+    assert message.reasoning_content == "Hmm, <think> is a tag."
+
+
+def test_a_malformed_key_is_an_error_never_part_of_a_value() -> None:
+    text = ("<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Seattle</arg_value>\n"
+            "<arg_key>unit<arg_value>c</arg_value>\n</tool_call><|role_end|>")  # fmt: skip
+    message = verified(text, THINKING_OFF)
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["malformed"]

@@ -166,14 +166,54 @@ def test_reasoning_terminators(terminator: str) -> None:
     assert message.content == ("x" if terminator else None)
 
 
-@pytest.mark.parametrize(("prefix", "prompt"), [(THINK, PROMPT), ("", PROMPT + THINK)])
+def calls_of(version: str) -> str:
+    if version == "v11":
+        return call("get_time", {"zone": "UTC"})
+    return listed({"name": "get_time", "arguments": {"zone": "UTC"}})
+
+
 @pytest.mark.parametrize("version", ["v11", "pre-v11"])
-def test_a_call_ends_open_reasoning(prefix: str, prompt: str, version: str) -> None:
-    calls = (call("get_time", {"zone": "UTC"}) if version == "v11"
-             else listed({"name": "get_time", "arguments": {"zone": "UTC"}}))  # fmt: skip
-    message = verified(prefix + "Look it up. " + calls + EOS, prompt)
+def test_a_call_ends_pre_opened_reasoning(version: str) -> None:
+    message = verified("Look it up. " + calls_of(version) + EOS, PROMPT + THINK)
     assert (message.reasoning_content, message.content) == ("Look it up.", None)
     assert names(message) == ["get_time"]
+
+
+@pytest.mark.parametrize(("opener", "closer"), [(THINK, END_THINK), ("<think>", "</think>")])
+@pytest.mark.parametrize("version", ["v11", "pre-v11"])
+def test_a_call_quoted_in_model_opened_reasoning_stays_reasoning(
+    opener: str, closer: str, version: str
+) -> None:
+    # the model wrote the opener itself: only its close ends the block (issue #15)
+    thought = "I could write " + calls_of(version) + " here."
+    message = verified(opener + thought + closer + "Done." + EOS)
+    assert (message.reasoning_content, message.content) == (thought, "Done.")
+    assert message.tool_calls == () and message.errors == ()
+
+
+@pytest.mark.parametrize("version", ["v11", "pre-v11"])
+def test_a_call_in_unclosed_model_opened_reasoning_stays_reasoning(version: str) -> None:
+    message = verified(THINK + "Look it up. " + calls_of(version) + EOS)
+    assert message.reasoning_content == "Look it up. " + calls_of(version)
+    assert message.content is None and message.tool_calls == ()
+
+
+def test_the_think_spelling_of_older_templates() -> None:
+    message = verified("<think>Hmm.</think>Answer." + call("get_time", {"zone": "UTC"}) + EOS)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+    assert names(message) == ["get_time"]
+
+
+@pytest.mark.parametrize("redundant", [THINK, "<think>", "\n" + THINK])
+def test_a_redundant_opener_after_a_pre_opened_prompt_is_dropped(redundant: str) -> None:
+    closer = "</think>" if "<" in redundant else END_THINK
+    message = verified(redundant + "Hmm." + closer + "Answer." + EOS, PROMPT + THINK)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+def test_think_mid_content_is_content() -> None:
+    message = verified("Use <think> tags or [THINK]." + EOS)
+    assert message.content == "Use <think> tags or [THINK]." and message.reasoning_content is None
 
 
 def test_markers_quoted_in_closed_reasoning_stay_reasoning() -> None:
@@ -272,3 +312,17 @@ def test_truncation_at_every_position(version: str) -> None:
             (error,) = message.errors
             assert error.code == "truncated" and error.raw == text[opened - len(TOOL_CALLS) : cut]
         assert all(e.code == "truncated" for e in message.errors)
+
+
+ISSUE_15 = [
+    # quoted markers in the result: the values are pinned by the unit tests above
+    ('[THINK]I could write [TOOL_CALLS]get_time[ARGS]{"zone": "UTC"} now.[/THINK]No.' + EOS,
+     PROMPT, None),
+    ('<think>Hmm.</think>Ok.[TOOL_CALLS]get_time[ARGS]{"zone": "UTC"}' + EOS, PROMPT,
+     {"reasoning_content": "Hmm.", "content": "Ok.",
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+    ('[THINK]Look.[TOOL_CALLS]get_time[ARGS]{"zone": "UTC"}' + EOS, PROMPT + THINK,
+     {"reasoning_content": "Look.", "content": None,
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(FORMAT, ISSUE_15, tools=TOOLS)

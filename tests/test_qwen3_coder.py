@@ -236,9 +236,15 @@ def test_python_literal_objects_and_failed_conversions() -> None:
     assert result.validation_errors  # kept as strings, flagged by the schema check
 
 
-def test_undeclared_parameter_stays_a_string() -> None:
+def test_undeclared_first_parameter_stays_a_string() -> None:
+    (result,) = verified(call("get_time", extra="3", zone="UTC")).tool_calls
+    assert result.arguments == {"extra": "3", "zone": "UTC"}
+
+
+def test_an_undeclared_parameter_after_a_closing_tag_is_value_text() -> None:
+    # the schema tells a literal `</parameter>` in a value from a real one (issue #15)
     (result,) = verified(call("get_time", zone="UTC", extra="3")).tool_calls
-    assert result.arguments == {"zone": "UTC", "extra": "3"}
+    assert result.arguments == {"zone": "UTC\n</parameter>\n<parameter=extra>\n3"}
 
 
 def test_tool_name_prefix_pairs_never_announce_the_shorter_name() -> None:
@@ -365,3 +371,58 @@ def test_truncation_at_every_position() -> None:
         assert not any(e.code != "truncated" for e in message.errors)
         assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
                        for e in whole.events)  # fmt: skip
+
+
+# -- issue #15: markup inside values; the reasoning block -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "pattern = r'<parameter=edits>\\n(.*?)\\n</parameter>'\nprint(pattern)",
+        "</parameter>\n</tool_call> is how it ends",
+        "x\n</parameter>\n<parameter=mode>\ny",  # `mode` is not a write_file parameter
+        "<tool_call>\n<function=get_time>\n<parameter=zone>\nUTC",
+        "<function=get_time>\n</function>",
+    ],
+)
+def test_call_markup_inside_a_value_is_value_text(code: str) -> None:
+    text = call("write_file", content=code, path="a.py") + "<|im_end|>"
+    message = verified(text)
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [
+        ("write_file", {"content": code, "path": "a.py"})
+    ]
+    events = stream(FMT, list(text), TOOLS).events
+    assert [e.name for e in events if isinstance(e, ToolCallStart)] == ["write_file"]
+
+
+def test_a_literal_close_then_function_end_splits_the_value_and_the_call_fails() -> None:
+    # indistinguishable from the real end; what follows then breaks the call: no call at all
+    code = "x\n</parameter>\n</function>\nmore"
+    message = verified(call("write_file", content=code, path="a.py") + "<|im_end|>")
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["malformed"]
+
+
+def test_a_value_cut_off_after_a_literal_closing_tag_is_truncated() -> None:
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=content>\nx\n</parameter>\n<parameter=mode"
+    )
+    message = verified(text)
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["truncated"]
+
+
+@pytest.mark.parametrize("redundant", ["<think>", "<think>\n", "\n<think>\n"])
+def test_a_redundant_think_after_the_pre_opened_prompt_is_dropped(redundant: str) -> None:
+    message = verified(redundant + "Hmm.\n</think>\n\nAnswer.<|im_end|>", THINKING)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Answer.")
+
+
+ISSUE_15_CODE = "pattern = r'<parameter=edits>\\n(.*?)\\n</parameter>'\n</parameter>\n<parameter=x>"
+ISSUE_15 = [
+    # quoted markers in the result: the values are pinned by the unit tests above
+    (call("write_file", content=ISSUE_15_CODE, path="a.py") + "<|im_end|>", None, None),
+    ("<think>\nPlan.\n</think>\n\n" + call("get_time", zone="UTC") + "<|im_end|>", THINKING,
+     {"reasoning_content": "Plan.", "content": None,
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = example_tests(FMT, ISSUE_15, tools=TOOLS)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall import formats
+from protocall import formats, testing
 from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.seed_oss import RESERVED
 from protocall.message import Message
@@ -134,15 +134,36 @@ def test_thinking_off_everything_is_content() -> None:
     assert (message.reasoning_content, message.content) == (None, "Paris is the capital.")
 
 
-def test_call_inside_unclosed_reasoning_ends_it() -> None:
-    text = ("<seed:think>I should call two tools." + call("get_time", zone="UTC")
+@pytest.mark.parametrize("prompt", [BUDGET_0, FORCED_OPEN])
+def test_call_inside_pre_opened_reasoning_ends_it(prompt: str) -> None:
+    text = ("I should call two tools." + call("get_time", zone="UTC")
             + call("get_weather", location="Oslo") + "<seed:eos>")  # fmt: skip
-    message = verified(text)
+    message = verified(text, prompt)
     assert message.reasoning_content == "I should call two tools."
     assert names(message) == ["get_time", "get_weather"] and message.content is None
-    reasoning = "".join(e.text for e in stream(FMT, list(text), TOOLS, PLAIN).events
+    reasoning = "".join(e.text for e in stream(FMT, list(text), TOOLS, prompt).events
                         if isinstance(e, ReasoningDelta))  # fmt: skip
     assert reasoning == "I should call two tools."
+
+
+def test_call_quoted_in_model_opened_reasoning_stays_reasoning() -> None:
+    # the model wrote `<seed:think>` itself: only `</seed:think>` ends the block (issue #15)
+    thought = "I could call it like this:" + call("get_time", zone="UTC") + "\nBut no."
+    message = verified(f"<seed:think>{thought}</seed:think>Answer.<seed:eos>")
+    assert (message.reasoning_content, message.content) == (thought, "Answer.")
+    assert message.tool_calls == () and message.errors == ()
+
+
+def test_a_call_in_unclosed_model_opened_reasoning_stays_reasoning() -> None:
+    text = "<seed:think>Plan." + call("get_time", zone="UTC") + "<seed:eos>"
+    message = verified(text)
+    assert message.reasoning_content == text[len("<seed:think>") : -len("<seed:eos>")]
+    assert message.tool_calls == () and message.content is None
+
+
+def test_a_redundant_opener_after_a_pre_opened_prompt_is_dropped() -> None:
+    message = verified("<seed:think>Hmm.</seed:think>Paris.<seed:eos>", FORCED_OPEN)
+    assert (message.reasoning_content, message.content) == ("Hmm.", "Paris.")
 
 
 def test_call_like_text_quoted_in_closed_reasoning_stays_reasoning() -> None:
@@ -277,3 +298,14 @@ def test_truncated_error_names_the_open_call_and_argument() -> None:
     (error,) = message.errors
     assert error.code == "truncated"
     assert "write_file" in error.message and "content" in error.message
+
+
+ISSUE_15 = [
+    # quoted markers in the result: the values are pinned by the unit tests above
+    ("<seed:think>Like" + call("get_time", zone="UTC") + "</seed:think>No.<seed:eos>", PLAIN,
+     None),
+    ("Plan." + call("get_time", zone="UTC") + "<seed:eos>", FORCED_OPEN,
+     {"reasoning_content": "Plan.", "content": None,
+      "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+test_issue_15_examples_under_random_chunkings = testing.example_tests(FMT, ISSUE_15, tools=TOOLS)

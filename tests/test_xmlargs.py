@@ -25,6 +25,7 @@ from protocall.combinators.xmlargs import (
     Arguments,
     Layout,
     dsml,
+    glm_47,
     xml_arguments,
 )
 from protocall.testing import chunkings, fed_and_resumed
@@ -366,16 +367,32 @@ def test_text_items_carry_positions_inside_the_value() -> None:
         "a{end}b",
         "{opener}",
         "x\n{opener}y",
-        "x{close}{opener}",
     ],
 )
 def test_marker_text_inside_a_string_value_is_kept(layout: Layout, template: str) -> None:
     value = template.format(close=layout.value_close, end=layout.end, opener=layout.opener)
+    kept(layout, value)
+
+
+def kept(layout: Layout, value: str, parameters: dict[str, Any] = WEATHER) -> None:
+    """`value` as the `content` argument, then another argument, reads back exactly,
+    one-shot and per character."""
     args = [Arg("content", "string", value), Arg("days", "integer", 2)]
     text = render(layout, args)
     expected = {"content": value, "days": 2}
-    check(parse(layout, text), expected, text.rindex(layout.end))
-    check(parse(layout, list(text)), expected, text.rindex(layout.end))
+    check(parse(layout, text, parameters), expected, text.rindex(layout.end))
+    check(parse(layout, list(text), parameters), expected, text.rindex(layout.end))
+
+
+UNCOMMITTED = [layout for layout in LAYOUTS if not layout.committed_opener]
+UNCOMMITTED_IDS = [
+    name for name, layout in zip(LAYOUT_IDS, LAYOUTS, strict=True) if not layout.committed_opener
+]
+
+
+@pytest.mark.parametrize("layout", UNCOMMITTED, ids=UNCOMMITTED_IDS)
+def test_a_closing_tag_then_an_unfinished_opener_is_value_text(layout: Layout) -> None:
+    kept(layout, f"x{layout.value_close}{layout.opener}")
 
 
 def test_qwen_markup_in_code_is_kept() -> None:
@@ -396,6 +413,155 @@ def test_a_closing_tag_then_the_end_marker_always_ends_the_value(layout: Layout)
 def test_a_closing_tag_then_a_genuine_opener_is_the_end_of_the_value() -> None:
     text = "<parameter=content>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n</function>"
     assert parse(QWEN3_CODER, text).value == {"content": "a", "path": "b"}
+
+
+# -- a literal closing tag inside a value (issue #15) -------------------------------------------
+
+NOT_A_CONTINUATION = ["", "x", " y", ")", "'", "\nprint(1)", "\n<parameter=undeclared>\nz",
+                      "\n<parameter=", "<function=f>", "\n<tool_call>", "</para",
+                      "\n\n"]  # fmt: skip
+LITERAL_PIECES = [*NOT_A_CONTINUATION[1:], "</parameter>", "a", "\n", "<", "<parameter=days"]
+
+
+def continues(tail: str) -> bool:
+    """Whether `tail`, after a `</parameter>`, could continue Qwen3-Coder arguments."""
+    rest = tail.lstrip()
+    declared = tuple(f"<parameter={key}>" for key in WEATHER["properties"])
+    return rest.startswith(("</function>", *declared)) or (
+        rest.startswith("<parameter=") and ">" not in rest
+    )
+
+
+def literal_values() -> st.SearchStrategy[str]:
+    """Value text holding `</parameter>` where what follows cannot continue the call."""
+    text = st.lists(st.sampled_from(LITERAL_PIECES), max_size=5).map("".join)
+    return st.builds(lambda a, b: f"{a}</parameter>{b}", text, text).filter(
+        lambda value: (
+            all(not continues(part) for part in value.split("</parameter>")[1:])
+            and not value.endswith("\n")
+        )
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(literal_values(), st.data())
+def test_qwen_a_closing_tag_that_cannot_continue_the_call_is_value_text(
+    value: str, data: st.DataObject
+) -> None:
+    text = render(QWEN3_CODER, [Arg("content", "string", value), Arg("path", "string", "a.py")])
+    expected = {"content": value, "path": "a.py"}
+    end = text.rindex("</function>")
+    for chunks in (text, list(text), data.draw(chunkings(text, ("</parameter>", "\n")))):
+        check(parse(QWEN3_CODER, chunks), expected, end)
+
+
+@pytest.mark.parametrize("tail", NOT_A_CONTINUATION, ids=lambda tail: repr(tail)[1:-1] or "nothing")
+def test_qwen_a_closing_tag_then_no_continuation_is_held_then_kept(tail: str) -> None:
+    value = f"print('</parameter>'){tail}" if tail else "a\n</parameter>'"
+    kept(QWEN3_CODER, value)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "closes"),
+    [(WEATHER, True), (None, True), ({"type": "object"}, True),
+     ({"type": "object", "properties": {"content": {"type": "string"}}}, False)],
+    ids=["declared", "no-schema", "no-properties", "undeclared"],
+)  # fmt: skip
+def test_qwen_the_schema_tells_a_literal_closing_tag_from_a_real_one(
+    parameters: Any, closes: bool
+) -> None:
+    text = "<parameter=content>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n</function>"
+    split = {"content": "a", "path": "b"}
+    expected = split if closes else {"content": "a\n</parameter>\n<parameter=path>\nb"}
+    for chunks in (text, list(text)):
+        check(parse(QWEN3_CODER, chunks, parameters), expected, text.rindex("</function>"))
+
+
+def test_qwen_the_held_closing_tag_is_not_emitted_until_decided() -> None:
+    text = (
+        "<parameter=content>\nx\n</parameter>\n<parameter=undeclared>\ny\n</parameter>\n</function>"
+    )
+    run = Run(xml_arguments(QWEN3_CODER, WEATHER))
+    emitted = ""
+    for at, char in enumerate(text, start=1):
+        run.feed(char)
+        emitted += "".join(item.text for item in run.take() if isinstance(item, Text))
+        if text.index("</parameter>") <= at < text.index("\ny\n"):  # undecided
+            assert emitted == '{"content": "x', text[:at]
+    run.finish()
+    emitted += "".join(item.text for item in run.take() if isinstance(item, Text))
+    assert json.loads(emitted) == {"content": "x\n</parameter>\n<parameter=undeclared>\ny"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<parameter=content>\nx\n</parameter>\n<parameter=undeclared>\ny",
+        "<parameter=content>\nx</parameter>'\n",
+        "<parameter=content>\nx\n</parameter>",
+        "<parameter=content>\nx\n</parameter>\n<parameter=path",
+    ],
+)
+def test_qwen_a_value_cut_off_by_the_end_of_input_never_completes(text: str) -> None:
+    for chunks in (text, list(text)):
+        run = parse(QWEN3_CODER, chunks).run
+        assert run.status is FAILED and run.error is not None and run.error.at_end_of_input
+
+
+@pytest.mark.parametrize(
+    "inner", ["<tool_call>\n<function=get_time>\n", "<function=f>", "<tool_call>"]
+)
+def test_qwen_call_markup_inside_a_value_is_value_text(inner: str) -> None:
+    kept(QWEN3_CODER, f"a\n{inner}\nb")
+
+
+# -- GLM: an opener after a closing tag commits (issue #15) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "expected"),
+    [
+        ("<arg_key>location</arg_key><arg_value>Seattle</arg_value><arg_key>unit<arg_value>c"
+         "</arg_value></tool_call>", 71, "`</arg_key>`"),
+        ("<arg_key>location</arg_key><arg_value>Seattle</arg_value>\n<arg_key></arg_key>"
+         "<arg_value>c</arg_value></tool_call>", 67, "an argument name"),
+        ("<arg_key>location</arg_key><arg_value>a</arg_value><arg_key>location</arg_key>"
+         "<arg_value>b</arg_value></tool_call>", 68,
+         "a new argument (duplicate argument `location`)"),
+    ],
+    ids=["unclosed-key", "empty-key", "repeated-key"],
+)  # fmt: skip
+def test_glm_a_malformed_key_after_a_value_fails_never_swallowed(
+    text: str, position: int, expected: str
+) -> None:
+    error = failure(GLM, text)
+    assert (error.position, error.expected) == (position, expected)
+
+
+def test_glm_a_closing_tag_then_an_opener_always_ends_the_value() -> None:
+    text = "<arg_key>x</arg_key><arg_value>a</arg_value><arg_key>location</arg_key><arg_value>b</arg_value></tool_call>"  # noqa: E501
+    for chunks in (text, list(text)):
+        check(parse(GLM, chunks, None), {"x": "a", "location": "b"}, text.rindex("</tool_call>"))
+
+
+GLM_47 = glm_47(("<tool_call>", "<|observation|>", "<|user|>"))
+
+
+@pytest.mark.parametrize("after", ["", "<|observation|>", "\n<tool_call>get_time", "<|user|>"])
+def test_glm_47_tolerates_a_missing_last_closing_tag(after: str) -> None:
+    text = (
+        "<arg_key>days</arg_key><arg_value>2</arg_value><arg_key>location</arg_key><arg_value>Paris</tool_call>"
+        + after
+    )
+    for chunks in (text, list(text)):
+        check(parse(GLM_47, chunks), {"days": 2, "location": "Paris"}, text.index("</tool_call>"))
+    assert parse(GLM, text).run.status is FAILED  # GLM-4.5 needs it
+
+
+def test_glm_47_end_marker_followed_by_other_text_is_value_text() -> None:
+    text = "<arg_key>content</arg_key><arg_value>a</tool_call>b</arg_value></tool_call>"
+    for chunks in (text, list(text)):
+        check(parse(GLM_47, chunks), {"content": "a</tool_call>b"}, text.rindex("</tool_call>"))
 
 
 # -- tolerated missing closing tags -------------------------------------------------------------
@@ -604,10 +770,10 @@ def failure(layout: Layout, text: str, parameters: Any = WEATHER) -> Any:
 
 
 def test_duplicate_keys_fail() -> None:
-    text = "<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>"
+    text = "<parameter=path>\n1\n</parameter>\n<parameter=path>\n2\n</parameter>\n</function>"
     error = failure(QWEN3_CODER, text)
-    assert "duplicate argument `a`" in error.expected
-    assert error.position == text.rindex("a>") + 1
+    assert "duplicate argument `path`" in error.expected
+    assert error.position == text.rindex("path>") + 4
     assert error.context == (ARGUMENT, ARGUMENT_NAME)
 
 

@@ -7,13 +7,21 @@ or a type attribute). `xml_arguments(layout, parameters)` parses zero or more ar
 optional whitespace before, between and after them, up to (not consuming) the end marker.
 
 Telling a closing tag inside a value from the real one: a value's closing tag ends the value
-only when what follows it, after optional whitespace, is a complete argument opener with a
-well-formed key part, or the end marker. Otherwise the closing tag is value text (a literal
-`</parameter>` in code). While that is undecided the value holds back from the closing tag
-(and from the framing newline before it); at end of input an undecided tag counts as the
-close, so the error then names what the arguments lacked. Text that merely looks like an
-opener or the end marker inside a value is value text, except for these tolerances of a
-missing closing tag (only where a layout enables them, as serving stacks do):
+only when what follows it, after optional whitespace, can continue the arguments: the end
+marker, or a complete argument opener whose key part is well-formed and, where the tool's
+schema lists its properties, names one of them. Otherwise the closing tag is value text (a
+literal `</parameter>` in code, `</parameter>` then prose or an undeclared key). A key
+given already (the current one too) ends the value and then fails as a duplicate: a
+repeated argument is an error, never value text. With `committed_opener` (GLM, whose
+values are not code) the argument opener itself is enough: the closing tag then ends the
+value and a malformed or unexpected key after it fails, so a value never swallows markup
+(`Seattle</arg_value><arg_key>unit<arg_value>…` is an error, not one long value). While
+that is undecided the value holds back from the closing tag (and from the framing newline
+before it); at end of input an undecided tag counts as the close, so the error then names
+what the arguments lacked: a value cut off by the end of input never completes. Text that
+merely looks like an opener or the end marker inside a value (`<tool_call>`, `<function=`)
+is value text, except for these tolerances of a missing closing tag (only where a layout
+enables them, as serving stacks do):
 - `unclosed_at_opener`: an opener at the start of a line inside the value, whose key is
   declared in the tool's schema, is not the current key and has not been given yet, ends
   the value before that newline (without a schema: never). Mid-line markup in code, such
@@ -21,7 +29,9 @@ missing closing tag (only where a layout enables them, as serving stacks do):
 - `unclosed_at_end`: the end marker ends the value when it is followed, after optional
   whitespace, by one of the given markers or by the end of input.
 Indistinguishable cases stay ambiguous: a value containing a closing tag followed by a
-genuine-looking opener (`</parameter>\\n<parameter=x>` as text) is split there.
+genuine-looking continuation (`</parameter>\\n<parameter=path>` with `path` declared, or
+`</parameter>\\n</function>`, as text) is split there; what follows then usually breaks
+the call, an error rather than a call with a cut value.
 
 Streaming: the arguments are emitted as `Text` items forming synthesised JSON object text in
 one fixed style (`{"location": "Paris", "days": 3}`), whose concatenation over one run is
@@ -46,7 +56,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
@@ -83,6 +93,8 @@ class Layout:
       to type names (`string`, `json` for any JSON value, or a schema type name), or, when
       empty, the attribute value is the type name. A value without the attribute, or with
       an unmapped one, is typed by the schema.
+    - `committed_opener`: `value_close` then `opener` always ends the value (see the
+      module docstring).
     - `unclosed_at_opener`, `unclosed_at_end`: tolerances of a missing `value_close`.
     """
 
@@ -96,6 +108,7 @@ class Layout:
     decode_entities: bool = False
     type_attribute: str | None = None
     type_values: Mapping[str, str] = field(default_factory=dict, hash=False)
+    committed_opener: bool = False
     unclosed_at_opener: bool = False
     unclosed_at_end: tuple[str, ...] | None = None
 
@@ -118,10 +131,21 @@ SEED_OSS = Layout("<parameter=", ">", "</parameter>", "</function>")
 """ByteDance Seed-OSS: `<parameter=K>V</parameter>` verbatim (no framing newlines), ends at
 `</function>`, typed by the schema."""
 
-GLM = Layout("<arg_key>", "</arg_key>", "</arg_value>", "</tool_call>", value_open="<arg_value>")
-"""GLM-4.5/4.6/4.7 and Ling 3.0: `<arg_key>K</arg_key>` `<arg_value>V</arg_value>`, any
+GLM = Layout(
+    "<arg_key>", "</arg_key>", "</arg_value>", "</tool_call>", value_open="<arg_value>",
+    committed_opener=True,
+)  # fmt: skip
+"""GLM-4.5/4.6 and Ling 3.0: `<arg_key>K</arg_key>` `<arg_value>V</arg_value>`, any
 whitespace (or none) between tags, values verbatim, ends at `</tool_call>`, typed by the
-schema. No missing-tag tolerance."""
+schema. `</arg_value>` then `<arg_key>` always ends a value. No missing-tag tolerance."""
+
+
+def glm_47(after_end: tuple[str, ...]) -> Layout:
+    """GLM-4.7: `GLM`, and a missing last `</arg_value>` is tolerated (as a missing
+    `</parameter>` is for Qwen3-Coder) at `</tool_call>` followed, after optional
+    whitespace, by one of `after_end` (the next call, the end of turn) or the end of input."""
+    return replace(GLM, unclosed_at_end=after_end)
+
 
 MINIMAX = Layout("<parameter", ">", "</parameter>", "</invoke>", key_attribute="name")
 """MiniMax-M2: `<parameter name="K">V</parameter>`, values verbatim, ends at `</invoke>`,
@@ -469,8 +493,9 @@ class XmlArguments(Parser[Arguments]):
             after = yield from _skip_space(inp, at + size, keep)
             if kind == _CLOSE:
                 head = yield from _choose(inp, after, self.terminators.heads, keep)
-                if head == 0:
-                    yield from self._tag(inp, after + len(layout.opener), keep)
+                if head == 0 and not layout.committed_opener:
+                    name, _, _, _ = yield from self._tag(inp, after + len(layout.opener), keep)
+                    return not self.declared or name in self.declared
             elif layout.unclosed_at_end:
                 yield from _choose(inp, after, layout.unclosed_at_end, keep)
             return True

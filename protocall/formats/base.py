@@ -25,8 +25,11 @@ class Format:
     to its (open, close) markers; `default_start` is the template default used when no
     generation prompt is given. `render(turn, start)` writes a turn the way the model would
     (what follows the generation prompt); `reserved` lists marker texts that prose must not
-    contain for a rendered turn to mean what it says. `spec` is the declarative `Spec` it
-    was built from (`formats.spec.build`), if any.
+    contain for a rendered turn to mean what it says. `malformed_as_content` is the
+    session's default for `passthrough_malformed`: False for a format whose envelopes are
+    special tokens (Harmony), so a rejected region's raw text stays in its error instead of
+    showing header tokens as content. `spec` is the declarative `Spec` it was built from
+    (`formats.spec.build`), if any.
     """
 
     name: str
@@ -38,6 +41,7 @@ class Format:
     summary: str = ""
     markers: Mapping[str, str] = field(default_factory=dict)
     prompts: Mapping[str | None, str] = field(default_factory=dict)
+    malformed_as_content: bool = True
     spec: Any = field(default=None, compare=False)
 
     def start_state(self, generation_prompt: str | None) -> str | None:
@@ -68,4 +72,5 @@ class Format:
         now, not during the stream."""
         declared = normalize_tools(tools)
         grammar = self.grammar(declared, self.start_state(generation_prompt))
+        options.setdefault("passthrough_malformed", self.malformed_as_content)
         return Session(grammar, declared, **options)

@@ -3,11 +3,13 @@
 A turn is: an optional reasoning block (or one the generation prompt pre-opened), then
 content and tool calls in any order, with end-of-turn tokens consumed wherever they appear.
 Text that merely looks like a call opener (`<tool_call>` in prose) stays text: an opener
-counts only where the format's *head* — the opener through the tool name — matches.
+counts only where the format's *head* — the opener through the tool name — matches, and,
+in a `fenced` turn, only outside Markdown code (see `code_span`).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -143,41 +145,90 @@ def per_tool(
 
 @dataclass(frozen=True)
 class Reasoning:
-    """A reasoning block `open` … `close`. With `ends_at_call`, a genuine call opener inside
-    it ends it implicitly (the call is then parsed as a call)."""
+    """A reasoning block `open` … `close`, also written as any (open, close) pair of `also`.
+
+    With `ends_at_call`, a genuine call inside a block the generation prompt pre-opened ends
+    it implicitly (the call is then parsed as a call): the model may not know it is
+    reasoning. So does one inside a block the model opened, unless `explicit` (the model
+    writes the opener itself and quotes calls in it): that block ends only at its close, an
+    end-of-turn marker or the end of input, and a call inside it is reasoning text.
+    """
 
     open: str
     close: str
     ends_at_call: bool = True
+    explicit: bool = False
+    also: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def spellings(self) -> tuple[tuple[str, str], ...]:
+        return ((self.open, self.close), *self.also)
 
 
-def prose(node: str, stops: tuple[str, ...], calls: Calls | None) -> Parser[Any]:
+BACKTICK = "`"
+
+
+def code_span(stops: tuple[str, ...]) -> Parser[str]:
+    """Markdown code quoted in prose, all of it text: a run of N backticks, then text up to
+    the next run of at least N backticks (consumed whole), one of `stops`, a newline when
+    N < 3 (an inline span stays on its line), or the end of input. So a call opener inside
+    a fence or inline code is an example, never a call; an unclosed fence lasts to the
+    end of the turn. Needs more while the opening or closing run reaches the end of input."""
+    run = as_text(regex("`+").desc("a backtick"))
+
+    @functools.cache
+    def body(opening: str) -> Parser[Any]:
+        ends = (BACKTICK * len(opening), *stops, *(("\n",) if len(opening) < 3 else ()))
+        return seq(cut, until(*ends), optional(run))
+
+    return run.bind(body)
+
+
+def prose(
+    node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
+) -> Parser[Any]:
     """A `node`-tagged text region, streamed, up to a stop marker or a genuine call.
 
-    An opener that does not head a call is kept as text. Ends (consuming nothing more) at a
-    stop marker, at a call head, or at end of input.
+    An opener that does not head a call is kept as text, and so is, when `fenced`, Markdown
+    code (`code_span`). Ends (consuming nothing more) at a stop marker, at a call head, or
+    at end of input.
     """
     openers = calls.openers if calls else ()
-    text = until(*stops, *openers, nonempty=True, commit=True)
-    if not openers or calls is None:
-        return tag(node, many(text))
-    not_a_call = seq(not_followed_by(calls.head, "text"), as_text(markers(*openers)))
-    return tag(node, many(alt(text, not_a_call)))
+    text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
+    if openers and calls is not None:
+        segments.append(seq(not_followed_by(calls.head, "text"), as_text(markers(*openers))))
+    return tag(node, many(alt(*segments)))
 
 
 def reasoning_block(
-    reasoning: Reasoning, calls: Calls | None, stops: tuple[str, ...], pre_opened: bool
+    reasoning: Reasoning,
+    calls: Calls | None,
+    stops: tuple[str, ...],
+    pre_opened: bool,
+    *,
+    fenced: bool = False,
 ) -> Parser[Any]:
     """The reasoning block: pre-opened by the generation prompt, or opened by the model
-    at the very start (after optional whitespace). It ends at its close marker (consumed),
-    at a genuine call (if `ends_at_call`), at an end-of-turn marker or at end of input."""
-    body = prose(
-        ast.REASONING, (reasoning.close, *stops), calls if reasoning.ends_at_call else None
-    )
-    block = body.skip(optional(literal(reasoning.close)))
+    at the very start (after optional whitespace), in any of its spellings. It ends at its
+    close marker (consumed), at a genuine call (if `ends_at_call`, and unless the model
+    opened an `explicit` block), at an end-of-turn marker or at end of input. A redundant
+    opener right after a pre-opened prompt (optional whitespace, then `<think>` again) is
+    dropped, not reasoning text; the block then ends at that spelling's close."""
+
+    def block(close: str, ends_at_call: bool) -> Parser[Any]:
+        body = prose(ast.REASONING, (close, *stops), calls if ends_at_call else None,
+                     fenced=fenced)  # fmt: skip
+        return body.skip(optional(literal(close)))
+
+    def opened(ends_at_call: bool) -> list[Parser[Any]]:
+        return [seq(whitespace, literal(open_), cut, block(close, ends_at_call))
+                for open_, close in reasoning.spellings]  # fmt: skip
+
+    at_call = reasoning.ends_at_call
     if pre_opened:
-        return block
-    return optional(seq(whitespace, literal(reasoning.open), cut, block))
+        return alt(*opened(at_call), block(reasoning.close, at_call))
+    return optional(alt(*opened(at_call and not reasoning.explicit)))
 
 
 def assistant_turn(
@@ -186,28 +237,32 @@ def assistant_turn(
     stops: Iterable[str],
     reasoning: Reasoning | None = None,
     start: str | None = None,
+    fenced: bool = False,
 ) -> Parser[Any]:
     """A whole assistant turn (see the module docstring); `start == "reasoning"` when the
-    generation prompt pre-opened the reasoning block."""
+    generation prompt pre-opened the reasoning block. With `fenced`, Markdown code in the
+    content and the reasoning is text, calls quoted in it included (see `code_span`). A
+    reasoning close marker in the content (the block ended at a call, or was closed
+    already) is a stray and dropped, never content."""
     stops = tuple(stops)
     lead = (
-        reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning")
+        reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
         if reasoning is not None
         else success(None)
     )
-    segments: list[Parser[Any]] = []
+    strays = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
+    segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
     if calls is not None:
         segments.append(calls.call)
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
+    if strays:
+        segments.append(markers(*strays))
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
-    segments.append(
-        tag(
-            ast.CONTENT,
-            until(*stops, *(calls.openers if calls else ()), nonempty=True, commit=True),
-        )
-    )
+    openers = calls.openers if calls else ()
+    text = until(*stops, *strays, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    segments.append(tag(ast.CONTENT, text))
     return seq(lead, many(alt(*segments)), end_of_input)
 
 
@@ -258,16 +313,19 @@ def turn_format(
     default_start: str | None = None,
     between_calls: str = "",
     section: tuple[str, str] | None = None,
+    fenced: bool = False,
 ) -> Format:
     """The `Format` of a family whose turn is a reasoning block, then content and calls,
     then one of `stops` (`assistant_turn`; `calls(tools)` gives the calls), rendered by
     `render_turn` with `render_call(call, its index in the turn)`, `between_calls`,
     `section` and the first stop. Its
     reasoning channel and marker summary follow from `reasoning`; its reserved markers are
-    the reasoning block's, the section's, `reserved` and the stops."""
+    the reasoning block's, the section's, `reserved` and the stops (and a backtick when
+    `fenced`: Markdown code in prose is text, see `assistant_turn`)."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-        return assistant_turn(calls=calls(tools), stops=stops, reasoning=reasoning, start=start)
+        return assistant_turn(calls=calls(tools), stops=stops, reasoning=reasoning, start=start,
+                              fenced=fenced)  # fmt: skip
 
     def render(turn: Turn, start: str | None) -> str:
         index = itertools.count()
@@ -277,7 +335,8 @@ def turn_format(
 
     channels = {} if reasoning is None else {"reasoning": (reasoning.open, reasoning.close)}
     shown = {name: "…".join(block) for name, block in channels.items()} | {"call": call_marker}
-    marked = _reserved(*sum(channels.values(), ()), *(section or ()), *reserved, *stops)
+    spelled = sum(reasoning.spellings, ()) if reasoning is not None else ()
+    marked = _reserved(*spelled, *(section or ()), *reserved, *stops, *(BACKTICK,) * fenced)
     return Format(name, grammar, render, reserved=marked,
                   channels=channels, default_start=default_start, prompts=prompts,
                   summary=summary, markers=shown)  # fmt: skip

@@ -16,8 +16,10 @@ V4     the block is `tool_calls`; V4.1: tag names gain a leading space (`<｜DSM
   of its pieces; the `\\n\\n` before a DSML block belongs to the envelope, not to content.
 - R1/V3 and V3.1 accept the section-opener spellings of §5.0, and calls outside a section.
 - DSML: a `string="true"` value is the raw text exactly (whitespace kept), a
-  `string="false"` one JSON; a duplicate parameter is an error. Text after the block is
-  content (lenient: the reference parser rejects it).
+  `string="false"` one JSON; a duplicate parameter is an error; a self-closing
+  `<｜DSML｜invoke name="N"/>` is a call without parameters. Text after the block is
+  content (lenient: the reference parser rejects it). A DSML block quoted in Markdown code
+  (a ``` fence or inline backticks) in the content or the reasoning is text, never a call.
 - `<｜end▁of▁sentence｜>` ends the turn; it is never content.
 """  # noqa: E501
 
@@ -47,13 +49,15 @@ def dsml_calls(block: str, layout: Layout = DSML) -> tuple[Template, ...]:
     tag = layout.opener[1 : -len("parameter")]  # `｜DSML｜`; V4.1 `｜DSML｜ `
     call, token = f'<{tag}invoke name="{{name}}">\n{{arguments}}\n</{tag}invoke>', tag.rstrip()
     template = Template(call, (f"\n\n<{tag}{block}>\n", f"\n</{tag}{block}>"), "\n",
-                        openers=(f"\n\n<{token}", f"<{token}"), layout=layout)  # fmt: skip
+                        openers=(f"\n\n<{token}", f"<{token}"), layout=layout,
+                        empty='"/>')  # fmt: skip
     return (template, *(template.respelled("｜DSML｜", other) for other in DSML_SPELLINGS))
 
 
 FORMATS = tuple(
     template_format(name, summary, templates, stops=(EOS,),
-                    prompts=R1_PROMPTS if name == "deepseek-v3" else CHAT_PROMPTS)
+                    prompts=R1_PROMPTS if name == "deepseek-v3" else CHAT_PROMPTS,
+                    fenced=templates[0].layout is not None)
     for name, summary, templates in (
         ("deepseek-v3", "DeepSeek R1 / V3: function<｜tool▁sep｜>NAME, JSON in a fence",
          json_calls(f"{CALL_BEGIN}function{SEP}{{name}}\n```json\n{{arguments}}\n```{CALL_END}",

@@ -11,7 +11,7 @@ JSON-quoted strings (a Rust port), `<eos>` as a stop, whitespace between tokens 
 INFERRED here: the optional `call:` prefix, thinking blocks after content.
 
 - Calls: `<|tool_call>call:NAME{…}<tool_call|>`, several in a row. The arguments are an
-  object with bare keys, which may contain spaces (`{my key:1}`; spaces around a key are
+  object with bare keys, which may contain spaces (`{my key:1}`; whitespace around a key is
   not part of it), or `<|"|>`-quoted keys, `,` between members and elements, optional
   whitespace. A string is `<|"|>` raw text `<|"|>` — no escapes, so a
   string cannot contain `<|"|>`; numbers, `true`, `false`, `null` and JSON-quoted strings
@@ -153,7 +153,7 @@ def gemma_arguments() -> Parser[dict[str, Any]]:
     at each string and container, so it belongs after a call's head."""
     value = forward()
     quoted_key = seq(literal(QUOTE), until(QUOTE, emit=False, required=True), literal(QUOTE))
-    bare_key = regex(BARE_KEY).desc("a key").map(lambda text: text.rstrip(" "))
+    bare_key = regex(BARE_KEY).desc("a key").map(str.rstrip)
     key = alt(quoted_key.map(lambda parts: parts[1]), bare_key)
     member = key.skip(seq(ws, literal(":"), ws)).bind(
         lambda k: Synthesised(f"{encode_basestring(k)}: ").then(value).map(lambda v: (k, v))
@@ -189,7 +189,7 @@ def render_value(value: Any) -> str:
 
 
 def render_key(key: str) -> str:
-    bare = re.fullmatch(BARE_KEY, key) and key.strip(" ") == key
+    bare = re.fullmatch(BARE_KEY, key) and key.strip() == key  # `\s` around: not key
     return key if bare else f"{QUOTE}{key}{QUOTE}"
 
 

@@ -10,6 +10,8 @@ generation prompt pre-opens `<think>`.
   off: `<|assistant|></think>`). A genuine call ends an open reasoning block.
 - Any whitespace, or none, between the tags; values verbatim, typed by the tool's schema;
   a call may have no arguments. GLM-4.5's newline before `<tool_call>` belongs to the call.
+  `</arg_value>` then `<arg_key>` always ends a value, so a malformed key is an error, never
+  value text. GLM-4.7 tolerates a missing last `</arg_value>` before `</tool_call>`.
 - `<|observation|>` (after calls), `<|user|>` and `<|endoftext|>` end the turn.
 """  # noqa: E501
 
@@ -20,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from ..combinators import Parser
-from ..combinators.xmlargs import GLM
+from ..combinators.xmlargs import GLM, Layout, glm_47
 from ..tools import Tools
 from .base import Format
 from .blocks import Reasoning, assistant_turn, render_turn, render_xml_call, xml_calls
@@ -36,8 +38,8 @@ RESERVED = (THINK, END_THINK, TOOL_CALL, GLM.opener, GLM.key_close, GLM.value_op
             GLM.value_close, GLM.end, *STOPS)  # fmt: skip
 
 
-def grammar(newline: str, tools: Tools | None, start: str | None) -> Parser[Any]:
-    calls = xml_calls(tools, GLM, TOOL_CALL, stops=STOPS, lead=newline)
+def grammar(newline: str, layout: Layout, tools: Tools | None, start: str | None) -> Parser[Any]:
+    calls = xml_calls(tools, layout, TOOL_CALL, stops=STOPS, lead=newline)
     return assistant_turn(calls=calls, stops=STOPS, reasoning=REASONING, start=start)
 
 
@@ -52,11 +54,18 @@ def render(newline: str, turn: Turn, start: str | None) -> str:
 
 
 def variant(
-    name: str, summary: str, newline: str, default: str | None, prompts: Mapping[str | None, str]
+    name: str,
+    summary: str,
+    newline: str,
+    default: str | None,
+    prompts: Mapping[str | None, str],
+    layout: Layout = GLM,
 ) -> Format:
     """A GLM generation: `newline` is its layout's newline (empty for 4.7), also written
-    before each call; `default` the start state of the template's default prompt."""
-    return Format(name, partial(grammar, newline), partial(render, newline), reserved=RESERVED,
+    before each call; `default` the start state of the template's default prompt; `layout`
+    its arguments."""
+    return Format(name, partial(grammar, newline, layout), partial(render, newline),
+                  reserved=RESERVED,
                   channels={"reasoning": (THINK, END_THINK)}, default_start=default,
                   prompts=prompts, summary=summary,
                   markers={"reasoning": "<think>…</think>",
@@ -67,5 +76,6 @@ FORMATS = (
     variant("glm-4.5", "GLM-4.5 / 4.6 / 4.5-Air / 4.6V: <tool_call>NAME\\n<arg_key>/<arg_value>",
             "\n", None, {None: ASSISTANT}),
     variant("glm-4.7", "GLM-4.7 / 4.7-Flash: <tool_call>NAME<arg_key>/<arg_value>, no newlines",
-            "", "reasoning", {"reasoning": ASSISTANT + THINK, None: ASSISTANT + END_THINK}),
+            "", "reasoning", {"reasoning": ASSISTANT + THINK, None: ASSISTANT + END_THINK},
+            glm_47((TOOL_CALL, *STOPS))),
 )  # fmt: skip

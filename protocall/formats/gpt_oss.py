@@ -81,8 +81,10 @@ def body(channel: str) -> Parser[Any]:
     if channel != "analysis":
         return tag(NODES[channel], until(*TOKENS)).skip(optional(literal(END)))
     header = seq(literal(CHANNEL), markers(*NODES))
-    quoted = alt(as_text(markers(MESSAGE, CONSTRAIN)),
-                 seq(not_followed_by(header, "text"), as_text(literal(CHANNEL))))  # fmt: skip
+    quoted = alt(
+        as_text(markers(MESSAGE, CONSTRAIN)),
+        seq(not_followed_by(header, "text"), as_text(literal(CHANNEL))),
+    )
     text = many(alt(until(*TOKENS, nonempty=True, commit=True), quoted))
     return tag(NODES[channel], text).skip(optional(literal(END)))
 
@@ -108,8 +110,9 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     recipient = alt(function, built_in).skip(cut)
     kind = regex(r"[\w-]+").desc("a content type")
     opened = ws.then(literal(MESSAGE))
-    header_end = alt(opened, seq(ws, literal(CONSTRAIN), kind, opened),
-                     seq(regex(r"\s+"), kind, opened))  # fmt: skip
+    header_end = alt(
+        opened, seq(ws, literal(CONSTRAIN), kind, opened), seq(regex(r"\s+"), kind, opened)
+    )
     channel, channel_rest = markers(*NODES), forward()
     stray = seq(literal("commentary"), optional(literal(" to=assistant")), literal(CHANNEL))
 
@@ -127,8 +130,12 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         seq(peek(markers(MESSAGE, CONSTRAIN)), cut, fail("a message header before it")),
     )
     skip = until(START, END, RETURN, CALL, emit=False).skip(optional(literal(END)))
-    segment = alt(tag(ast.END_OF_TURN, markers(RETURN, CALL)), literal(END), recover(message, skip),
-                  tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)))  # fmt: skip
+    segment = alt(
+        tag(ast.END_OF_TURN, markers(RETURN, CALL)),
+        literal(END),
+        recover(message, skip),
+        tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)),
+    )
     lead = body(OPENED[start]) if start else optional(unfinished(recover(role_call, skip)))
     return seq(lead, many(segment), end_of_input)
 
@@ -173,5 +180,6 @@ SPEC = Spec(
     ),
     stops=(RETURN, CALL),
     prompt=PROMPT,
+    malformed_as_content=False,
 )
 FORMAT = build(SPEC)

@@ -14,7 +14,9 @@ pre-v11  [TOOL_CALLS] [{"name": N, "arguments": {…}, "id": ID}, …]</s>
 - A v11+ call ends with its arguments object; one that fails after its name is skipped to
   the next `[TOOL_CALLS]` or `</s>`. Text between and after calls is content.
 - Reasoning `[THINK]…[/THINK]` is written by the model (Magistral, Ministral-3 Reasoning)
-  after the prompt `[/INST]`; a prompt ending `[THINK]` pre-opens it. A call ends it.
+  after the prompt `[/INST]`, or `<think>…</think>` (older Magistral templates); it ends
+  only at its close, so a call quoted in it is reasoning. A prompt ending `[THINK]`
+  pre-opens it; a genuine call then ends it too.
 - `</s>` ends the turn; it is never content.
 """
 
@@ -57,7 +59,7 @@ from .blocks import (
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "[THINK]", "[/THINK]"
-REASONING = Reasoning(THINK, END_THINK)
+REASONING = Reasoning(THINK, END_THINK, explicit=True, also=(("<think>", "</think>"),))
 TOOL_CALLS, CALL_ID, ARGS = "[TOOL_CALLS]", "[CALL_ID]", "[ARGS]"
 END_OF_TURN = "</s>"
 PROMPT = "[/INST]"
@@ -91,7 +93,7 @@ FORMAT = Format(
     "mistral",
     grammar,
     render,
-    reserved=(THINK, END_THINK, TOOL_CALLS, CALL_ID, ARGS, END_OF_TURN),
+    reserved=(*sum(REASONING.spellings, ()), TOOL_CALLS, CALL_ID, ARGS, END_OF_TURN),
     channels={"reasoning": (THINK, END_THINK)},
     default_start=None,
     prompts={None: PROMPT, "reasoning": PROMPT + THINK},

@@ -12,7 +12,7 @@ lfm2      [<think>R</think>]content<|tool_call_start|>[f(a='x')]<|tool_call_end|
   `)` or a first `key=` (vLLM reads one only at the very start of the output; here it may
   follow content, and text may follow it). Until that is decided its `[` is held back; a
   bare list cut off before it is text. LFM2 calls count only inside the section.
-- Reasoning (LFM2.5) is `<think>…</think>`, written by the model; a section begin ends it.
+- Reasoning (LFM2.5) is `<think>…</think>`, written by the model: only `</think>` ends it.
 """
 
 from __future__ import annotations
@@ -88,6 +88,6 @@ VARIANTS = (
     Variant("lfm2", "LFM2 / LFM2.5: [f(a=1)] in <|tool_call_start|>…<|tool_call_end|>",
             ("<|im_end|>",), {None: "<|im_start|>assistant\n"},
             section=("<|tool_call_start|>", "<|tool_call_end|>"), bare=False,
-            reasoning=Reasoning("<think>", "</think>")),
+            reasoning=Reasoning("<think>", "</think>", explicit=True)),
 )  # fmt: skip
 FORMATS = tuple(map(format_of, VARIANTS))

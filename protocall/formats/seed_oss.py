@@ -4,8 +4,9 @@
 
 - The model writes `<seed:think>` itself after the prompt `<seed:bos>assistant\\n`; a
   thinking budget of 0 pre-opens it (the prompt ends `<seed:think><seed:cot_budget_reflect>`).
-  `<seed:cot_budget_reflect>…</seed:cot_budget_reflect>` notes are reasoning text. Reasoning
-  ends at `</seed:think>`, or implicitly at a genuine call.
+  `<seed:cot_budget_reflect>…</seed:cot_budget_reflect>` notes are reasoning text. A block
+  the model opened ends only at `</seed:think>` (a call quoted in it is reasoning); a
+  pre-opened one also ends at a genuine call.
 - Each call has its own `<seed:tool_call>` (several functions in one are accepted too); the
   newline before it belongs to it. Values have no padding newlines: verbatim, typed by the
   tool's schema.
@@ -24,7 +25,7 @@ from .blocks import Reasoning, assistant_turn, render_turn, render_xml_call, xml
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<seed:think>", "</seed:think>"
-REASONING = Reasoning(THINK, END_THINK)
+REASONING = Reasoning(THINK, END_THINK, explicit=True)
 REFLECT = "<seed:cot_budget_reflect>"
 CALL, END_CALL = "<seed:tool_call>", "</seed:tool_call>"
 FUNCTION, NAMED = "<function=", ">"

@@ -29,6 +29,8 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   follows it).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
+- `malformed_as_content`: the session's default for a rejected region (see `Format`);
+  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns).
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
   or channel is pre-opened by it plus the opener, or `Think.opened_by`) and the start state
   assumed without one.
@@ -99,14 +101,17 @@ _PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
 
 @dataclass(frozen=True)
 class Think:
-    """A reasoning block `open` … `close` before content and calls; with `ends_at_call` a
-    genuine call opener ends it. `opened_by` is what a generation prompt ends with to
-    pre-open it (default: `open`)."""
+    """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
+    with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
+    (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
+    it (default: `open`)."""
 
     open: str = "<think>"
     close: str = "</think>"
     ends_at_call: bool = True
     opened_by: str | None = None
+    explicit: bool = False
+    also: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,8 @@ class Spec:
     default_start: str | None = None
     dropped: tuple[str, ...] = ()
     placeholder: str | None = None
+    malformed_as_content: bool = True
+    fenced: bool = False
 
 
 def build(spec: Spec) -> Format:
@@ -244,9 +251,11 @@ def build(spec: Spec) -> Format:
             default_start=spec.default_start,
         )
     else:
-        reasoning = (
-            None if turn is None else blocks.Reasoning(turn.open, turn.close, turn.ends_at_call)
-        )
+        reasoning = None
+        if turn is not None:
+            reasoning = blocks.Reasoning(
+                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also
+            )
         prompts: dict[str | None, str] = {None: spec.prompt}
         if turn is not None:
             prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
@@ -263,8 +272,9 @@ def build(spec: Spec) -> Format:
             default_start=spec.default_start,
             between_calls=spec.call.between,
             section=section,
+            fenced=spec.fenced,
         )
-    return replace(fmt, spec=spec)
+    return replace(fmt, spec=spec, malformed_as_content=spec.malformed_as_content)
 
 
 def _messages(spec: Spec, turn: Messages, envelope: _Envelope) -> Format:

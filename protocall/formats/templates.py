@@ -18,7 +18,7 @@ from functools import partial
 from itertools import chain
 from typing import Any
 
-from ..combinators import alt, json_object, literal, optional, peek, seq
+from ..combinators import Parser, alt, json_object, literal, optional, peek, seq, success
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
@@ -50,8 +50,9 @@ class Template:
     where content stops to try a call (default: the begins, also after the section's
     leading whitespace, and the call's own opener with `bare`); `bare` whether a call
     outside a section counts; `layout` the XML-style argument layout (None: a JSON
-    object). After a malformed call, parsing resumes at the
-    call's closing tag, the next call's opener, a section end or a stop."""
+    object); `empty`, where the family has one, the text after the name that closes a call
+    without arguments instead (`"/>` of a self-closing tag). After a malformed call, parsing
+    resumes at the call's closing tag, the next call's opener, a section end or a stop."""
 
     call: str
     section: tuple[str, str]
@@ -61,6 +62,7 @@ class Template:
     openers: tuple[str, ...] = ()
     bare: bool = False
     layout: Layout | None = None
+    empty: str | None = None
 
     def __post_init__(self) -> None:
         before = self.call.split("{name}")[0]
@@ -89,14 +91,21 @@ class Template:
         layout = self.layout
         values = per_tool(tools, lambda schema: arguments(
             json_object() if layout is None else xml_arguments(layout, schema)))  # fmt: skip
-        head = seq(loose(before), ws, tool_name(), ws, loose(after_name)).map(lambda p: p[2])
+        ending = loose(after_name).result(True)  # the value: whether arguments follow
+        if self.empty is not None:
+            ending = alt(ending, loose(self.empty).result(False))
+        head = seq(loose(before), ws, tool_name(), ws, ending).map(lambda p: (p[2], p[4]))
         opener = _FIRST_ATTRIBUTE.split(before, maxsplit=1)[0]  # up to its first attribute
         resync = (after[after.rindex("<") :], opener, *self.ends, *stops)
         lead = self.section[0][: -len(self.section[0].lstrip())]
         begin = markers(*self.begins)
+
+        def body(head: tuple[str, bool]) -> Parser[Any]:
+            name, has_arguments = head
+            return seq(ws, values(name), ws, loose(after)) if has_arguments else success(None)
+
         return section_calls(self.openers, seq(optional(literal(lead)), begin) if lead else begin,
-                             head, lambda name: seq(ws, values(name), ws, loose(after)), resync,
-                             closer(*self.ends), bare=self.bare)  # fmt: skip
+                             head, body, resync, closer(*self.ends), bare=self.bare)  # fmt: skip
 
     def render(self, use: ToolUse, index: int) -> str:
         """One call written from the template (arguments of a layout one per line)."""
@@ -152,11 +161,14 @@ def template_format(
     *,
     stops: tuple[str, ...],
     prompts: Mapping[str | None, str],
+    fenced: bool = False,
 ) -> Format:
     """The `turn_format` of a family whose calls are written from `templates`: the first
-    is how it writes them (rendering, markers), all are accepted (alternative spellings)."""
+    is how it writes them (rendering, markers), all are accepted (alternative spellings).
+    With `fenced`, calls quoted in Markdown code are text (see `blocks.code_span`)."""
     canonical = templates[0]
     return turn_format(name, partial(any_of, templates, stops=stops), stops=stops,
                        render_call=canonical.render, prompts=prompts, summary=summary,
                        call_marker=canonical.call, reserved=canonical.markers,
-                       between_calls=canonical.between, section=canonical.section)  # fmt: skip
+                       between_calls=canonical.between, section=canonical.section,
+                       fenced=fenced)  # fmt: skip
