@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -150,6 +151,18 @@ def test_a_call_codec_carries_the_name() -> None:
     message = verify(fmt, '<tool>{"name": "f", "args": {"x": 1}}</tool><eot>')
     assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", {"x": 1})]
     assert fmt.markers["call"] == '<tool>{"name", "args"}</tool>'
+
+
+def test_the_turn_options_of_the_blocks_are_fields_of_the_spec() -> None:
+    spec = replace(
+        ACME, turn=Think("<reflect>", "</reflect>", also=(("<r>", "</r>"),)), fenced=True
+    )
+    fmt = build(spec)
+    assert "`" in fmt.reserved and "<r>" in fmt.reserved
+    quoted = 'See `<call name="get_weather">{}</call>`.<|end|>'
+    message = verify(fmt, "<r>Rain?</r>" + quoted, "<|assistant|>", tools=WEATHER)
+    assert message.reasoning_content == "Rain?"
+    assert message.content == quoted.removesuffix("<|end|>") and not message.tool_calls
 
 
 @pytest.mark.parametrize(
