@@ -3,10 +3,11 @@
 A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` print and
 `from_data`/`from_json` read back (so code can build one at run time):
 
-- `turn`: the turn's shape. `Think(open, close, ends_at_call)`: a reasoning block, then
-  content and calls in any order (`blocks.assistant_turn`); `Channels(channels, tokens)`:
-  channels over special tokens, text outside them content (`blocks.channelled_turn`);
-  `None`: content and calls only.
+- `turn`: the turn's shape. `Think(open, close, …)`: a reasoning block, then content and
+  calls in any order (`blocks.assistant_turn`); `Channels(channels, tokens)`: channels
+  over special tokens, text outside them content (`blocks.channelled_turn`);
+  `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
+  calls only.
 - `stops`: the end-of-turn markers (the first, or all joined for channels, is written).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
@@ -24,9 +25,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   spelling (the first is written), with named tolerances: `bare` (a call outside a
   section counts), `noise` (text in a section that is no call belongs to the section),
   `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
-  dropped), and `opens_at`: `"call"` (a begin counts
-  only where a whole call head follows it) or `"marker"` (where a call opener or the end
-  follows it).
+  dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
+  it) or `"marker"` (where a call opener or the end follows it; the section then ends at
+  its first spelling of the end).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
