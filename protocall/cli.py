@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import pprint
 import sys
 import threading
 import time
@@ -100,6 +101,10 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def _formats(args: argparse.Namespace) -> int:
+    if args.spec is not None:
+        return _spec(args.spec, args.python)
+    if args.python:
+        raise UsageError("--python applies to --spec output only")
     described = [_describe_format(formats.get(name)) for name in formats.names()]
     if args.json:
         _print_json(described, indent=2)
@@ -112,6 +117,17 @@ def _formats(args: argparse.Namespace) -> int:
         for prompt in entry["prompts"]:
             label = f"prompt ({prompt['start'] or 'nothing open'})"
             print(f"    {label:<24}{prompt['generation_prompt']!r}")
+    return 0
+
+
+def _spec(name: str, python: bool) -> int:
+    """Print the declarative spec of format `name`, as JSON or as its Python repr."""
+    from .formats.spec import to_json
+
+    spec = formats.get(name).spec
+    if spec is None:
+        raise UsageError(f"format {name!r} is not written as a spec yet")
+    print(pprint.pformat(spec, width=100) if python else to_json(spec))
     return 0
 
 
@@ -425,6 +441,8 @@ def _parser() -> argparse.ArgumentParser:
 
     listing = command("formats", _formats, "list the registered formats")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.add_argument("--spec", metavar="NAME", help="print format NAME's spec as JSON")
+    listing.add_argument("--python", action="store_true", help="print the spec as Python")
 
     show = command("demo", _demo, "stream bundled example outputs and show what each side sees")
     show.add_argument(

@@ -28,7 +28,8 @@ class Format:
     contain for a rendered turn to mean what it says. `malformed_as_content` is the
     session's default for `passthrough_malformed`: False for a format whose envelopes are
     special tokens (Harmony), so a rejected region's raw text stays in its error instead of
-    showing header tokens as content.
+    showing header tokens as content. `spec` is the declarative `Spec` it was built from
+    (`formats.spec.build`), if any.
     """
 
     name: str
@@ -41,6 +42,7 @@ class Format:
     markers: Mapping[str, str] = field(default_factory=dict)
     prompts: Mapping[str | None, str] = field(default_factory=dict)
     malformed_as_content: bool = True
+    spec: Any = field(default=None, compare=False)
 
     def start_state(self, generation_prompt: str | None) -> str | None:
         """The channel left open at the end of `generation_prompt` (the last open marker

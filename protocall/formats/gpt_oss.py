@@ -35,6 +35,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .. import ast
@@ -60,9 +61,9 @@ from ..combinators import (
 )
 from ..combinators import whitespace as ws
 from ..tools import Tools
-from .base import Format
 from .blocks import Synthesised, arguments, markers, tool_name, unfinished
-from .turns import Turn
+from .spec import Call, Channel, Messages, Spec, TurnHook, build, register_turn
+from .turns import ToolUse, Turn
 
 START, CHANNEL, MESSAGE, END = "<|start|>", "<|channel|>", "<|message|>", "<|end|>"
 RETURN, CALL, CONSTRAIN = "<|return|>", "<|call|>", "<|constrain|>"
@@ -80,8 +81,10 @@ def body(channel: str) -> Parser[Any]:
     if channel != "analysis":
         return tag(NODES[channel], until(*TOKENS)).skip(optional(literal(END)))
     header = seq(literal(CHANNEL), markers(*NODES))
-    quoted = alt(as_text(markers(MESSAGE, CONSTRAIN)),
-                 seq(not_followed_by(header, "text"), as_text(literal(CHANNEL))))  # fmt: skip
+    quoted = alt(
+        as_text(markers(MESSAGE, CONSTRAIN)),
+        seq(not_followed_by(header, "text"), as_text(literal(CHANNEL))),
+    )
     text = many(alt(until(*TOKENS, nonempty=True, commit=True), quoted))
     return tag(NODES[channel], text).skip(optional(literal(END)))
 
@@ -107,8 +110,9 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     recipient = alt(function, built_in).skip(cut)
     kind = regex(r"[\w-]+").desc("a content type")
     opened = ws.then(literal(MESSAGE))
-    header_end = alt(opened, seq(ws, literal(CONSTRAIN), kind, opened),
-                     seq(regex(r"\s+"), kind, opened))  # fmt: skip
+    header_end = alt(
+        opened, seq(ws, literal(CONSTRAIN), kind, opened), seq(regex(r"\s+"), kind, opened)
+    )
     channel, channel_rest = markers(*NODES), forward()
     stray = seq(literal("commentary"), optional(literal(" to=assistant")), literal(CHANNEL))
 
@@ -126,16 +130,20 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         seq(peek(markers(MESSAGE, CONSTRAIN)), cut, fail("a message header before it")),
     )
     skip = until(START, END, RETURN, CALL, emit=False).skip(optional(literal(END)))
-    segment = alt(tag(ast.END_OF_TURN, markers(RETURN, CALL)), literal(END), recover(message, skip),
-                  tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)))  # fmt: skip
+    segment = alt(
+        tag(ast.END_OF_TURN, markers(RETURN, CALL)),
+        literal(END),
+        recover(message, skip),
+        tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)),
+    )
     lead = body(OPENED[start]) if start else optional(unfinished(recover(role_call, skip)))
     return seq(lead, many(segment), end_of_input)
 
 
-def render(turn: Turn, start: str | None) -> str:
+def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -> str:
     """One message per part, after the pre-opened body when `start` is set: reasoning as
     analysis, content before a call as a commentary preamble and the last content as final,
-    each call as commentary with the recipient in the channel header."""
+    each call written by `call` (commentary with the recipient in the channel header)."""
     messages = []
     groups = list(turn.groups())
     if start is not None:
@@ -150,25 +158,28 @@ def render(turn: Turn, start: str | None) -> str:
             channel, stop = ("final", RETURN) if last else ("commentary", END)
             messages.append(f"{CHANNEL}{channel}{MESSAGE}{group}{stop}")
             continue
-        messages += [f"{CHANNEL}commentary to=functions.{use.name} {CONSTRAIN}json{MESSAGE}"
-                     f"{json.dumps(use.arguments, ensure_ascii=False)}{CALL}"
-                     for use in group]  # fmt: skip
+        messages += [call(use, index) for index, use in enumerate(group)]
     text = PROMPT.join(messages)
     return text if text.endswith((RETURN, CALL)) else text + RETURN
 
 
-FORMAT = Format(
-    "gpt-oss",
-    grammar,
-    render,
-    reserved=TOKENS,
-    channels={"reasoning": (f"{CHANNEL}analysis{MESSAGE}", END),
-              "content": (f"{CHANNEL}final{MESSAGE}", END)},
-    default_start=None,
-    prompts={None: PROMPT, **{name: f"{PROMPT}{CHANNEL}{channel}{MESSAGE}"
-                              for name, channel in OPENED.items()}},
+register_turn("harmony", TurnHook(grammar, render))
+SPEC = Spec(
+    name="gpt-oss",
     summary="gpt-oss / Harmony: channels analysis, commentary (to=functions.NAME), final",
-    markers={"reasoning": "<|channel|>analysis<|message|>…<|end|>",
-             "call": "<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}"},
+    turn=Messages(
+        "harmony",
+        channels=(
+            Channel("reasoning", f"{CHANNEL}analysis{MESSAGE}", END),
+            Channel("content", f"{CHANNEL}final{MESSAGE}", END),
+        ),
+        tokens=TOKENS,
+    ),
+    call=Call(
+        f"{CHANNEL}commentary to=functions.{{name}} {CONSTRAIN}json{MESSAGE}{{arguments}}{CALL}"
+    ),
+    stops=(RETURN, CALL),
+    prompt=PROMPT,
     malformed_as_content=False,
-)  # fmt: skip
+)
+FORMAT = build(SPEC)

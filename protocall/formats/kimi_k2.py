@@ -30,90 +30,29 @@ sections, each call named by the id the model writes, `functions.NAME:IDX`.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable
-from typing import Any
+from .codecs import IdName
+from .spec import Call, Section, Spec, Think, build
 
-from .. import ast
-from ..combinators import (
-    Parser,
-    alt,
-    emit,
-    fail,
-    json_object,
-    literal,
-    optional,
-    peek,
-    regex,
-    seq,
-    tag,
-    until,
-)
-from ..combinators import whitespace as ws
-from ..tools import Tools
-from .blocks import Calls, arguments, closer, markers, section_calls, turn_format
-from .turns import ToolUse
-
-SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
-SECTION_ENDS = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
-CALL_BEGIN, ARGUMENTS_BEGIN = "<|tool_call_begin|>", "<|tool_call_argument_begin|>"
-CALL_END = "<|tool_call_end|>"
-STRAYS = (*SECTION_ENDS, ARGUMENTS_BEGIN, CALL_END)
-STOPS = ("<|im_end|>", "<|im_middle|>", "<|im_system|>")
-NO_CONTENT = "(no content)"
-INDEXED_ID = re.compile(r"(?:functions\.)?(.+):\d{1,20}")
-BAD_ID = "a call id `functions.NAME:IDX`"
-
-
-def tool_of(tools: Tools | None) -> Callable[[str], Parser[str]]:
-    """`call id -> the tool_name node`, or a failure for an id that names no tool."""
-
-    def name_of(call_id: str) -> Parser[str]:
-        indexed = INDEXED_ID.fullmatch(call_id)
-        name = indexed[1] if indexed else call_id.removeprefix("functions.")
-        if indexed or (tools is not None and name != call_id and name in tools):
-            return emit(ast.TOOL_NAME, name)
-        return fail(f"{BAD_ID}, not `{call_id}` (without `:IDX` it must name a declared tool)")
-
-    return name_of
-
-
-def calls(tools: Tools | None) -> Calls:
-    placeholder = optional(seq(literal(NO_CONTENT), ws, peek(markers(*SECTION_BEGINS, CALL_BEGIN))))
-    call_id = tag(ast.TOOL_ID, regex(r"[^\s<]+").desc("a call id"))
-    head = seq(placeholder, literal(CALL_BEGIN), ws, call_id, ws, literal(ARGUMENTS_BEGIN))
-    name_of = tool_of(tools)
-
-    def body(call_id: str) -> Parser[Any]:
-        return seq(name_of(call_id), ws, arguments(json_object()), ws, literal(CALL_END))
-
-    # Noise in a section runs to a call or the section end; another begin or a stop ends
-    # the search, so each character is scanned once however many begins the prose holds.
-    noise = until(CALL_BEGIN, *SECTION_ENDS, *SECTION_BEGINS, *STOPS, emit=False)
-    end = closer(*SECTION_ENDS)  # at end of input, also a cut-off one
-    gap = alt(noise.skip(peek(markers(CALL_BEGIN, *SECTION_ENDS))), ws)
-    section = section_calls((*SECTION_BEGINS, CALL_BEGIN, NO_CONTENT),
-                            seq(placeholder, markers(*SECTION_BEGINS)), head.map(lambda p: p[3]),
-                            body, (CALL_END, CALL_BEGIN, *SECTION_ENDS, *STOPS),
-                            end, bare=True, gap=gap)  # fmt: skip
-    empty = seq(markers(*SECTION_BEGINS), gap, markers(*SECTION_ENDS))
-    return Calls((*section.openers, *STRAYS), section.head,
-                 alt(section.call, empty, markers(*STRAYS)))  # fmt: skip
-
-
-def render_call(use: ToolUse, index: int) -> str:
-    call_id = use.id or f"functions.{use.name}:{index}"
-    payload = json.dumps(use.arguments, ensure_ascii=False)
-    return f"{CALL_BEGIN}{call_id}{ARGUMENTS_BEGIN}{payload}{CALL_END}"
-
-
-FORMAT = turn_format(
-    "kimi-k2", calls, stops=STOPS, render_call=render_call,
-    section=(SECTION_BEGINS[0], SECTION_ENDS[0]),
-    reserved=(*SECTION_BEGINS, *SECTION_ENDS, CALL_BEGIN, ARGUMENTS_BEGIN, CALL_END, NO_CONTENT),
-    prompts={None: "<|im_assistant|>assistant<|im_middle|>",
-             "reasoning": "<|im_assistant|>assistant<|im_middle|><think>"},
+SPEC = Spec(
+    name="kimi-k2",
     summary="Kimi K2 / K2-Thinking / K2.5 / K2.6: special-token tool sections, functions.NAME:IDX",
-    call_marker="<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}",
-)  # fmt: skip
+    turn=Think(),
+    call=Call(
+        "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>",
+        name=IdName("functions."),
+        spaced=True,
+        stray_closers=True,
+    ),
+    section=Section(
+        begins=("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"),
+        ends=("<|tool_calls_section_end|>", "<|tool_call_section_end|>"),
+        bare=True,
+        noise=True,
+        empty=True,
+        stray_ends=True,
+    ),
+    placeholder="(no content)",
+    stops=("<|im_end|>", "<|im_middle|>", "<|im_system|>"),
+    prompt="<|im_assistant|>assistant<|im_middle|>",
+)
+FORMAT = build(SPEC)

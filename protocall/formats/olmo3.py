@@ -20,25 +20,16 @@ Ollama's olmo3 renderer and parser). The markers are plain text, not special tok
 
 from __future__ import annotations
 
-import json
+from .codecs import PythonKeywords
+from .spec import Call, Section, Spec, Think, build
 
-from .blocks import python_call_lines, turn_format
-from .turns import ToolUse
-
-SECTION = ("<function_calls>", "</function_calls>")
-STOPS = ("<|im_end|>",)
-PROMPT = "<|im_start|>assistant\n"
-
-
-def render_call(use: ToolUse, index: int) -> str:
-    pairs = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in use.arguments.items())
-    return f"{use.name}({pairs})"
-
-
-FORMAT = turn_format(
-    "olmo-3", lambda tools: python_call_lines(STOPS, SECTION), stops=STOPS,
-    render_call=render_call, between_calls="\n", section=SECTION,
-    prompts={None: PROMPT, "reasoning": PROMPT + "<think>"},
+SPEC = Spec(
+    name="olmo-3",
     summary="Olmo 3: pythonic calls, one per line, in <function_calls>…</function_calls>",
-    call_marker="<function_calls>NAME(k=v, …)\\nNAME(…)</function_calls>",
-)  # fmt: skip
+    turn=Think("<think>", "</think>"),
+    call=Call("{name}({arguments})", arguments=PythonKeywords(), between="\n"),
+    section=Section(("<function_calls>",), ("</function_calls>",)),
+    stops=("<|im_end|>",),
+    prompt="<|im_start|>assistant\n",
+)
+FORMAT = build(SPEC)

@@ -1,0 +1,231 @@
+"""How a call's name and arguments are written: codecs that both parse and render.
+
+A `Spec`'s call template (see `spec`) names its parts with placeholders; each part is one
+of these frozen dataclasses, plain data that `spec.to_data` prints and `spec.from_data`
+reads back:
+
+- name encodings, the `{name}` or `{id}` of a template: `Plain` (a run of name
+  characters), `Attribute` (an entity-escaped attribute value, the rest of the tag free),
+  `IdName` (an id that carries the name, `functions.NAME:IDX`);
+- argument codecs, the `{arguments}` of a template: `JsonObject`, `XmlArguments` (one
+  tag layout, typed by the tool's schema), `PythonKeywords` (`k=v, …` inside a pseudo
+  function call);
+- call codecs, the `{call}` of a template, which carry the name too: `NameAndArguments`
+  (`{"name": N, "arguments": {…}}`).
+
+Each parses (`parser`, `head`/`body`) with the building blocks of `blocks` and writes
+(`render`) what it parses back, and shows itself in a marker summary (`shown`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .. import ast
+from ..combinators import (
+    Parser,
+    alt,
+    cut,
+    emit,
+    fail,
+    json_object,
+    json_string,
+    literal,
+    optional,
+    regex,
+    seq,
+    tag,
+)
+from ..combinators import whitespace as ws
+from ..combinators.xmlargs import Layout, xml_arguments
+from ..tools import Tools
+from .blocks import (
+    NAME_CHARS,
+    arguments,
+    escape_attribute,
+    markers,
+    render_argument,
+    tool_name,
+    unescape_attribute,
+)
+
+# -- name encodings ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plain:
+    """The name as a run of `pattern` characters, final once its terminator has arrived."""
+
+    pattern: str = NAME_CHARS
+
+    def parser(self) -> Parser[str]:
+        return tool_name(regex(self.pattern).desc("a tool name"))
+
+    def render(self, name: str) -> str:
+        return name
+
+    shown = "NAME"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """The name as an attribute value (the template has `attr="{name}"`): entity-escaped
+    (`&quot;`, `&amp;`), and after its closing quote the rest of the opening tag holds any
+    other attributes (read as free text up to the tag's end, written as the template says)."""
+
+    pattern: str = r'[^"<]+'
+
+    def parser(self) -> Parser[str]:
+        return tool_name(regex(self.pattern).desc("a tool name").map(unescape_attribute))
+
+    def render(self, name: str) -> str:
+        return escape_attribute(name)
+
+    shown = "NAME"
+
+
+@dataclass(frozen=True)
+class IdName:
+    """An id that carries the name, `{prefix}NAME:IDX` (`functions.get_weather:0`): the id
+    (a token of `pattern`) is kept as the call id; the name is the id without a leading
+    `prefix` and a trailing `:IDX` (1-20 digits), final once the whole id has arrived. An id
+    without `:IDX` names a tool only when it is `{prefix}NAME` with NAME declared; any
+    other makes the call malformed (an error, never a call named after a guess)."""
+
+    prefix: str = "functions."
+    pattern: str = r"[^\s<]+"
+
+    def parser(self) -> Parser[str]:
+        return tag(ast.TOOL_ID, regex(self.pattern).desc("a call id"))
+
+    def name(self, call_id: str) -> str:
+        """The name that `call_id` carries (whether it is one or not)."""
+        indexed = self._indexed(call_id)
+        return indexed[1] if indexed else call_id.removeprefix(self.prefix)
+
+    def name_of(self, tools: Tools | None, call_id: str) -> Parser[str]:
+        """The `tool_name` node the id names, or a failure."""
+        name = self.name(call_id)
+        if self._indexed(call_id) or (tools is not None and name != call_id and name in tools):
+            return emit(ast.TOOL_NAME, name)
+        bad = f"a call id `{self.prefix}NAME:IDX`, not `{call_id}`"
+        return fail(f"{bad} (without `:IDX` it must name a declared tool)")
+
+    def _indexed(self, call_id: str) -> re.Match[str] | None:
+        return re.fullmatch(rf"(?:{re.escape(self.prefix)})?(.+):\d{{1,20}}", call_id)
+
+    def render(self, name: str, call_id: str | None, index: int) -> str:
+        return call_id or f"{self.prefix}{name}:{index}"
+
+    @property
+    def shown(self) -> str:
+        return f"{self.prefix}NAME:IDX"
+
+
+Name = Plain | Attribute | IdName
+
+# -- argument codecs -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JsonObject:
+    """The arguments as one JSON object, streamed as it arrives."""
+
+    def parser(self, schema: Any) -> Parser[Any]:
+        return json_object()
+
+    def render(self, values: dict[str, Any]) -> str:
+        return json.dumps(values, ensure_ascii=False)
+
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
+    shown = "{…}"
+
+
+@dataclass(frozen=True)
+class JsonBlock:
+    """A whole JSON object between `open` (then free attributes up to `tag_end`) and
+    `close`, where a layout's arguments may stand instead (Kimi K3's `<|open|>json`)."""
+
+    open: str
+    tag_end: str
+    close: str
+
+    def parser(self) -> Parser[Any]:
+        attributes = regex(f"[^{re.escape(self.tag_end[0])}]*").then(literal(self.tag_end))
+        body = seq(literal(self.open), cut, attributes, ws, json_object(), ws, literal(self.close))
+        return body.map(lambda parts: parts[4])
+
+
+@dataclass(frozen=True)
+class XmlArguments:
+    """Tag-delimited arguments in one `layout`, typed by the tool's schema (see
+    `xmlargs`), written one argument after another joined by `separator`. With `block`, a
+    whole JSON object in that block is accepted instead."""
+
+    layout: Layout
+    separator: str = ""
+    block: JsonBlock | None = None
+
+    def parser(self, schema: Any) -> Parser[Any]:
+        tagged = xml_arguments(self.layout, schema)
+        return tagged if self.block is None else alt(self.block.parser(), tagged)
+
+    def render(self, values: dict[str, Any]) -> str:
+        pairs = (render_argument(self.layout, k, v) for k, v in values.items())
+        return self.separator.join(pairs)
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        block = () if self.block is None else (self.block.open, self.block.close)
+        return (*block, self.layout.opener, self.layout.value_close)
+
+    shown = "…"
+
+
+@dataclass(frozen=True)
+class PythonKeywords:
+    """Keyword arguments of a pseudo-function call, `k=v, …` with Python or JSON literal
+    values (read by `blocks.python_call_lines` and `python_call_list`), written `k=JSON`."""
+
+    def render(self, values: dict[str, Any]) -> str:
+        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in values.items())
+
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
+    shown = "k=v, …"
+
+
+@dataclass(frozen=True)
+class NameAndArguments:
+    """A call as a JSON object with the name first, `{"name": N, "arguments": {…}}`; the
+    arguments may be under any of `keys` (the first is written), or absent (`{}`)."""
+
+    keys: tuple[str, ...] = ("arguments",)
+
+    def head(self) -> Parser[str]:
+        """`{"name": N`: its value is the name."""
+        name = tool_name(json_string())
+        return seq(literal("{"), self._key("name"), ws, name).map(lambda parts: parts[-1])
+
+    def body(self) -> Parser[Any]:
+        """The rest of the object after the name, through its `}`."""
+        values = seq(literal(","), cut, self._key(*self.keys), ws, arguments(json_object()), ws)
+        return seq(ws, optional(values), literal("}"))
+
+    def render(self, name: str, values: dict[str, Any]) -> str:
+        return json.dumps({"name": name, self.keys[0]: values}, ensure_ascii=False)
+
+    @staticmethod
+    def _key(*names: str) -> Parser[Any]:
+        return seq(ws, markers(*(f'"{name}"' for name in names)), ws, literal(":"))
+
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
+
+    @property
+    def shown(self) -> str:
+        return '{"name", "' + self.keys[0] + '"}'
+
+
+Codec = JsonObject | XmlArguments | PythonKeywords | NameAndArguments

@@ -1,0 +1,554 @@
+"""A format is data: a `Spec` states a family's markers once, `build(spec)` makes its `Format`.
+
+A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` print and
+`from_data`/`from_json` read back (so code can build one at run time):
+
+- `turn`: the turn's shape. `Think(open, close, …)`: a reasoning block, then content and
+  calls in any order (`blocks.assistant_turn`); `Channels(channels, tokens)`: channels
+  over special tokens, text outside them content (`blocks.channelled_turn`);
+  `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
+  calls only.
+- `stops`: the end-of-turn markers (the first, or all joined for channels, is written).
+- `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
+  template is the call as the model writes it with placeholders: `{name}` (written as the
+  `name` encoding says: `Plain`, `Attribute`), `{id}` (an `IdName`, an id that carries
+  the name), `{index}` (the call's position), `{arguments}` (an argument codec:
+  `JsonObject`, `XmlArguments`, `PythonKeywords`) or `{call}` (a codec that carries the
+  name too: `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's
+  head, what proves a call has begun; its first token is the call's opener, its last the
+  closer. Whitespace in the template is any whitespace, or none, when read, and whitespace
+  is allowed around the arguments; `spaced` allows it between every two pieces too.
+  `between` is written between consecutive calls (whitespace there separates them);
+  with `stray_closers` the template's markers after its opener, standing alone, are
+  dropped.
+- `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
+  spelling (the first is written), with named tolerances: `bare` (a call outside a
+  section counts), `noise` (text in a section that is no call belongs to the section),
+  `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
+  dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
+  it) or `"marker"` (where a call opener or the end follows it; the section then ends at
+  its first spelling of the end).
+- `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
+  right before a call (Kimi K2's `(no content)`).
+- `malformed_as_content`: the session's default for a rejected region (see `Format`);
+  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns).
+- `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
+  or channel is pre-opened by it plus the opener, or `Think.opened_by`) and the start state
+  assumed without one.
+
+From this the factory derives, never restated: the grammar (through the blocks of
+`blocks`), the renderer (the same template written back), the reserved markers (the
+turn's, the section's, the template's tags, the codec's, the stops, the dropped ones),
+the channels, the prompts and the marker summary (`Format.markers["call"]`).
+
+A turn no data describes is a named hook: `Messages(hook, …)` names a `TurnHook` (a
+grammar and a renderer in code, registered with `register_turn`), as gpt-oss's headers.
+
+How every family maps (those marked * are written as specs; the rest are phase 2 of
+issue #16, which adds the fields named here):
+
+- *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
+  name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
+  `noise`, `empty` and `stray_ends`, `stray_closers`, the `placeholder` `(no content)`.
+- *Kimi K3: `Channels` over `<|open|>`, `<|close|>`, `<|end_of_msg|>`; `Call` with
+  `name=Attribute()` and `XmlArguments(KIMI_K3, block=JsonBlock(…))`; `opens_at="marker"`.
+- *Hermes: `Call("<tool_call>\n{call}\n</tool_call>", NameAndArguments(("arguments",
+  "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
+  in a `Section`; pythonic and LFM2 are the same codec in a `[`…`]` section.
+- *gpt-oss: `Messages("harmony", …)`, calls written from the template.
+- DeepSeek (`Template` today): one `Call` and `Section` each; the `respelled` variants
+  become a tuple of alternative spellings on the spec; DSML is `XmlArguments(DSML)`.
+- Qwen3-Coder, GLM / Ling, MiniMax, Seed-OSS: `XmlArguments(layout)` calls; they need
+  named tolerances for an optional closer (`</tool_call>`), a bare call with a proof rule
+  (`<function=NAME>` for a declared tool followed by a parameter), a name ended by what
+  follows it (`Plain` ending at an argument opener) and a `lead` newline.
+- Mistral, Cohere, Nemotron, Granite, Apertus, Llama 3: `NameAndArguments` objects in a
+  JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
+  Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
+  hook (`<|"|>` strings), the `call:` prefix as an alternative spelling.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any
+
+from .. import ast
+from ..combinators import Parser, UsageError, alt, literal, optional, peek, regex, seq, until
+from ..combinators import whitespace as ws
+from ..combinators.xmlargs import Layout
+from ..tools import Tools
+from . import blocks
+from .base import Format
+from .codecs import (
+    Attribute,
+    Codec,
+    IdName,
+    JsonBlock,
+    JsonObject,
+    Name,
+    NameAndArguments,
+    Plain,
+    PythonKeywords,
+    XmlArguments,
+)
+from .turns import ToolUse, Turn
+
+_PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
+
+
+@dataclass(frozen=True)
+class Think:
+    """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
+    with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
+    (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
+    it (default: `open`)."""
+
+    open: str = "<think>"
+    close: str = "</think>"
+    ends_at_call: bool = True
+    opened_by: str | None = None
+    explicit: bool = False
+    also: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A channel `open` … `close` named `name` (`reasoning`, or else content), with an
+    optional `label` after the opener (see `blocks.Channel`)."""
+
+    name: str
+    open: str
+    close: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Channels:
+    """A turn of `channels` in which every marker begins with one of `tokens`."""
+
+    channels: tuple[Channel, ...]
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Messages:
+    """A turn of messages whose headers a named hook reads (gpt-oss Harmony): `hook` names
+    a `TurnHook` registered with `register_turn`; `channels` are the start states a
+    generation prompt leaves open (the prompt plus the channel's opener); every marker
+    begins with one of `tokens`, which are the reserved markers."""
+
+    hook: str
+    channels: tuple[Channel, ...]
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TurnHook:
+    """A turn shape in code: `grammar(tools, start)` and `render(turn, start, call)`, where
+    `call(use, index)` writes one call from the spec's template."""
+
+    grammar: Callable[[Tools | None, str | None], Parser[Any]]
+    render: Callable[[Turn, str | None, Callable[[ToolUse, int], str]], str]
+
+
+_TURN_HOOKS: dict[str, TurnHook] = {}
+
+
+def register_turn(name: str, hook: TurnHook) -> None:
+    """Make `hook` the turn shape that `Messages(name, …)` names."""
+    if _TURN_HOOKS.get(name, hook) is not hook:
+        raise UsageError(f"a turn hook named {name!r} is already registered")
+    _TURN_HOOKS[name] = hook
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call as a template (see the module docstring)."""
+
+    template: str
+    arguments: Codec = field(default_factory=JsonObject)
+    name: Name = field(default_factory=Plain)
+    spaced: bool = False
+    between: str = ""
+    stray_closers: bool = False
+
+    def __post_init__(self) -> None:
+        holes = _PLACEHOLDER.findall(self.template)
+        named = "{id}" if isinstance(self.name, IdName) else "{name}"
+        together = isinstance(self.arguments, NameAndArguments)
+        wanted = ["{call}"] if together else sorted(("{arguments}", named))
+        if sorted(hole for hole in holes if hole != "{index}") != wanted:
+            kinds = f"{type(self.name).__name__} names and {type(self.arguments).__name__}"
+            raise UsageError(
+                f"a call template with {' and '.join(wanted)} once each for {kinds}, "
+                f"not {self.template!r}"
+            )
+
+
+@dataclass(frozen=True)
+class Section:
+    """The markers around a run of calls, every accepted spelling (see the module
+    docstring)."""
+
+    begins: tuple[str, ...]
+    ends: tuple[str, ...]
+    bare: bool = False
+    noise: bool = False
+    empty: bool = False
+    stray_ends: bool = False
+    opens_at: str = "call"
+
+    def __post_init__(self) -> None:
+        if self.opens_at not in ("call", "marker"):
+            raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A model family's output format as data (see the module docstring)."""
+
+    name: str
+    summary: str
+    call: Call
+    stops: tuple[str, ...]
+    turn: Think | Channels | Messages | None = field(default_factory=Think)
+    section: Section | None = None
+    prompt: str = ""
+    default_start: str | None = None
+    dropped: tuple[str, ...] = ()
+    placeholder: str | None = None
+    malformed_as_content: bool = True
+    fenced: bool = False
+
+
+def build(spec: Spec) -> Format:
+    """The `Format` that `spec` describes; its `spec` is `spec`."""
+    envelope = _Envelope(spec)
+    reserved = (*envelope.section_markers, *envelope.markers, *envelope.dropped)
+    reserved += (spec.placeholder,) if spec.placeholder else ()
+    section = envelope.written_section
+    turn = spec.turn
+    if isinstance(turn, Messages):
+        fmt = _messages(spec, turn, envelope)
+    elif isinstance(turn, Channels):
+        channels = {c.name: _channel(c) for c in turn.channels}
+        fmt = blocks.channel_format(
+            spec.name,
+            envelope.calls,
+            channels=channels,
+            stops=spec.stops,
+            tokens=turn.tokens,
+            prompt=spec.prompt,
+            summary=spec.summary,
+            call_marker=envelope.shown,
+            render_call=envelope.render,
+            section=section or ("", ""),
+            dropped=envelope.dropped,
+            reserved=reserved,
+            default_start=spec.default_start,
+        )
+    else:
+        reasoning = None
+        if turn is not None:
+            reasoning = blocks.Reasoning(
+                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also
+            )
+        prompts: dict[str | None, str] = {None: spec.prompt}
+        if turn is not None:
+            prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
+        fmt = blocks.turn_format(
+            spec.name,
+            envelope.calls,
+            stops=spec.stops,
+            render_call=envelope.render,
+            prompts=prompts,
+            summary=spec.summary,
+            call_marker=envelope.shown,
+            reserved=reserved,
+            reasoning=reasoning,
+            default_start=spec.default_start,
+            between_calls=spec.call.between,
+            section=section,
+            fenced=spec.fenced,
+        )
+    return replace(fmt, spec=spec, malformed_as_content=spec.malformed_as_content)
+
+
+def _messages(spec: Spec, turn: Messages, envelope: _Envelope) -> Format:
+    """The `Format` of a turn whose grammar and renderer are the hook `turn.hook`."""
+    hook = _TURN_HOOKS.get(turn.hook)
+    if hook is None:
+        known = ", ".join(_TURN_HOOKS) or "none"
+        raise UsageError(f"no turn hook named {turn.hook!r} (registered: {known})")
+
+    def render(parsed: Turn, start: str | None) -> str:
+        return hook.render(parsed, start, envelope.render)
+
+    shown = {c.name: f"{c.open}…{c.close}" for c in turn.channels if c.name == "reasoning"}
+    return Format(
+        spec.name,
+        hook.grammar,
+        render,
+        reserved=tuple(dict.fromkeys((*turn.tokens, *spec.stops))),
+        channels={c.name: (c.open, c.close) for c in turn.channels},
+        default_start=spec.default_start,
+        prompts={None: spec.prompt} | {c.name: spec.prompt + c.open for c in turn.channels},
+        summary=spec.summary,
+        markers=shown | {"call": envelope.shown},
+    )
+
+
+def _channel(channel: Channel) -> blocks.Channel:
+    node = ast.REASONING if channel.name == "reasoning" else ast.CONTENT
+    return blocks.Channel(channel.open, channel.close, node, channel.label)
+
+
+def _text(text: str) -> list[Parser[Any]]:
+    """`text` of a template: its tokens, any whitespace (or none) where it has whitespace."""
+    return [
+        ws if piece.isspace() else literal(piece) for piece in re.split(r"(\s+)", text) if piece
+    ]
+
+
+def _spaced(parts: list[Parser[Any]], spaced: bool) -> list[Parser[Any]]:
+    """`parts`, with optional whitespace between every two when `spaced`."""
+    if not spaced:
+        return parts
+    return [part for piece in parts for part in (ws, piece)][1:]
+
+
+class _Envelope:
+    """A spec's calls: the parser (`calls(tools)`), the renderer and the derived markers."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        call = spec.call
+        self.pieces = [p for p in _PLACEHOLDER.split(call.template) if p]
+        tokens = _PLACEHOLDER.sub(" ", call.template).split()
+        self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
+        section = spec.section
+        self.written_section = (section.begins[0], section.ends[0]) if section else None
+        self.section_markers = (*section.begins, *section.ends) if section else ()
+        tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
+        tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
+        self.markers = (*tags, *call.arguments.markers)
+        stray_ends = section.ends if section and section.stray_ends else ()
+        stray_closers = tags[1:] if call.stray_closers else ()
+        self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
+        shown = _PLACEHOLDER.sub(self._shown, call.template)
+        if section is not None and not isinstance(call.arguments, PythonKeywords):
+            shown = section.begins[0] + shown
+        elif section is not None:
+            shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
+        self.shown = shown.replace("\n", "\\n")
+
+    def _shown(self, match: re.Match[str]) -> str:
+        call = self.spec.call
+        key = match[1]
+        if key in ("{name}", "{id}"):
+            return call.name.shown
+        return "IDX" if key == "{index}" else call.arguments.shown
+
+    def render(self, use: ToolUse, index: int) -> str:
+        """`use` written from the template, `index` its position in the turn."""
+        call = self.spec.call
+        codec, name = call.arguments, call.name
+
+        def part(match: re.Match[str]) -> str:  # `Call` checked which placeholders it has
+            if match[1] == "{index}":
+                return str(index)
+            if isinstance(codec, NameAndArguments):
+                return codec.render(use.name, use.arguments)
+            if match[1] == "{arguments}":
+                return codec.render(use.arguments)
+            if isinstance(name, IdName):
+                return name.render(use.name, use.id, index)
+            return name.render(use.name)
+
+        return _PLACEHOLDER.sub(part, call.template)
+
+    def calls(self, tools: Tools | None) -> blocks.Calls:
+        """The parser of the spec's calls for the declared `tools` (any name when None)."""
+        spec, section = self.spec, self.spec.section
+        codec = spec.call.arguments
+        if isinstance(codec, PythonKeywords):
+            return self._python(tools)
+        lead = None
+        if spec.placeholder is not None:
+            begins = section.begins if section else ()
+            follows = peek(blocks.markers(*begins, self.opener))
+            lead = optional(seq(literal(spec.placeholder), ws, follows))
+        head, body = self._head(lead), self._body(tools, codec)
+        resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
+        if section is None:
+            calls = blocks.in_runs(blocks.tool_calls((self.opener,), head, body, resync))
+        elif section.opens_at == "marker":
+            begin = blocks.markers(*section.begins)
+            begin = begin.skip(peek(ws.then(blocks.markers(self.opener, *section.ends))))
+            call = blocks.unfinished(blocks.tool_call(head, body, resync))
+            calls = blocks.Calls(
+                section.begins, begin, blocks.section(begin, call, section.ends[0])
+            )
+        else:
+            calls = self._section(section, lead, head, body, resync)
+        if not self.dropped or isinstance(spec.turn, Channels):
+            return calls
+        strays = blocks.markers(*self.dropped)
+        return blocks.Calls((*calls.openers, *self.dropped), calls.head, alt(calls.call, strays))
+
+    def _section(
+        self,
+        section: Section,
+        lead: Parser[Any] | None,
+        head: Parser[Any],
+        body: Callable[[Any], Parser[Any]],
+        resync: tuple[str, ...],
+    ) -> blocks.Calls:
+        """Calls in a section that counts where a whole call head follows its begin."""
+        begins, ends = section.begins, section.ends
+        openers = (*begins, *((self.opener,) if section.bare else ()))
+        openers += (self.spec.placeholder,) if self.spec.placeholder else ()
+        begin = blocks.markers(*begins)
+        gap: Parser[Any] = ws
+        if section.noise:  # runs to a call or the end; another begin or a stop ends the search
+            noise = until(self.opener, *ends, *begins, *self.spec.stops, emit=False)
+            gap = alt(noise.skip(peek(blocks.markers(self.opener, *ends))), ws)
+        calls = blocks.section_calls(
+            openers,
+            begin if lead is None else seq(lead, begin),
+            head,
+            body,
+            resync,
+            blocks.closer(*ends),
+            bare=section.bare,
+            gap=gap,
+        )
+        if not section.empty:
+            return calls
+        empty = seq(begin, gap, blocks.markers(*ends))
+        return blocks.Calls(calls.openers, calls.head, alt(calls.call, empty))
+
+    def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
+        """The template up to the arguments; its value is the name (or the id)."""
+        call = self.spec.call
+        parts: list[Parser[Any]] = []
+        value: Parser[Any] | None = None
+        pieces = self._split()[0]
+        for number, piece in enumerate(pieces):
+            if piece == "{call}" and isinstance(call.arguments, NameAndArguments):
+                value = call.arguments.head()
+                parts.append(value)
+            elif piece in ("{name}", "{id}"):
+                value = call.name.parser()
+                parts.append(value)
+                if isinstance(call.name, Attribute):
+                    parts.append(self._rest_of_tag("".join(pieces[number + 1 :])))
+                    break
+            else:
+                parts += _text(piece)
+        parts = [*([] if lead is None else [lead]), *_spaced(parts, call.spaced)]
+        at = parts.index(value) if value is not None else -1
+        if at < 0:
+            raise UsageError(
+                f"a call template with {{name}}, {{id}} or {{call}}: {call.template!r}"
+            )
+        return seq(*parts).map(lambda matched: matched[at])
+
+    @staticmethod
+    def _rest_of_tag(rest: str) -> Parser[Any]:
+        """After an attribute name's closing quote: free attributes up to the tag's end."""
+        closing = rest.rpartition('"')[2]
+        attributes = regex(f"[^{re.escape(closing[0])}]*")
+        return seq(literal('"'), attributes, literal(closing))
+
+    def _split(self) -> tuple[list[str], list[str]]:
+        """The template's pieces up to the arguments (`{call}` included), and after them."""
+        at = next(i for i, p in enumerate(self.pieces) if p in ("{arguments}", "{call}"))
+        upto = at + 1 if self.pieces[at] == "{call}" else at
+        return self.pieces[:upto], self.pieces[at + 1 :]
+
+    def _body(
+        self, tools: Tools | None, codec: JsonObject | XmlArguments | NameAndArguments
+    ) -> Callable[[Any], Parser[Any]]:
+        """`value of the head -> the rest of the call`, through its closer."""
+        call = self.spec.call
+        name = call.name
+        after = [part for piece in self._split()[1] for part in _text(piece)]
+        if isinstance(codec, NameAndArguments):
+            rest = seq(*_spaced([codec.body(), *after], call.spaced))
+            return lambda _: rest
+        values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
+
+        def body(head: str) -> Parser[Any]:
+            start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
+            arguments = values(name.name(head) if isinstance(name, IdName) else head)
+            if call.spaced:
+                return seq(*_spaced([*start, arguments, *after], True))
+            return seq(*start, ws, arguments, ws, *after)
+
+        return body
+
+    def _python(self, tools: Tools | None) -> blocks.Calls:
+        spec, section = self.spec, self.spec.section
+        if section is not None and spec.call.between == "\n":
+            return blocks.python_call_lines(spec.stops, (section.begins[0], section.ends[0]))
+        written = (section.begins[0], section.ends[0]) if section else None
+        return blocks.python_call_list(
+            tools, spec.stops, section=written, bare=section is None or section.bare
+        )
+
+
+_PARTS = (Think, Channel, Channels, Messages, Call, Section, Plain, Attribute, IdName, JsonObject)
+_KINDS: dict[str, type] = {
+    kind.__name__: kind
+    for kind in (Spec, *_PARTS, JsonBlock, XmlArguments, PythonKeywords, NameAndArguments, Layout)
+}
+
+
+def to_data(value: Any) -> Any:
+    """`value` (a spec or any part of it) as JSON-ready data: each dataclass a dict of its
+    fields with its kind under `"type"`, tuples as lists."""
+    if is_dataclass(value) and not isinstance(value, type):
+        data = {f.name: to_data(getattr(value, f.name)) for f in fields(value)}
+        return {"type": type(value).__name__, **data}
+    if isinstance(value, (tuple, list)):
+        return [to_data(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: to_data(item) for key, item in value.items()}
+    return value
+
+
+def from_data(data: Any) -> Any:
+    """The inverse of `to_data`: a dict with a `"type"` is that kind, lists are tuples. An
+    unknown kind or field is a `UsageError` naming it."""
+    if isinstance(data, list):
+        return tuple(from_data(item) for item in data)
+    if not isinstance(data, dict):
+        return data
+    values = {key: from_data(item) for key, item in data.items() if key != "type"}
+    if "type" not in data:
+        return values
+    kind = _KINDS.get(data["type"])
+    if kind is None:
+        raise UsageError(f"a spec part of kind {', '.join(_KINDS)}, not {data['type']!r}")
+    unknown = set(values) - {f.name for f in fields(kind)}
+    if unknown:
+        raise UsageError(f"{kind.__name__} has no field {', '.join(sorted(unknown))}")
+    return kind(**values)
+
+
+def to_json(spec: Spec) -> str:
+    """`spec` as indented JSON (see `to_data`)."""
+    return json.dumps(to_data(spec), indent=2, ensure_ascii=False)
+
+
+def from_json(text: str) -> Spec:
+    """The spec that `to_json` wrote."""
+    spec = from_data(json.loads(text))
+    if not isinstance(spec, Spec):
+        raise UsageError(f"a JSON object of type Spec, not {type(spec).__name__}")
+    return spec

@@ -1,0 +1,216 @@
+"""Formats as data (formats/spec.py): the factory, printing a spec and reading it back."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import cli, formats
+from protocall.combinators import UsageError
+from protocall.formats.codecs import Attribute, IdName, JsonObject, NameAndArguments
+from protocall.formats.spec import (
+    Call,
+    Section,
+    Spec,
+    Think,
+    build,
+    from_data,
+    from_json,
+    to_data,
+    to_json,
+)
+from protocall.formats.turns import ToolUse, Turn
+from protocall.testing import assert_format, stream, tool_sets, turns, verify
+from protocall.tools import normalize_tools
+
+SPECCED = [name for name in formats.names() if formats.get(name).spec is not None]
+DERIVED = ("name", "reserved", "channels", "default_start", "summary", "markers", "prompts")
+WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"location": {"type": "string"}}}}}]  # fmt: skip
+
+# The Acme family of docs/writing-a-format.md, built at run time from data.
+ACME = Spec(
+    name="acme",
+    summary="Acme: JSON arguments in <call name=…>",
+    turn=Think("<reflect>", "</reflect>"),
+    call=Call('<call name="{name}">{arguments}</call>', arguments=JsonObject(), name=Attribute()),
+    stops=("<|end|>",),
+    prompt="<|assistant|>",
+)
+
+
+def test_the_ported_families_are_written_as_specs() -> None:
+    assert {"kimi-k2", "kimi-k3", "hermes", "olmo-3"} <= set(SPECCED)
+
+
+@pytest.mark.parametrize("name", SPECCED)
+def test_a_spec_read_back_from_json_is_the_same_spec(name: str) -> None:
+    spec = formats.get(name).spec
+    assert from_json(to_json(spec)) == spec
+    assert json.loads(to_json(spec))["name"] == name
+    assert from_data(to_data(spec)) == spec
+
+
+@pytest.mark.parametrize("name", SPECCED)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_a_spec_read_back_from_json_builds_a_format_that_behaves_the_same(
+    name: str, data: st.DataObject
+) -> None:
+    fmt = formats.get(name)
+    again = build(from_json(to_json(fmt.spec)))
+    assert {k: getattr(again, k) for k in DERIVED} == {k: getattr(fmt, k) for k in DERIVED}
+    tools = normalize_tools(data.draw(tool_sets()))
+    start = data.draw(st.sampled_from([None, *fmt.channels]))
+    turn = data.draw(turns(fmt, tools, start))
+    text = fmt.render(turn, start)
+    assert again.render(turn, start) == text
+    prompt = fmt.prompt_for(start)
+    cut = data.draw(st.integers(0, len(text)))
+    for chunks in ([text], [text[:cut], text[cut:]], [text[:cut]]):
+        expected = stream(fmt, chunks, tools, prompt)
+        assert stream(again, chunks, tools, prompt).merged_events == expected.merged_events
+
+
+def test_a_family_built_at_run_time_passes_the_testing_kit() -> None:
+    assert_format(build(ACME), max_examples=6, seed=0)
+
+
+def test_a_spec_derives_its_markers_renderer_and_prompts() -> None:
+    fmt = build(ACME)
+    assert fmt.reserved == ("<reflect>", "</reflect>", "<call", "</call>", "<|end|>")
+    assert fmt.markers == {"reasoning": "<reflect>…</reflect>",
+                           "call": '<call name="NAME">{…}</call>'}  # fmt: skip
+    assert fmt.prompts == {None: "<|assistant|>", "reasoning": "<|assistant|><reflect>"}
+    turn = Turn("Rain?", ("Checking.", ToolUse("get_weather", {"location": "Paris"})))
+    assert fmt.render(turn, "reasoning") == (
+        'Rain?</reflect>Checking.<call name="get_weather">{"location": "Paris"}</call><|end|>'
+    )
+
+
+def test_a_pseudo_function_call_reserves_no_punctuation() -> None:
+    olmo = formats.get("olmo-3")
+    assert olmo.reserved == (
+        "<think>",
+        "</think>",
+        "<function_calls>",
+        "</function_calls>",
+        "<|im_end|>",
+    )
+    assert olmo.markers["call"] == "<function_calls>NAME(k=v, …)\\n…</function_calls>"
+
+
+def test_a_spec_built_at_run_time_parses_one_shot_and_streamed() -> None:
+    text = 'Rain?</reflect>Checking.<call name="get_weather">{"location": "Paris"}</call><|end|>'
+    call = {"name": "get_weather", "arguments": {"location": "Paris"}}
+    expected = {"reasoning_content": "Rain?", "content": "Checking.", "tool_calls": [call]}
+    verify(build(ACME), text, "<|assistant|><reflect>", tools=WEATHER, expected=expected)
+
+
+def test_an_attribute_name_is_entity_decoded_and_the_rest_of_its_tag_is_free() -> None:
+    text = '<call name="a&quot;b" id="7">{}</call>'
+    tools = [{"type": "function", "function": {"name": 'a"b', "parameters": {}}}]
+    message = verify(build(ACME), text, "<|assistant|>", tools=tools)
+    assert [call.name for call in message.tool_calls] == ['a"b']
+
+
+def test_an_id_name_and_a_section_with_tolerances_come_from_data() -> None:
+    spec = Spec(
+        name="ids",
+        summary="ids",
+        turn=None,
+        call=Call("<c>{id}<a>{arguments}</c>", name=IdName("fn."), spaced=True),
+        section=Section(("<s>", "<S>"), ("</s>",), bare=True, noise=True, empty=True),
+        dropped=("</s>",),
+        stops=("<eot>",),
+    )
+    fmt = build(spec)
+    text = '<S> noise <c> fn.f:3 <a> {"x": 1} </c></s>after<s></s><eot>'
+    message = verify(fmt, text)
+    assert [(c.name, c.id, c.arguments) for c in message.tool_calls] == [("f", "fn.f:3", {"x": 1})]
+    assert message.content == "after"
+    assert (
+        fmt.render(Turn(None, (ToolUse("f", {"x": 1}),)), None)
+        == '<s><c>fn.f:0<a>{"x": 1}</c></s><eot>'
+    )
+
+
+def test_a_call_codec_carries_the_name() -> None:
+    spec = Spec(
+        name="objects",
+        summary="objects",
+        call=Call("<tool>{call}</tool>", arguments=NameAndArguments(("args",))),
+        stops=("<eot>",),
+    )
+    fmt = build(spec)
+    message = verify(fmt, '<tool>{"name": "f", "args": {"x": 1}}</tool><eot>')
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", {"x": 1})]
+    assert fmt.markers["call"] == '<tool>{"name", "args"}</tool>'
+
+
+def test_the_turn_options_of_the_blocks_are_fields_of_the_spec() -> None:
+    spec = replace(
+        ACME, turn=Think("<reflect>", "</reflect>", also=(("<r>", "</r>"),)), fenced=True
+    )
+    fmt = build(spec)
+    assert "`" in fmt.reserved and "<r>" in fmt.reserved
+    quoted = 'See `<call name="get_weather">{}</call>`.<|end|>'
+    message = verify(fmt, "<r>Rain?</r>" + quoted, "<|assistant|>", tools=WEATHER)
+    assert message.reasoning_content == "Rain?"
+    assert message.content == quoted.removesuffix("<|end|>") and not message.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"type": "Nope"}, "not 'Nope'"),
+        ({"type": "Think", "opens": "<t>"}, "Think has no field opens"),
+        ({"type": "Section", "begins": ["<s>"], "ends": ["</s>"], "opens_at": "x"}, "opens at"),
+    ],
+)
+def test_bad_spec_data_is_a_usage_error_naming_the_problem(data: Any, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        from_data(data)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: Call("<c>{name}</c>"),
+        lambda: Call("<c>{name}{arguments}{arguments}</c>"),
+        lambda: Call("<c>{name}{arguments}</c>", name=IdName()),
+        lambda: Call("<c>{name}{arguments}</c>", arguments=NameAndArguments()),
+    ],
+)
+def test_a_call_template_must_have_the_placeholders_its_codecs_fill(call: Any) -> None:
+    with pytest.raises(UsageError, match="a call template with"):
+        call()
+
+
+def test_from_json_wants_a_spec() -> None:
+    with pytest.raises(UsageError, match="of type Spec, not Think"):
+        from_json(json.dumps(to_data(Think())))
+
+
+def test_the_formats_command_prints_a_spec_as_json_or_python(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["formats", "--spec", "kimi-k2"]) == 0
+    assert from_json(capsys.readouterr().out) == formats.get("kimi-k2").spec
+    assert cli.main(["formats", "--spec", "kimi-k3", "--python"]) == 0
+    assert capsys.readouterr().out.startswith("Spec(name='kimi-k3',")
+
+
+def test_the_formats_command_names_a_format_without_a_spec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    unported = next(name for name in formats.names() if formats.get(name).spec is None)
+    assert cli.main(["formats", "--spec", unported]) == 2
+    assert "is not written as a spec yet" in capsys.readouterr().err
+    assert cli.main(["formats", "--python"]) == 2
+    assert "--python applies to --spec" in capsys.readouterr().err
