@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 import servers_shim
+from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from servers_shim import Tokenizer
 
 import protocall
 from protocall.formats.turns import ToolUse, Turn
-from protocall.openai import accumulate
+from protocall.openai import chunk as completion_chunk
 
 servers_shim.require("vllm.parser.parser_manager")
 
@@ -129,7 +130,11 @@ def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) 
     for delta in deltas:
         if "reasoning" in delta:
             delta["reasoning_content"] = delta.pop("reasoning")
-    return normal(accumulate(deltas))
+    # As vLLM's server does: a first chunk with the role, then the parsers' deltas, read
+    # by the official SDK's accumulator.
+    first = {"role": "assistant"}
+    chunks = [completion_chunk(d, id="chat", model="m", created=0) for d in (first, *deltas)]
+    return normal(seen(sdk_accumulated(chunks))["message"])
 
 
 def chunkings(n: int, seed: int) -> list[list[int]]:
