@@ -827,5 +827,14 @@ def python_call_list(
         proof, first = _python_call(_python_name(tools), skip)
         heads.append(seq(literal("["), whitespace, proof))
         lists.append(listed(first))
-        openers.append("[")
+        openers.extend(_list_starts(tools))
     return Calls(tuple(openers), alt(*heads), alt(*lists))
+
+
+def _list_starts(tools: Tools | None) -> list[str]:
+    """Where a bare call list may begin: `[` then whitespace or, with `tools`, the first
+    character of a declared name. Any other `[` (`[[[[…`, `[1, 2]`) is text at once, without
+    trying a call; with no tools declared, any `[` is tried."""
+    if tools is None:
+        return ["["]
+    return [f"[{first}" for first in sorted({*" \t\n\r", *(name[:1] for name in tools if name)})]
