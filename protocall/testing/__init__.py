@@ -16,7 +16,7 @@ from .absorbers import fed_and_resumed
 from .check import RUNS, Counterexample, Report, assert_format, check_format
 from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
 from .mutations import mutations, truncations, unclosed_reasoning
-from .properties import PROPERTIES, Property, Trial
+from .properties import PROPERTIES, Property, Trial, completion_offsets
 from .run import Outcome, is_event_prefix, merge_deltas, stream
 from .strategies import (
     Case,
@@ -47,6 +47,7 @@ __all__ = [
     "cases",
     "check_format",
     "chunkings",
+    "completion_offsets",
     "describe_chunks",
     "example_tests",
     "fed_and_resumed",

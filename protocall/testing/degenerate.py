@@ -65,7 +65,7 @@ def degenerate_inputs(fmt: Format) -> dict[str, Generator]:
         if len(marker) > 2:
             cases[f"{marker[:-1]!r} repeated"] = repeated(marker[:-1])
             cases[f"{marker[: len(marker) // 2]!r} repeated"] = repeated(marker[: len(marker) // 2])
-    cases['\'{"a":\' nested'] = repeated('{"a":')
+    cases["'{\"a\":' nested"] = repeated('{"a":')
     cases["'[{' nested"] = repeated("[{")
     cases["'\\n' run"] = repeated("\n")
     cases["' ' run"] = repeated(" ")
