@@ -57,7 +57,10 @@ from ..tools import Tools
 from .base import Format
 from .turns import ToolUse, Turn
 
-NAME_CHARS = r"[^\s<>\"'`(){}\[\],;|=]+"
+NAME_LIMIT = 256
+"""The longest tool name read: a longer run is no tool name (its call head fails there), so
+a head waiting on an endless name holds back a bounded text (OpenAI allows 64)."""
+NAME_CHARS = rf"[^\s<>\"'`(){{}}\[\],;|=]{{1,{NAME_LIMIT}}}"
 """A tool name: a run of characters that cannot terminate one in any format."""
 
 
@@ -66,6 +69,12 @@ def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
     once its terminator has arrived, so `get_weather` never shows while `get_weather_x`
     is still arriving."""
     return tag(ast.TOOL_NAME, parser or regex(NAME_CHARS).desc("a tool name"))
+
+
+def json_name() -> Parser[str]:
+    """A tool name written as a JSON string (`"get_weather"`), as a `tool_name` node: one
+    whose text runs past `NAME_LIMIT` characters fails there."""
+    return tool_name(json_string(max_size=NAME_LIMIT + 2))
 
 
 def id_with_name(token: str, pattern: str, expected: str) -> Parser[str]:
@@ -657,7 +666,7 @@ def call_object(
     Fails just after a repeated key, and at the `}` of an object without a name; needs more
     while the object is open."""
     arguments_keys = tuple(arguments_keys)
-    values: dict[str, Parser[Any]] = {name: tool_name(json_string())}
+    values: dict[str, Parser[Any]] = {name: json_name()}
     values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
     if id_key is not None:
         values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
@@ -766,7 +775,7 @@ def _python_name(tools: Tools | None) -> Parser[str]:
             return fail(f"a declared tool name ({len(tools)} declared)")
         return success(name)
 
-    return regex(r"[^\W\d][\w.-]*").desc("a tool name").bind(check)
+    return regex(rf"[^\W\d][\w.-]{{0,{NAME_LIMIT - 1}}}").desc("a tool name").bind(check)
 
 
 def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any], Parser[Any]]:

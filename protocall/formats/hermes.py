@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..combinators import Parser, json_object, json_string, literal, seq, whitespace
+from ..combinators import Parser, json_object, literal, seq, whitespace
 from ..tools import Tools
 from .base import Format
 from .blocks import (
@@ -16,10 +16,10 @@ from .blocks import (
     arguments,
     assistant_turn,
     in_runs,
+    json_name,
     markers,
     render_turn,
     tool_calls,
-    tool_name,
 )
 from .turns import ToolUse, Turn
 
@@ -35,7 +35,7 @@ def key(*names: str) -> Parser[Any]:
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     head = seq(literal(TOOL_CALL), whitespace, literal("{"), key("name"), whitespace,
-               tool_name(json_string()))  # fmt: skip
+               json_name())  # fmt: skip
     body = seq(whitespace, literal(","), key("arguments", "parameters"), whitespace,
                arguments(json_object()), whitespace, literal("}"), whitespace,
                literal(END_TOOL_CALL))  # fmt: skip

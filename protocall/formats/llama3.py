@@ -44,7 +44,7 @@ from ..combinators import (
 )
 from ..tools import Tools
 from .base import Format
-from .blocks import Calls, assistant_turn, call_object, render_turn, unfinished
+from .blocks import NAME_LIMIT, Calls, assistant_turn, call_object, render_turn, unfinished
 from .turns import ToolUse, Turn
 
 PYTHON_TAG = "<|python_tag|>"
@@ -79,8 +79,9 @@ def whole_call(tools: Tools | None, found: dict[str, Any]) -> Parser[Any]:
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     obj, skip = call_object("name", ARGUMENTS), until(*STOPS, emit=False)
     kind = optional(seq(key("type"), json_string(), whitespace, literal(",")))
-    named = seq(literal("{"), kind, key("name"), json_string().bind(partial(known, tools)),
-                whitespace, literal(","), alt(*map(key, ARGUMENTS)))  # fmt: skip
+    name = json_string(max_size=NAME_LIMIT + 2).bind(partial(known, tools))
+    named = seq(literal("{"), kind, key("name"), name, whitespace, literal(","),
+                alt(*map(key, ARGUMENTS)))  # fmt: skip
     whole = json_object(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
     whole = whole.bind(partial(whole_call, tools))
     proof = alt(named, whole)
