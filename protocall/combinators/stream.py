@@ -153,7 +153,13 @@ class Input:
     # -- buffer --------------------------------------------------------------------------
 
     def append(self, text: str) -> None:
-        self.buf += text
+        """Add `text` to the buffer, in place when nothing else refers to it (CPython then
+        grows the string instead of copying it: a long undecided region, which stays
+        buffered, costs each delta its own length, not the region's)."""
+        buf = self.buf
+        self.buf = ""
+        buf += text
+        self.buf = buf
 
     def release(self, keep: int) -> None:
         """Drop buffered text before `keep` and before every undecided choice's start."""
