@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,20 +64,13 @@ class Row:
     def ratios(self) -> list[float]:
         sizes = sorted(self.times)
         return [
-            self.times[b] / max(self.times[a], 1e-6) * 10 ** (1 - _decades(a, b))
-            for a, b in zip(sizes, sizes[1:])
+            self.times[b] / max(self.times[a], 1e-6) * 10 ** (1 - math.log10(b / a))
+            for a, b in itertools.pairwise(sizes)
         ]
 
     @property
     def worst_ratio(self) -> float:
         return max(self.ratios(), default=0.0)
-
-
-def _decades(a: int, b: int) -> float:
-    """log10(b / a): the ratios are scaled to a 10× step."""
-    import math
-
-    return math.log10(b / a)
 
 
 def timed(run: Runner, name: str, text: str, repeats: int) -> float:
