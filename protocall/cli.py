@@ -474,7 +474,7 @@ def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
         "--validate",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="check arguments against the tool schemas (default: when jsonschema is installed)",
+        help="check arguments against the tool schemas (default: on)",
     )
     parser.add_argument(
         "--reject-invalid", action="store_true", help="a schema violation rejects the call"

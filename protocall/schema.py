@@ -21,7 +21,8 @@ Rules of `coerce`:
 - Unions (`type: [...]`, `anyOf`, `oneOf`, `enum` of mixed values, `nullable: true`) try their
   non-string types in order, then fall back to the raw string if a string is allowed.
 Surrounding whitespace is ignored for non-string types and kept for strings. Type names are
-read leniently (`int`, `float`, `bool`, `dict`, `list`, … as the serving stacks accept them).
+JSON Schema's or the aliases of `TYPE_ALIASES` (`int`, `float`, `bool`, `dict`, `list`, …, as
+the serving stacks accept them), case-insensitively; any other type name types nothing.
 """
 
 from __future__ import annotations
@@ -33,14 +34,18 @@ import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 __all__ = [
+    "JSON_TYPES",
+    "TYPE_ALIASES",
     "Coerced",
     "always_string",
     "coerce",
     "coerce_json",
     "coerce_typed",
+    "json_type",
     "parameter_schema",
 ]
 
@@ -78,7 +83,7 @@ def coerce_typed(raw: str, type_name: str) -> Coerced:
     """Type `raw` by a type attribute (Kimi K3: string, number, boolean, null, object, array;
     `json` means any JSON value). `string` keeps the raw text verbatim; an unknown type name
     does too."""
-    canonical = _canonical(type_name)
+    canonical = json_type(type_name)
     return _coerce(raw, [canonical] if canonical else [])
 
 
@@ -106,34 +111,35 @@ STRING, INTEGER, NUMBER, BOOLEAN, NULL, OBJECT, ARRAY, ANY = (
     "json",
 )
 
-_ALIASES = {
-    "str": STRING,
-    "text": STRING,
-    "enum": STRING,
-    "bool": BOOLEAN,
-    "dict": OBJECT,
-    "map": OBJECT,
-    "list": ARRAY,
-    "tuple": ARRAY,
-    "none": NULL,
-    "any": ANY,
+JSON_TYPES = (STRING, INTEGER, NUMBER, BOOLEAN, NULL, OBJECT, ARRAY)
+"""The type names of JSON Schema."""
+
+_ALIAS_NAMES = {
+    STRING: "str text enum",
+    INTEGER: "int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 long short",
+    NUMBER: "float float32 float64 double decimal num numeric",
+    BOOLEAN: "bool",
+    OBJECT: "dict map",
+    ARRAY: "list tuple",
+    NULL: "none",
+    ANY: "json any",
 }
-_NUMERIC = re.compile(r"(?:u?int|long|short)|(?P<number>num|float|double|decimal)")
+TYPE_ALIASES: Mapping[str, str] = MappingProxyType(
+    {alias: type_name for type_name, names in _ALIAS_NAMES.items() for alias in names.split()}
+)
+"""Type names seen in tool schemas and type attributes in the wild (Python's, C's, OpenAPI's
+formats), and the JSON Schema type each stands for; `json` and `any` mean any JSON value."""
 _MAX_REF_DEPTH = 16
 
 
-def _canonical(type_name: Any) -> str | None:
+def json_type(type_name: Any) -> str | None:
+    """The JSON Schema type `type_name` stands for: a JSON Schema type itself or a key of
+    `TYPE_ALIASES`, case-insensitively and ignoring surrounding spaces (`"Float "` is
+    `number`); `"json"` for any value; None for anything else (`intger`, a non-string)."""
     if not isinstance(type_name, str):
         return None
     name = type_name.strip().lower()
-    if name in (STRING, INTEGER, NUMBER, BOOLEAN, NULL, OBJECT, ARRAY, ANY):
-        return name
-    if name in _ALIASES:
-        return _ALIASES[name]
-    numeric = _NUMERIC.match(name)
-    if numeric is not None:
-        return NUMBER if numeric.group("number") else INTEGER
-    return None
+    return name if name in JSON_TYPES else TYPE_ALIASES.get(name)
 
 
 def _type_of(value: Any) -> str:
@@ -158,7 +164,7 @@ def _types(schema: Any, root: Mapping[str, Any] | None, depth: int) -> list[str]
     declared = schema.get("type")
     if declared is not None:
         names = declared if isinstance(declared, list) else [declared]
-        found = [t for t in map(_canonical, names) if t is not None]
+        found = [t for t in map(json_type, names) if t is not None]
     elif isinstance(schema.get("enum"), list):
         found = [_type_of(v) for v in schema["enum"]]
     elif "const" in schema:

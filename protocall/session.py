@@ -29,7 +29,7 @@ from .events import (
     ToolCallStart,
 )
 from .message import Message, ToolCall
-from .tools import Tools, Validator, jsonschema_available, validator
+from .tools import Tools, Validator
 
 IdFactory = Callable[[int], str]
 
@@ -144,9 +144,11 @@ class Session:
     `feed(chunk)` and `finish()` return the events the new input made final. Options:
     `passthrough_malformed` (default True) also passes the raw text of a malformed but
     finished region through as content; `truncated_as_content` (default False) does the same
-    for a call cut off by the end of the stream; `validate` (None: when jsonschema is
-    installed) checks complete arguments against the tool schema, and `reject_invalid` turns
-    a violation into a `ProtocolError` instead of `validation_errors` on the call.
+    for a call cut off by the end of the stream; `validate` (default True) checks complete
+    arguments against the tool schema with the validators `Tools` compiled when it was
+    created, and `reject_invalid` turns a violation (or a raw value that did not convert to
+    its declared type, which is reported whether or not `validate` is on) into a
+    `ProtocolError` instead of `validation_errors` on the call.
     """
 
     def __init__(
@@ -158,17 +160,14 @@ class Session:
         seed: int | None = None,
         passthrough_malformed: bool = True,
         truncated_as_content: bool = False,
-        validate: bool | None = None,
+        validate: bool = True,
         reject_invalid: bool = False,
     ) -> None:
-        if validate and not jsonschema_available():
-            raise UsageError(
-                "validate=True needs the jsonschema package: pip install 'protocall[schema]'"
-            )
         self.tools = tools
-        self._validate = jsonschema_available() if validate is None else validate
+        self._validator_for: Callable[[str], Validator] | None = (
+            tools.validator if validate and tools is not None else None
+        )
         self._reject_invalid = reject_invalid
-        self._validators: dict[str, Validator] = {}
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
@@ -377,11 +376,8 @@ class Session:
             call.pieces.append("{}")
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
         arguments_json = "".join(call.pieces)
-        if self._validate and self.tools is not None:
-            check = self._validators.get(call.name)
-            if check is None:
-                check = self._validators[call.name] = validator(self.tools[call.name])
-            problems += check(arguments)
+        if self._validator_for is not None:
+            problems += self._validator_for(call.name)(arguments)
         if problems and self._reject_invalid:
             self._error(
                 "invalid_arguments",

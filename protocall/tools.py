@@ -1,13 +1,39 @@
-"""Declared tools: normalising OpenAI-style tool lists and validating complete arguments."""
+"""Declared tools: normalising OpenAI-style tool lists, checking their schemas once, and
+validating complete arguments.
+
+Creating `Tools` checks every tool's `parameters` schema and compiles its validator, so a bad
+schema is a `UsageError` when the parser is created (naming the tool and the schema path),
+never an exception in the middle of a stream, and the stream only runs a compiled validator
+over each complete call's arguments. The checks, in order:
+
+- every `type` names a JSON Schema type or an alias of `schema.TYPE_ALIASES` (`float`,
+  `int`, `str`, `bool`, `dict`, `list`, …, case-insensitively); an alias is replaced by its
+  JSON Schema type (`any`/`json` by no type constraint, so raw values stay strings as for
+  `{}`) and OpenAPI's `nullable: true` adds `null`, in a normalised copy that both the
+  typing of raw values and validation use; any other name (`intger`) is an error
+  suggesting the closest valid one;
+- the normalised schema is valid under its metaschema (`$schema`, default draft 2020-12),
+  its regular expressions (`pattern`, `patternProperties`) included;
+- every `$ref` resolves within the schema (tool schemas are never fetched).
+
+Checked schemas and their validators are cached by content, so a session with hundreds of
+tools costs their check once per process, not once per session (a normalised copy is shared
+by the `Tools` that declare the same schema: treat it as read-only).
+"""
 
 from __future__ import annotations
 
+import difflib
 import functools
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import orjson
+
 from .combinators import UsageError
+from .schema import ANY, JSON_TYPES, NULL, TYPE_ALIASES, json_type
 
 
 @dataclass(frozen=True)
@@ -28,16 +54,27 @@ class Tool:
         return None
 
 
+Validator = Callable[[Mapping[str, Any]], tuple[str, ...]]
+"""The schema violations of complete arguments, as readable messages (empty when valid)."""
+
+
 class Tools(Mapping[str, Tool]):
-    """Tools by name (lookup is one dict access, whatever their number)."""
+    """Tools by name (lookup is one dict access, whatever their number), their schemas
+    checked and normalised (see the module docstring; a bad one is a `UsageError`)."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
-        self._by_name = {tool.name: tool for tool in tools}
+        self._by_name: dict[str, Tool] = {}
+        self._validators: dict[str, Validator] = {}
+        for tool in tools:
+            parameters, self._validators[tool.name] = _checked(tool)
+            if parameters is not tool.parameters:
+                tool = replace(tool, parameters=parameters)
+            self._by_name[tool.name] = tool
 
     def __getitem__(self, name: str) -> Tool:
         return self._by_name[name]
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._by_name)
 
     def __len__(self) -> int:
@@ -45,6 +82,10 @@ class Tools(Mapping[str, Tool]):
 
     def __repr__(self) -> str:
         return f"Tools({sorted(self._by_name)})"
+
+    def validator(self, name: str) -> Validator:
+        """The compiled validator of tool `name`'s arguments (`KeyError` when undeclared)."""
+        return self._validators[name]
 
 
 def normalize_tools(tools: Iterable[Mapping[str, Any] | Tool] | Tools | None) -> Tools | None:
@@ -61,47 +102,186 @@ def normalize_tools(tools: Iterable[Mapping[str, Any] | Tool] | Tools | None) ->
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
             raise UsageError(f"a tool needs a function name: {entry!r}")
         parameters = function.get("parameters") or {}
-        if not isinstance(parameters, Mapping):
-            raise UsageError(f"tool {function['name']!r}: parameters must be a JSON schema object")
         normalized.append(
             Tool(function["name"], parameters, str(function.get("description") or ""))
         )
     return Tools(normalized)
 
 
-@functools.cache
-def jsonschema_available() -> bool:
-    """Whether the optional jsonschema package is installed (checked without importing it)."""
-    from importlib.util import find_spec
+def _checked(tool: Tool) -> tuple[Mapping[str, Any], Validator]:
+    """`tool`'s normalised parameters schema and its validator, or a `UsageError`."""
+    parameters = tool.parameters
+    if not isinstance(parameters, Mapping):
+        raise UsageError(f"tool {tool.name!r}: parameters must be a JSON schema object")
+    if not parameters:
+        return parameters, _no_problems
+    try:
+        normalized, validator = _compiled(_key(tool.name, parameters))
+    except _SchemaProblem as problem:
+        where = "/".join(["parameters", *map(str, problem.path)])
+        raise UsageError(f"tool {tool.name!r}: bad schema at {where}: {problem}") from None
+    return parameters if normalized is None else normalized, validator
 
-    return find_spec("jsonschema") is not None
+
+def _no_problems(arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    return ()
 
 
-Validator = Callable[[Mapping[str, Any]], tuple[str, ...]]
+def _key(name: str, parameters: Mapping[str, Any]) -> str:
+    """The schema as JSON text (the cache key; keys in their order, which the normalised
+    copy keeps)."""
+    try:
+        return orjson.dumps(parameters).decode()
+    except TypeError:  # orjson: not JSON data, or an integer beyond 64 bits
+        try:
+            return json.dumps(parameters, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise UsageError(f"tool {name!r}: parameters are not JSON data: {error}") from None
 
 
-def validator(tool: Tool) -> Validator:
-    """A function giving the schema violations of complete arguments for `tool`, as
-    readable messages (empty when valid). Build it once per tool and reuse it.
+class _SchemaProblem(Exception):
+    """What is wrong with a schema, and where (the path of keys inside `parameters`)."""
 
-    Needs the optional `jsonschema` package (`pip install 'protocall[schema]'`); raises
-    `UsageError` saying so when it is missing.
-    """
+    def __init__(self, path: Iterable[str | int], message: str) -> None:
+        super().__init__(message)
+        self.path = tuple(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
+    """The normalised schema (None when normalising changed nothing) and its validator."""
     try:
         import jsonschema
+        import referencing
+        import referencing.exceptions
     except ImportError:
         raise UsageError(
-            "validating tool arguments needs the jsonschema package: "
-            "pip install 'protocall[schema]' (or pass validate=False)"
+            "checking tool schemas needs the jsonschema package, a dependency of protocall: "
+            "pip install 'jsonschema>=4.18'"
         ) from None
-    if not tool.parameters:
-        return lambda arguments: ()
-    checker = jsonschema.validators.validator_for(tool.parameters)(tool.parameters)
+    original = json.loads(key)
+    refs: list[tuple[tuple[str | int, ...], str]] = []
+    schema = _normalized(original, (), refs)
+    checker = jsonschema.validators.validator_for(schema)
+    try:
+        checker.check_schema(schema)
+    except jsonschema.SchemaError as error:
+        message = error.message
+        if error.validator == "format" and error.cause is not None:  # `regex`: re's error
+            message = f"{error.instance!r} is not a valid {error.validator_value}: {error.cause}"
+        raise _SchemaProblem(error.absolute_path, message) from None
+    root = referencing.Resource.from_contents(
+        schema, default_specification=referencing.jsonschema.DRAFT202012
+    )
+    resolver = referencing.Registry().resolver_with_root(root)
+    for path, ref in refs:
+        try:
+            resolver.lookup(ref)
+        except referencing.exceptions.Unresolvable:
+            raise _SchemaProblem(path, f"$ref {ref!r} does not resolve within the schema") from None
+    validate = checker(schema)
 
     def problems(arguments: Mapping[str, Any]) -> tuple[str, ...]:
-        errors = sorted(checker.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+        errors = sorted(validate.iter_errors(dict(arguments)), key=lambda e: list(e.path))
         return tuple(
             f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors
         )
 
-    return problems
+    return (None if schema is original else schema), problems
+
+
+_ONE = frozenset(
+    [
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    ]
+)
+_BY_NAME = frozenset(
+    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]
+)
+_IN_ORDER = frozenset(["allOf", "anyOf", "oneOf", "prefixItems", "items"])
+"""The keywords whose values are subschemas: one, a name → subschema object, a list."""
+
+
+def _normalized(schema: Any, path: tuple[str | int, ...], refs: list[Any]) -> Any:
+    """`schema` with its type names normalised (the same object when nothing changed); the
+    `$ref`s found are appended to `refs` with their paths."""
+    if not isinstance(schema, dict):
+        return schema
+    changes: dict[str, Any] = {}
+    for key, value in schema.items():
+        here = (*path, key)
+        if key == "type":
+            changes[key] = _type(value, here, schema.get("nullable") is True)
+        elif key == "$ref" and isinstance(value, str):
+            refs.append((here, value))
+        elif key in _IN_ORDER and isinstance(value, list):
+            changes[key] = _same_or(
+                value, [_normalized(s, (*here, i), refs) for i, s in enumerate(value)]
+            )
+        elif key in _BY_NAME and isinstance(value, dict):
+            new = {n: _normalized(s, (*here, n), refs) for n, s in value.items()}
+            changes[key] = _same_or(value, new)
+        elif key in _ONE:
+            changes[key] = _normalized(value, here, refs)
+    changed = {key: new for key, new in changes.items() if new is not schema[key]}
+    if not changed:
+        return schema
+    merged = {**schema, **changed}
+    if merged.get("type") is _NO_TYPE:
+        del merged["type"]
+    return merged
+
+
+def _same_or(old: Any, new: Any) -> Any:
+    """`old` when the list or dict `new` holds the very same values, else `new`."""
+    values = (
+        zip(old, new, strict=True) if isinstance(old, list) else ((old[k], new[k]) for k in old)
+    )
+    return old if all(a is b for a, b in values) else new
+
+
+_NO_TYPE: Any = object()
+"""What `_type` gives for a type that allows anything (`any`): the keyword is dropped."""
+
+
+def _type(declared: Any, path: tuple[str | int, ...], nullable: bool) -> Any:
+    """A `type` keyword's value with aliases replaced (`declared` itself when unchanged)."""
+    names = declared if isinstance(declared, list) else [declared]
+    if not all(isinstance(name, str) for name in names):
+        return declared  # not type names at all: the metaschema check reports it
+    types = []
+    for index, name in enumerate(names):
+        canonical = json_type(name)
+        if canonical is None:
+            where = path if names is not declared else (*path, index)
+            raise _SchemaProblem(where, f"{name!r} is not a JSON Schema type{_suggest(name)}")
+        if canonical == ANY:
+            return _NO_TYPE
+        types.append(canonical)
+    if nullable and NULL not in types:
+        types.append(NULL)
+    types = list(dict.fromkeys(types))
+    if types == names:
+        return declared
+    return types[0] if len(types) == 1 and not isinstance(declared, list) else types
+
+
+def _suggest(name: str) -> str:
+    """The closest known type name, as the JSON Schema type it stands for (`flaot`: `number`)."""
+    known = [*JSON_TYPES, *TYPE_ALIASES]
+    close = difflib.get_close_matches(name.strip().lower(), known, n=1, cutoff=0.6)
+    if not close:
+        return f" (expected one of: {', '.join(JSON_TYPES)})"
+    canonical = json_type(close[0])
+    return f" (did you mean {close[0] if canonical == ANY else canonical!r}?)"

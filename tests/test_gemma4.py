@@ -147,7 +147,8 @@ def test_string_text_streams_as_it_arrives() -> None:
     assert "".join(deltas) == '<|x\\"' + '"}'  # the quote escaped, then the string closed
 
 
-@given(st.dictionaries(st.sampled_from(["a", "b_2", "key.x", "odd key", "", "k:v"]),
+@given(st.dictionaries(st.sampled_from(["a", "b_2", "key.x", "odd key", "", "k:v", "a  b c",
+                                        " lead", "trail "]),
                        json_values(FORMAT.reserved), max_size=4))  # fmt: skip
 @settings(max_examples=40, deadline=None)
 def test_rendered_values_parse_back(arguments: dict[str, object]) -> None:
@@ -188,11 +189,32 @@ def test_generation_prompts_give_the_start_state() -> None:
     assert FORMAT.start_state(THINKING_OFF) is None
 
 
-@pytest.mark.parametrize("terminator", [END_THOUGHT, "<|channel>", END_TURN, EOS, ""])
+@pytest.mark.parametrize("terminator", [END_THOUGHT, END_TURN, EOS, ""])
 def test_reasoning_terminators(terminator: str) -> None:
     message = verified(THOUGHT + "Hmm. " + terminator + "x")
     assert message.reasoning_content == "Hmm." + ("" if terminator else " x")
     assert message.content == ("x" if terminator else None)
+
+
+@pytest.mark.parametrize("opener", ["<|channel>", "<|channel>\n", "<|channel>thought "])
+def test_thinking_without_the_thought_label(opener: str) -> None:
+    message = verified(f"A {opener}Let me think.{END_THOUGHT}B{END_TURN}")
+    assert (message.reasoning_content, message.content, message.errors) == (
+        "Let me think.",
+        "A B",
+        (),
+    )
+
+
+@pytest.mark.parametrize("word", ["thoughtful", "thought_1", "Thought"])
+def test_a_word_that_only_begins_with_the_label_is_reasoning(word: str) -> None:
+    message = verified(f"<|channel>{word} notes{END_THOUGHT}")
+    assert message.reasoning_content == f"{word} notes"
+
+
+def test_a_channel_opener_inside_thinking_opens_another_block() -> None:
+    message = verified(THOUGHT + "Hmm. <|channel>more" + END_THOUGHT + "x" + END_TURN)
+    assert (message.reasoning_content, message.content) == ("Hmm. more", "x")
 
 
 @pytest.mark.parametrize(("prefix", "prompt"), [(THOUGHT, PROMPT), ("", PROMPT + THOUGHT)])
@@ -223,6 +245,34 @@ def test_every_marker_but_the_quote_inside_a_string_argument(marker: str) -> Non
     content = f"x = '{marker}'\n{marker}}}"
     (result,) = verified(call("write_file", {"path": "/p", "content": content})).tool_calls
     assert result.arguments == {"path": "/p", "content": content}
+
+
+@pytest.mark.parametrize(
+    ("literal", "arguments"),
+    [
+        (f"{{my key:{Q}v{Q}}}", {"my key": "v"}),
+        (f"{{ my  key :{Q}v{Q}, n:1}}", {"my  key": "v", "n": 1}),
+        (f"{{a b c:{{d e:[1, {Q}x y{Q}]}}}}", {"a b c": {"d e": [1, "x y"]}}),
+        (f"{{{Q} padded {Q}:1}}", {" padded ": 1}),
+    ],
+)
+def test_keys_with_spaces(literal: str, arguments: dict[str, object]) -> None:
+    (result,) = verified(f"{CALL}set_config{literal}{END_CALL}", tools=None).tool_calls
+    assert result.arguments == arguments
+    assert json.loads(result.arguments_json) == arguments
+
+
+def test_keys_with_spaces_render_back() -> None:
+    arguments = {"my key": "v", " padded": 1, "a:b": 2}
+    assert render_value(arguments) == f"{{{Q} padded{Q}:1,{Q}a:b{Q}:2,my key:{Q}v{Q}}}"
+    (result,) = verified(call("set_config", arguments), tools=None).tool_calls
+    assert result.arguments == arguments
+
+
+def test_a_key_may_not_span_lines() -> None:
+    message = verified(f"{CALL}set_config{{my\nkey:1}}{END_CALL}", tools=None)
+    (error,) = message.errors
+    assert message.tool_calls == () and error.code == "malformed"
 
 
 def test_typed_values_keep_their_types() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocall import ast, formats
 from protocall.events import ToolCallStart
@@ -284,3 +286,100 @@ def test_truncation_at_every_position(role: bool) -> None:
             (error,) = result.errors
             assert error.code == "truncated" and error.raw == text[opened:cut]
         assert all(e.code == "truncated" for e in result.errors)
+
+
+# -- built-in tools (python, browser.*, container.exec) ------------------------------------------
+
+BUILT_INS = [
+    tool("python", code=STRING),
+    tool("browser.search", query=STRING),
+    tool("browser.open", id={"type": "integer"}),
+    tool("browser.find", pattern=STRING),
+    tool("container.exec", cmd={"type": "array"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("recipient", "body", "arguments"),
+    [
+        ("python", "import math\nprint(math.pi)", {"code": "import math\nprint(math.pi)"}),
+        ("python", ' {"a": 1}\n', {"code": ' {"a": 1}\n'}),
+        ("browser.search", '{"query": "Paris weather"}', {"query": "Paris weather"}),
+        ("browser.open", '{"id": 3}', {"id": 3}),
+        ("browser.find", '{"pattern": "rain"}', {"pattern": "rain"}),
+        ("container.exec", '{"cmd": ["bash", "-lc", "ls"]}', {"cmd": ["bash", "-lc", "ls"]}),
+    ],
+)
+@pytest.mark.parametrize("role", [False, True])
+def test_a_built_in_recipient_is_a_call_to_it(
+    recipient: str, body: str, arguments: dict[str, object], role: bool
+) -> None:
+    header = (f" to={recipient}{CHANNEL}analysis code{MESSAGE}" if role
+              else f"{CHANNEL}analysis to={recipient} code{MESSAGE}")  # fmt: skip
+    text = message("analysis", "Look it up.") + NEXT + header + body + CALL
+    result = verified(text, tools=BUILT_INS)
+    assert (result.reasoning_content, result.content, result.errors) == ("Look it up.", None, ())
+    (done,) = result.tool_calls
+    assert (done.name, done.arguments) == (recipient, arguments)
+    assert json.loads(done.arguments_json) == arguments
+    assert verified(text, tools=None).tool_calls[0].arguments == arguments
+
+
+def test_a_functions_recipient_named_python_takes_json() -> None:
+    text = f'{CHANNEL}commentary to=functions.python json{MESSAGE}{{"code": "1"}}{CALL}'
+    (done,) = verified(text, tools=BUILT_INS).tool_calls
+    assert (done.name, done.arguments) == ("python", {"code": "1"})
+
+
+def test_an_undeclared_built_in_is_an_unknown_tool_never_content() -> None:
+    text = f"{CHANNEL}analysis to=python code{MESSAGE}print(1){CALL}"
+    result = verified(text, tools=TOOLS)
+    (error,) = result.errors
+    assert result.tool_calls == () and error.code == "unknown_tool" and "python" in error.message
+    assert error.raw == " to=python code<|message|>print(1)"  # the call, from its recipient
+    kept_out = stream(FORMAT, [text], TOOLS, PROMPT, passthrough_malformed=False).message
+    assert (kept_out.content, kept_out.reasoning_content) == (None, None)
+
+
+def test_code_for_python_ends_only_at_a_call() -> None:
+    text = (
+        f"{CHANNEL}analysis to=python code{MESSAGE}print(1){END}"
+        + NEXT
+        + message("final", "ok", RETURN)
+    )
+    result = verified(text, tools=BUILT_INS)
+    (error,) = result.errors
+    assert result.tool_calls == () and error.code == "malformed" and "<|call|>" in error.message
+
+
+def test_code_cut_off_is_a_truncated_call() -> None:
+    text = f"{CHANNEL}analysis to=python code{MESSAGE}print("
+    result = verified(text, tools=BUILT_INS)
+    (error,) = result.errors
+    assert result.tool_calls == () and error.code == "truncated" and error.raw == text
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        f"write {MESSAGE} after the header",
+        f"then {CONSTRAIN}json",
+        f"a {CHANNEL} alone, {CHANNEL}bogus or {CHANNEL}commentar",
+        "recipients look like to=python or to=functions.get_time",
+    ],
+)
+def test_marker_text_quoted_in_analysis_stays_reasoning(quoted: str) -> None:
+    text = message("analysis", quoted) + NEXT + message("final", "Done.", RETURN)
+    result = verified(text)
+    assert (result.reasoning_content, result.content, result.errors) == (quoted, "Done.", ())
+    result = verified(quoted + END + NEXT + message("final", "Done.", RETURN),
+                      PROMPT + CHANNEL + "analysis" + MESSAGE)  # fmt: skip
+    assert (result.reasoning_content, result.content, result.errors) == (quoted, "Done.", ())
+
+
+@given(st.text(st.sampled_from("ab <|>\n\"{}'\\é"), max_size=30).filter(lambda t: "<|" not in t))
+@settings(max_examples=30, deadline=None)
+def test_any_code_is_the_python_call_s_code(code: str) -> None:
+    text = f"{CHANNEL}analysis to=python code{MESSAGE}{code}{CALL}"
+    (done,) = verified(text, tools=BUILT_INS).tool_calls
+    assert (done.name, done.arguments) == ("python", {"code": code})

@@ -19,7 +19,7 @@ from protocall.events import (
     ToolCallStart,
 )
 from protocall.openai import DeltaStream, accumulate
-from protocall.testing import chunkings, is_event_prefix, merge_deltas, stream
+from protocall.testing import chunkings, is_event_prefix, merge_deltas, stream, verify
 
 HERMES = formats.get("hermes")
 TOOLS = [
@@ -206,6 +206,25 @@ def test_unknown_tool_is_an_error_without_a_completed_call() -> None:
     assert error.code == "unknown_tool" and "launch_rockets" in error.message
     assert outcome.message.tool_calls == ()
     assert not any(isinstance(e, ToolCallStart) for e in outcome.events)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ['{"name": "get_time"}', '{ "name" : "get_time" }', '{"name": "get_time", "arguments": {}}'],
+)
+def test_a_call_without_arguments_has_empty_arguments(body: str) -> None:
+    text = f"Now.<tool_call>\n{body}\n</tool_call><|im_end|>"
+    message = verify(HERMES, text, tools=TOOLS)
+    (done,) = message.tool_calls
+    assert (done.name, done.arguments, done.arguments_json) == ("get_time", {}, "{}")
+    assert (message.content, message.errors) == ("Now.", ())
+
+
+def test_a_call_object_still_needs_its_closing_brace() -> None:
+    text = '<tool_call>\n{"name": "get_time"\n</tool_call>'
+    message = verify(HERMES, text, tools=TOOLS)
+    (error,) = message.errors
+    assert message.tool_calls == () and error.code == "malformed" and error.raw == text
 
 
 def test_no_tools_declared_accepts_any_name() -> None:

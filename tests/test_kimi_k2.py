@@ -19,7 +19,7 @@ from protocall.events import (
     ToolCallStart,
 )
 from protocall.message import Message
-from protocall.testing import Outcome, chunkings, split_at, stream
+from protocall.testing import Outcome, chunkings, split_at, stream, verify
 
 KIMI = formats.get("kimi-k2")
 THINKING = "<|im_assistant|>assistant<|im_middle|><think>"  # K2.5 / K2.6, thinking on
@@ -177,7 +177,6 @@ def test_event_sequence_announces_the_final_name_with_the_model_id() -> None:
         ("functions.get_weather:0", "get_weather"),
         ("functions.get_weather:12345678901234567890", "get_weather"),
         ("get_weather:7", "get_weather"),
-        ("functions.get_weather", "get_weather"),
         ("functions.ns:get_weather:3", "ns:get_weather"),
         ("functions.mcp.fs.read:1", "mcp.fs.read"),
     ],
@@ -188,11 +187,99 @@ def test_name_derived_from_the_id_and_the_id_kept(call_id: str, name: str) -> No
     assert (done.id, done.name, done.arguments) == (call_id, name, {})
 
 
-def test_an_id_that_is_no_call_id_leaves_the_opener_as_text() -> None:
+def test_an_id_without_an_index_names_only_a_declared_tool() -> None:
+    text = f"{BEGIN}{CALL}functions.get_weather{ARGS}{{}}{CALL_END}{END}"
+    (done,) = parse(text).tool_calls
+    assert (done.id, done.name, done.arguments) == ("functions.get_weather", "get_weather", {})
+
+
+@pytest.mark.parametrize("tools", [TOOLS, None])
+@pytest.mark.parametrize("call_id", ["functions.invalid.0", "functions.launch", "get_weather"])
+def test_an_id_that_names_no_tool_is_a_malformed_call_never_a_call(
+    call_id: str, tools: Any
+) -> None:
+    bad = f'{CALL}{call_id} {ARGS}{{"city": "Beijing"}}{CALL_END}'
+    text = "Help. " + section(bad, call("get_time", {"zone": "UTC"}, 1)) + EOT
+    message = parse(text, tools=tools)
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "malformed" and f"not `{call_id}`" in error.message
+    assert error.raw == BEGIN + bad
+    without = stream(KIMI, [text], tools, passthrough_malformed=False).message
+    assert without.content == "Help." and without.errors == message.errors
+
+
+def test_a_bare_call_with_an_id_that_names_no_tool_is_malformed_too() -> None:
     text = f"Use {CALL}get_weather{ARGS}{{}}{CALL_END} like this."
     message = parse(text)
-    assert message.tool_calls == () and message.errors == ()
-    assert message.content == text
+    (error,) = message.errors
+    assert message.tool_calls == () and error.code == "malformed"
+    assert message.content == text  # passed through, as the model wrote it
+
+
+@pytest.mark.parametrize("stray", [END, "<|tool_call_section_end|>", ARGS, CALL_END])
+def test_a_stray_closing_or_separating_marker_is_dropped(stray: str) -> None:
+    for text, prompt in ((f"Hi{stray} there{EOT}", INSTRUCT),
+                         (f"<think>r</think>Hi {stray}there{EOT}", INSTRUCT)):  # fmt: skip
+        message = parse(text, prompt)
+        assert (message.content, message.tool_calls, message.errors) == ("Hi there", (), ())
+    after = parse(section(call("get_time", {"zone": "UTC"})) + stray + " Done." + EOT)
+    assert after.content == "Done." and len(after.tool_calls) == 1
+
+
+def test_a_stray_marker_quoted_in_reasoning_stays_reasoning() -> None:
+    message = parse(f"<think>Close with {END} or {CALL_END}.</think>Ok.{EOT}")
+    assert message.reasoning_content == f"Close with {END} or {CALL_END}."
+    assert message.content == "Ok."
+
+
+@pytest.mark.parametrize("inside", ["", "\n", " nothing to call "])
+def test_an_empty_section_is_dropped(inside: str) -> None:
+    for begin, end in ((BEGIN, END), ("<|tool_call_section_begin|>", "<|tool_call_section_end|>")):
+        message = parse(f"Reasoning. {begin}{inside}{end} Done.{EOT}")
+        assert (message.content, message.tool_calls, message.errors) == (
+            "Reasoning.  Done.",
+            (),
+            (),
+        )
+
+
+def test_noise_between_section_markers_is_no_content() -> None:
+    first, second = call("get_time", {"zone": "UTC"}), call("get_weather", {"location": "Oslo"}, 1)
+    text = f"Before. {BEGIN} spurious noise {first} between {second} trailing {END} After.{EOT}"
+    message = parse(text)
+    assert message.content == "Before.  After."
+    assert [c.name for c in message.tool_calls] == ["get_time", "get_weather"]
+    assert message.errors == ()
+
+
+NOISE = st.text(st.sampled_from("ab <|>_\n"), max_size=12).filter(
+    lambda text: not any(marker in text for marker in MARKERS)
+)
+
+
+@given(st.lists(NOISE, min_size=3, max_size=3), st.data())
+@settings(max_examples=30, deadline=None)
+def test_any_noise_between_section_markers_is_no_content(
+    noise: list[str], data: st.DataObject
+) -> None:
+    first, second = call("get_time", {"zone": "UTC"}), call("get_weather", {"location": "Oslo"}, 1)
+    text = f"Before.{BEGIN}{noise[0]}{first}{noise[1]}{second}{noise[2]}{END}After.{EOT}"
+    message = verify(KIMI, text, tools=TOOLS, chunkings=[data.draw(chunkings(text))])
+    assert (message.content, message.errors) == ("Before.After.", ())
+    assert [c.name for c in message.tool_calls] == ["get_time", "get_weather"]
+
+
+def test_text_after_the_last_call_of_an_unclosed_section_is_content() -> None:
+    text = BEGIN + call("get_time", {"zone": "UTC"}) + " The time is known." + EOT
+    message = parse(text)
+    assert message.content == "The time is known." and len(message.tool_calls) == 1
+
+
+def test_a_section_opener_before_prose_stays_text() -> None:
+    prose = f"Open with {BEGIN} then prose, and {BEGIN} again"
+    message = parse(prose + EOT)
+    assert (message.content, message.errors) == (prose, ())
 
 
 def test_singular_section_spelling() -> None:

@@ -52,6 +52,7 @@ from protocall.formats.blocks import (
     tool_name,
 )
 from protocall.formats.turns import ToolUse, Turn
+from protocall.pytest_plugin import protocall_check  # noqa: F401  (the fixture)
 from protocall.testing import (
     RUNS,
     Report,
@@ -66,7 +67,6 @@ from protocall.testing import (
     values,
 )
 from protocall.testing.__main__ import main
-from protocall.testing.plugin import protocall_check  # noqa: F401  (the fixture)
 from protocall.testing.properties import prefix_violation
 from protocall.testing.strategies import reads_as_other_type
 from protocall.tools import Tools

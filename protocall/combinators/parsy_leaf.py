@@ -1,15 +1,20 @@
-"""Existing parsy grammars as leaves of a protocall grammar, run once over a delimited span."""
+"""Existing parsy grammars as leaves of a protocall grammar, run once over a delimited span.
+
+parsy is an optional dependency (`pip install 'protocall[parsy]'`), imported by `from_parsy`
+only: a grammar without parsy leaves never loads it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-import parsy  # type: ignore[import-untyped]
+from typing import TYPE_CHECKING, Any
 
 from .parser import Parser, Step
-from .result import Backtrack
+from .result import Backtrack, UsageError
 from .stream import Input
 from .text import Until
+
+if TYPE_CHECKING:
+    import parsy  # type: ignore[import-untyped]
 
 
 class FromParsy(Parser[Any]):
@@ -28,12 +33,13 @@ class FromParsy(Parser[Any]):
     def __init__(self, parser: parsy.Parser, until: tuple[str, ...], required: bool) -> None:
         self.parser = parser
         self.span = Until(*until, emit=False, required=required)
+        self.parse_error: type[parsy.ParseError] = _parsy().ParseError
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
         text, end = yield from self.span.step(inp, pos)
         try:
             value = self.parser.parse(text)
-        except parsy.ParseError as error:
+        except self.parse_error as error:
             raise Backtrack(pos + error.index, tuple(sorted(error.expected))) from None
         return value, end
 
@@ -44,3 +50,12 @@ def from_parsy(
     """Run the parsy `parser` once over the span up to the earliest of the `until`
     delimiter(s); see `FromParsy` (it does not stream inside the leaf)."""
     return FromParsy(parser, (until,) if isinstance(until, str) else tuple(until), required)
+
+
+def _parsy() -> Any:
+    """The parsy module, or a `UsageError` saying how to install it."""
+    try:
+        import parsy
+    except ImportError:
+        raise UsageError("from_parsy needs parsy: pip install 'protocall[parsy]'") from None
+    return parsy

@@ -52,6 +52,7 @@ _BUILTINS = (
     "granite",
     "nemotron",
     "llama3",
+    "olmo3",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

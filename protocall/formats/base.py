@@ -61,7 +61,9 @@ class Format:
         generation_prompt: str | None = None,
         **options: Any,
     ) -> Session:
-        """A streaming session for one turn (options: see `Session`)."""
+        """A streaming session for one turn (options: see `Session`). The tools' schemas are
+        checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
+        now, not during the stream."""
         declared = normalize_tools(tools)
         grammar = self.grammar(declared, self.start_state(generation_prompt))
         return Session(grammar, declared, **options)

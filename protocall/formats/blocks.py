@@ -77,21 +77,6 @@ def json_name() -> Parser[str]:
     return tool_name(json_string(max_size=NAME_LIMIT + 2))
 
 
-def id_with_name(token: str, pattern: str, expected: str) -> Parser[str]:
-    """A call id (a `token` regex match, as a `tool_id` node) that carries the tool name:
-    `pattern` must match the whole id, its first group that matched being the name, which
-    is emitted as the `tool_name` node; the value is the name. Fails, expecting `expected`,
-    at an id of another shape."""
-    shape = re.compile(pattern)
-
-    def name_of(call_id: str) -> Parser[str]:
-        match = shape.fullmatch(call_id)
-        name = next((group for group in match.groups() if group), None) if match else None
-        return fail(expected) if name is None else emit(ast.TOOL_NAME, name)
-
-    return tag(ast.TOOL_ID, regex(token).desc("a call id")).bind(name_of)
-
-
 def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
     """A tool name that must be one of `tools` (any name when none are declared); an
     undeclared one fails, so the text around it is not taken for a call."""
@@ -366,11 +351,21 @@ def in_runs(calls: Calls) -> Calls:
 
 @dataclass(frozen=True)
 class Channel:
-    """A channel `open` … `close` whose body is text tagged `node` (reasoning or content)."""
+    """A channel `open` … `close` whose body is text tagged `node` (reasoning or content).
+    A `label` may follow the opener (Gemma 4's `<|channel>thought`): where it does, and no
+    word character follows it, it belongs to the opener, not to the body."""
 
     open: str
     close: str
     node: str
+    label: str = ""
+
+    def opener(self) -> Parser[Any]:
+        """The opener, a cut, then the label where it stands."""
+        opened = literal(self.open).then(cut)
+        if not self.label:
+            return opened
+        return opened.then(optional(seq(literal(self.label), not_followed_by(regex(r"\w")))))
 
 
 def channelled_turn(
@@ -408,7 +403,7 @@ def channelled_turn(
     def body(channel: Channel) -> Parser[Any]:
         return optional(text(channel.node)).skip(optional(literal(channel.close)))
 
-    opened = (literal(c.open).then(cut).then(body(c)) for c in channels.values())
+    opened = (c.opener().then(body(c)) for c in channels.values())
     end = tag(ast.END_OF_TURN, markers(*stops))
     structure = alt(calls.call, end, *opened, markers(*closes))
     lead = body(channels[start]) if start is not None else success(None)
@@ -546,26 +541,29 @@ def section_calls(
     end: Parser[Any],
     *,
     bare: bool = False,
+    gap: Parser[Any] = whitespace,
 ) -> Calls:
     """Calls in a section: `begin`, calls (each `head` then `body`, as in `tool_calls`)
-    separated by optional whitespace, then `end`, whose absence is tolerated (the section
-    closes at the first thing that is not a call; whitespace after the last call is then
-    content). The first call's head starts with `begin`, so a section opener that heads no
-    call is text, and one the stream ended inside is a truncated call; text that `end`
-    matches is never a call (at end of input a `closer` matches a cut-off marker). With
-    `bare`, the section's `begin` may be missing too. Calls start only at a whole opener:
+    separated by `gap` (optional whitespace; a format may let it skip noise), then `end`,
+    whose absence is tolerated (the section closes at the first thing that is not a call;
+    what follows the last call is then content). The first call's head starts with `begin`
+    and the gap, so a section opener that heads no call is text, and one the stream ended
+    inside is a truncated call; text that `end` matches is never a call (at end of input a
+    `closer` matches a cut-off marker). With `bare`, the section's `begin` may be missing
+    too (bare calls are separated by whitespace only). Calls start only at a whole opener:
     a cut-off one at the end of input is text, as in prose."""
     openers = tuple(openers)
     inner = tool_calls(openers, head, body, resync)
-    first = tool_calls(openers, seq(begin, whitespace).then(head), body, resync)
-    more = many(whitespace.then(not_followed_by(end)).then(inner.call))
+    first = tool_calls(openers, seq(begin, gap).then(head), body, resync)
 
-    def section(opening: Calls) -> Parser[Any]:
-        return seq(peek(markers(*openers)), opening.call, more, optional(whitespace.then(end)))
+    def section(opening: Calls, gap: Parser[Any]) -> Parser[Any]:
+        more = many(gap.then(not_followed_by(end)).then(inner.call))
+        return seq(peek(markers(*openers)), opening.call, more, optional(gap.then(end)))
 
     if not bare:
-        return Calls(first.openers, first.head, section(first))
-    return Calls(first.openers, alt(first.head, inner.head), alt(section(first), section(inner)))
+        return Calls(first.openers, first.head, section(first, gap))
+    return Calls(first.openers, alt(first.head, inner.head),
+                 alt(section(first, gap), section(inner, whitespace)))  # fmt: skip
 
 
 def closer(*texts: str) -> Parser[str]:
@@ -854,3 +852,27 @@ def _list_starts(tools: Tools | None) -> list[str]:
     if tools is None:
         return ["["]
     return [f"[{first}" for first in sorted({*" \t\n\r", *(name[:1] for name in tools if name)})]
+
+
+def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
+    """Pseudo-function calls one per line inside `section` (begin, end), as Olmo 3 writes
+    them: `<function_calls>f(a=1)\\ng(b="x")</function_calls>`; each is a `tool_call` node
+    whose arguments stream as JSON text (see `python_call`), any name making a call (the
+    session reports an undeclared one).
+
+    The begin heads a call list only where, after optional whitespace, a name, `(` and `)`
+    or a first `key=` follow it; otherwise it is text, and one the stream ended inside is a
+    truncated call. Calls are separated by whitespace (the template writes a line break),
+    which alone commits to nothing: a name and `(` after it make a call, and one cut off
+    is a truncated one. A missing end is tolerated (the section closes at the first
+    line that is no call). A malformed call is skipped to the end (consumed) or a stop.
+    """
+    begin, end = section
+    skip = until(end, *stops, emit=False).then(optional(literal(end)))
+    proof, first = _python_call(_python_name(None))
+    _, later = _python_call(_python_name(None), strict=False)
+    opening = literal(begin).then(whitespace)
+    calls = seq(opening, recover(first, skip),
+                many(regex(r"\s+").then(unfinished(recover(later, skip)))),
+                optional(whitespace.then(closer(end))))  # fmt: skip
+    return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))

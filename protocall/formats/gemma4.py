@@ -11,8 +11,9 @@ JSON-quoted strings (a Rust port), `<eos>` as a stop, whitespace between tokens 
 INFERRED here: the optional `call:` prefix, thinking blocks after content.
 
 - Calls: `<|tool_call>call:NAME{…}<tool_call|>`, several in a row. The arguments are an
-  object with bare keys (`<|"|>`-quoted keys are accepted too), `,` between members and
-  elements, optional whitespace. A string is `<|"|>` raw text `<|"|>` — no escapes, so a
+  object with bare keys, which may contain spaces (`{my key:1}`; spaces around a key are
+  not part of it), or `<|"|>`-quoted keys, `,` between members and elements, optional
+  whitespace. A string is `<|"|>` raw text `<|"|>` — no escapes, so a
   string cannot contain `<|"|>`; numbers, `true`, `false`, `null` and JSON-quoted strings
   are JSON; `None` (older templates render null so) is null; objects and arrays nest. The
   arguments stream as JSON text (`{"key": "text", "n": 3}`): a key once its `:` has arrived,
@@ -21,11 +22,12 @@ INFERRED here: the optional `call:` prefix, thinking blocks after content.
 - The `call:` prefix is optional; the name is final once `{` follows.
   A call that fails after its name is skipped to `<tool_call|>` (consumed) or the next
   marker; one the stream ended inside is a truncated error.
-- Thinking `<|channel>thought\\n…<channel|>` is reasoning (the `thought` label is not), may
-  appear anywhere, and ends at a genuine call, `<|channel>` or a stop. The prompt
-  `<|turn>model\\n` opens nothing (the model opens thinking itself when it is enabled); the
-  thinking-off prompt closes an empty block; a prompt ending `<|channel>thought\\n` pre-opens
-  it. A stray `<channel|>`, `<tool_call|>`, `<|channel>` or `<|turn>model\\n` is dropped.
+- Thinking `<|channel>thought\\n…<channel|>` is reasoning (the `thought` label is not, and
+  it may be missing: `<|channel>` alone opens thinking too), may appear anywhere, and ends
+  at a genuine call, `<|channel>` or a stop. The prompt `<|turn>model\\n` opens nothing
+  (the model opens thinking itself when it is enabled); the thinking-off prompt closes an
+  empty block; a prompt ending `<|channel>thought\\n` pre-opens it. A stray `<channel|>`,
+  `<tool_call|>` or `<|turn>model\\n` is dropped.
 - `<turn|>`, `<|tool_response>` (where generation stops after calls) and `<eos>` end the
   turn; they are never content. Text outside thinking and calls is content.
 """
@@ -75,12 +77,13 @@ from .blocks import (
 from .turns import ToolUse, Turn
 
 QUOTE = '<|"|>'
-THOUGHT = Channel("<|channel>thought", "<channel|>", ast.REASONING)
+THOUGHT = Channel("<|channel>", "<channel|>", ast.REASONING, label="thought")
 TOOL_CALL, END_TOOL_CALL, CALL = "<|tool_call>", "<tool_call|>", "call:"
 STOPS = ("<turn|>", "<|tool_response>", "<eos>")
-DROPPED = (END_TOOL_CALL, "<|channel>", "<|turn>model\n")
+DROPPED = (END_TOOL_CALL, "<|turn>model\n")
 PROMPT = "<|turn>model\n"
-BARE_KEY = r"[^\s:,{}\[\]<>\"']+"
+THOUGHT_OPEN = "<|channel>thought\n"  # as the template writes it
+BARE_KEY = r"[^\t\n\r\f\v:,{}\[\]<>\"']+"  # spaces inside: `{my key:1}`
 
 
 class Quoted(Parser[str]):
@@ -150,7 +153,8 @@ def gemma_arguments() -> Parser[dict[str, Any]]:
     at each string and container, so it belongs after a call's head."""
     value = forward()
     quoted_key = seq(literal(QUOTE), until(QUOTE, emit=False, required=True), literal(QUOTE))
-    key = alt(quoted_key.map(lambda parts: parts[1]), regex(BARE_KEY).desc("a key"))
+    bare_key = regex(BARE_KEY).desc("a key").map(lambda text: text.rstrip(" "))
+    key = alt(quoted_key.map(lambda parts: parts[1]), bare_key)
     member = key.skip(seq(ws, literal(":"), ws)).bind(
         lambda k: Synthesised(f"{encode_basestring(k)}: ").then(value).map(lambda v: (k, v))
     )
@@ -185,14 +189,15 @@ def render_value(value: Any) -> str:
 
 
 def render_key(key: str) -> str:
-    return key if re.fullmatch(BARE_KEY, key) else f"{QUOTE}{key}{QUOTE}"
+    bare = re.fullmatch(BARE_KEY, key) and key.strip(" ") == key
+    return key if bare else f"{QUOTE}{key}{QUOTE}"
 
 
 def render(turn: Turn, start: str | None) -> str:
     def call(use: ToolUse) -> str:
         return f"{TOOL_CALL}{CALL}{use.name}{render_value(use.arguments)}{END_TOOL_CALL}"
 
-    reasoning = Reasoning(THOUGHT.open + "\n", THOUGHT.close)
+    reasoning = Reasoning(THOUGHT_OPEN, THOUGHT.close)
     return render_turn(turn, start, reasoning=reasoning, call=call,
                        stop=STOPS[1] if turn.calls else STOPS[0])  # fmt: skip
 
@@ -204,7 +209,7 @@ FORMAT = Format(
     reserved=(THOUGHT.open, THOUGHT.close, TOOL_CALL, END_TOOL_CALL, QUOTE, *STOPS, *DROPPED),
     channels={"reasoning": (THOUGHT.open, THOUGHT.close)},
     default_start=None,
-    prompts={None: PROMPT, "reasoning": f"{PROMPT}{THOUGHT.open}\n"},
+    prompts={None: PROMPT, "reasoning": PROMPT + THOUGHT_OPEN},
     summary='Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>',
     markers={"reasoning": "<|channel>thought\\n…<channel|>",
              "call": '<|tool_call>call:NAME{key:<|"|>…<|"|>}<tool_call|>'},

@@ -10,12 +10,19 @@
   (a missing one is tolerated before `<|channel|>`). Prompts ending with an analysis or final
   header (`…<|channel|>analysis<|message|>`) pre-open that channel.
 - analysis is reasoning; commentary and final are content (commentary without a recipient is
-  a visible preamble). A body runs to `<|end|>` (consumed) or, missing that, to any other
-  special token; `<|return|>` and `<|call|>` end the turn and are never content.
+  a visible preamble). Inside analysis, `<|message|>`, `<|constrain|>` and a `<|channel|>`
+  that begins no channel header are quoted text of the reasoning. A body runs to `<|end|>`
+  (consumed) or, missing that, to any other special token; `<|return|>` and `<|call|>` end
+  the turn and are never content.
 - A header with a recipient, in the role or the channel part, on any channel, is a call to
   the recipient without its `functions.` prefix; the name is final once the character after
-  it arrives. Its body is the JSON arguments object (the content type, ` json` or
+  it arrives. Its body is the JSON arguments object (the content type, ` json`, ` code` or
   ` <|constrain|>json`, is optional); the call is complete when the object closes.
+- A recipient without `functions.` is a built-in tool, called by its own name
+  (`browser.search`, `browser.open`, `browser.find`, `container.exec`: JSON bodies), which
+  the session checks against the declared tools like any other (an undeclared one is an
+  `unknown_tool` error, never content of its own). `python`'s body is the code itself: the
+  call's arguments are `{"code": CODE}`, complete once `<|call|>` follows it.
 - The stray prefix `<|channel|>commentary` (optionally ` to=assistant`) directly before
   another `<|channel|>` is dropped, as is a stray `<|end|>`. Any other malformed header — a
   role other than assistant, an unknown channel, a missing `<|message|>`, a `<|message|>` or
@@ -34,6 +41,7 @@ from .. import ast
 from ..combinators import (
     Parser,
     alt,
+    as_text,
     cut,
     end_of_input,
     fail,
@@ -41,6 +49,7 @@ from ..combinators import (
     json_object,
     literal,
     many,
+    not_followed_by,
     optional,
     peek,
     recover,
@@ -52,7 +61,7 @@ from ..combinators import (
 from ..combinators import whitespace as ws
 from ..tools import Tools
 from .base import Format
-from .blocks import arguments, markers, tool_name, unfinished
+from .blocks import Synthesised, arguments, markers, tool_name, unfinished
 from .turns import Turn
 
 START, CHANNEL, MESSAGE, END = "<|start|>", "<|channel|>", "<|message|>", "<|end|>"
@@ -61,28 +70,55 @@ TOKENS = (START, CHANNEL, MESSAGE, END, RETURN, CALL, CONSTRAIN)
 NODES = {"analysis": ast.REASONING, "commentary": ast.CONTENT, "final": ast.CONTENT}
 OPENED = {"reasoning": "analysis", "content": "final"}
 PROMPT = START + "assistant"
+PYTHON = "python"  # the built-in tool whose message is code, not JSON
 
 
 def body(channel: str) -> Parser[Any]:
-    return tag(NODES[channel], until(*TOKENS)).skip(optional(literal(END)))
+    """A message body, up to a special token; in analysis, a `<|message|>` or `<|constrain|>`
+    (which begin nothing outside a header) and a `<|channel|>` that begins no channel header
+    are quoted text of the reasoning."""
+    if channel != "analysis":
+        return tag(NODES[channel], until(*TOKENS)).skip(optional(literal(END)))
+    header = seq(literal(CHANNEL), markers(*NODES))
+    quoted = alt(as_text(markers(MESSAGE, CONSTRAIN)),
+                 seq(not_followed_by(header, "text"), as_text(literal(CHANNEL))))  # fmt: skip
+    text = many(alt(until(*TOKENS, nonempty=True, commit=True), quoted))
+    return tag(NODES[channel], text).skip(optional(literal(END)))
+
+
+def code() -> Parser[Any]:
+    """The `python` tool's message: the code itself, up to `<|call|>`, given as the arguments
+    `{"code": …}` once the call ends (no streamed pieces: they could not be final)."""
+    text = until(*TOKENS, emit=False, required=True).skip(peek(literal(CALL)))
+
+    def given(code: str) -> Parser[Any]:
+        return Synthesised(json.dumps({"code": code}, ensure_ascii=False)).result({"code": code})
+
+    return arguments(text.bind(given))
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-    name = regex(r"[^\s<]+").desc("a recipient").map(lambda to: to.removeprefix("functions."))
-    recipient = seq(literal(" to="), tool_name(name), cut)
+    name = tool_name(regex(r"[^\s<]+").desc("a recipient"))
+    json_body, code_body = ws.then(arguments(json_object())), code()
+    function = literal(" to=functions.").then(name).map(lambda to: (to, json_body))
+    built_in = (
+        literal(" to=").then(name).map(lambda to: (to, code_body if to == PYTHON else json_body))
+    )
+    recipient = alt(function, built_in).skip(cut)
     kind = regex(r"[\w-]+").desc("a content type")
     opened = ws.then(literal(MESSAGE))
     header_end = alt(opened, seq(ws, literal(CONSTRAIN), kind, opened),
                      seq(regex(r"\s+"), kind, opened))  # fmt: skip
-    call_body = seq(header_end, ws, arguments(json_object()))
     channel, channel_rest = markers(*NODES), forward()
     stray = seq(literal("commentary"), optional(literal(" to=assistant")), literal(CHANNEL))
 
     def after(chosen: str) -> Parser[Any]:
-        return alt(tag(ast.TOOL_CALL, recipient.then(call_body)), header_end.then(body(chosen)))
+        call = recipient.bind(lambda to: header_end.then(to[1]))
+        return alt(tag(ast.TOOL_CALL, call), header_end.then(body(chosen)))
 
     channel_rest.define(alt(stray.then(channel_rest), channel.bind(after)))
-    role_call = tag(ast.TOOL_CALL, seq(recipient, literal(CHANNEL), channel, call_body))
+    in_role = recipient.bind(lambda to: seq(literal(CHANNEL), channel, header_end, to[1]))
+    role_call = tag(ast.TOOL_CALL, in_role)
     role = literal("assistant").then(alt(role_call, literal(CHANNEL).then(channel_rest)))
     message = alt(
         seq(literal(START), cut, role),

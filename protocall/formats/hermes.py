@@ -1,6 +1,9 @@
 """Hermes / Qwen2.5 / Qwen3 / Granite 4 (FORMATS.md §6.1): JSON objects in `<tool_call>` tags.
 
 <think>R</think>content<tool_call>\n{"name": N, "arguments": {...}}\n</tool_call><|im_end|>
+
+The name comes first; `"parameters"` is read as `"arguments"`, and an object without
+either is a call with empty arguments (`{}`), as in the other JSON formats.
 """
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..combinators import Parser, json_object, literal, seq, whitespace
+from ..combinators import Parser, cut, json_object, literal, optional, seq, whitespace
 from ..tools import Tools
 from .base import Format
 from .blocks import (
@@ -36,8 +39,9 @@ def key(*names: str) -> Parser[Any]:
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     head = seq(literal(TOOL_CALL), whitespace, literal("{"), key("name"), whitespace,
                json_name())  # fmt: skip
-    body = seq(whitespace, literal(","), key("arguments", "parameters"), whitespace,
-               arguments(json_object()), whitespace, literal("}"), whitespace,
+    with_arguments = seq(literal(","), cut, key("arguments", "parameters"), whitespace,
+                         arguments(json_object()), whitespace)  # fmt: skip
+    body = seq(whitespace, optional(with_arguments), literal("}"), whitespace,
                literal(END_TOOL_CALL))  # fmt: skip
     calls = tool_calls((TOOL_CALL,), head.map(lambda parts: parts[-1]), lambda _: body,
                        (END_TOOL_CALL, TOOL_CALL, END_OF_TURN))  # fmt: skip

@@ -12,6 +12,14 @@ fresh session; `chunkings`/`byte_chunkings` draw ways to split it; `fed_and_resu
 checks a parser's absorbers against resuming it.
 """
 
+try:
+    import hypothesis  # noqa: F401  (the kit is built on it; an extra since it is heavy)
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        "the protocall testing kit needs Hypothesis: pip install 'protocall[testing]'",
+        name="hypothesis",
+    ) from missing
+
 from .absorbers import fed_and_resumed
 from .check import RUNS, Counterexample, Report, assert_format, check_format
 from .chunks import byte_chunkings, chunkings, describe_chunks, split_at

@@ -1,45 +1,8 @@
-"""The pytest plugin: a `protocall_check` fixture and a `--protocall-examples` option.
+"""Where the pytest plugin was: environments installed before it moved to
+`protocall.pytest_plugin` still name this module in their `pytest11` entry point (their
+pytest keeps working, importing the kit as before); `pip install` of this version points the
+entry point at `protocall.pytest_plugin`, which imports no Hypothesis."""
 
-Installed with protocall (the `pytest11` entry point), so a test suite can write
+from ..pytest_plugin import protocall_check, pytest_addoption
 
-    def test_my_format(protocall_check):
-        protocall_check(MY_FORMAT)
-
-The fixture calls `assert_format` (the failure message is the readable report) with
-`max_examples` taken from `--protocall-examples`, else the `PROTOCALL_EXAMPLES` environment
-variable, else the current Hypothesis profile.
-"""
-
-from __future__ import annotations
-
-import os
-from collections.abc import Callable
-from typing import Any
-
-import pytest
-
-from .check import Report, assert_format
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--protocall-examples",
-        type=int,
-        default=None,
-        help="examples per run of protocall_check (default: PROTOCALL_EXAMPLES or the "
-        "Hypothesis profile)",
-    )
-
-
-@pytest.fixture
-def protocall_check(request: pytest.FixtureRequest) -> Callable[..., Report]:
-    """`check(fmt, **options)`: `assert_format` with the configured number of examples."""
-    configured = request.config.getoption("protocall_examples", default=None)
-    if configured is None and os.environ.get("PROTOCALL_EXAMPLES"):
-        configured = int(os.environ["PROTOCALL_EXAMPLES"])
-
-    def check(fmt: Any, **options: Any) -> Report:
-        options.setdefault("max_examples", configured)
-        return assert_format(fmt, **options)
-
-    return check
+__all__ = ["protocall_check", "pytest_addoption"]

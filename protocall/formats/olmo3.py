@@ -1,0 +1,44 @@
+"""Olmo 3 (Instruct and Think, allenai): pythonic calls, one per line, in `<function_calls>`.
+
+[<think>R</think>]content<function_calls>get_weather(location="Paris", days=3)
+get_time(zone="UTC")</function_calls><|im_end|>
+
+From the chat templates (allenai/Olmo-3-7B-Instruct, the system prompt asks for calls
+"within <function_calls></function_calls> XML tags"; history calls are written
+`name(key=JSON value, …)`, joined by a line break) and peers (vLLM `olmo3_tool_parser.py`,
+Ollama's olmo3 renderer and parser). The markers are plain text, not special tokens.
+
+- Calls are keyword-argument pseudo-function calls, one per line, with Python or JSON
+  literal values (`true`, `false`, `null` as the template writes them); their arguments
+  stream as JSON text. Whitespace may surround the calls inside the section.
+- `<function_calls>` heads a call list only where a call (its name, `(` and `)` or a first
+  `key=`) follows; otherwise it is text. Any name counts inside it (the session reports an
+  undeclared one). A missing `</function_calls>` is tolerated.
+- Reasoning (Think models) is `<think>…</think>`, written by the model or pre-opened by a
+  prompt ending `<think>`; a genuine `<function_calls>` ends it. `<|im_end|>` ends the turn.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .blocks import python_call_lines, turn_format
+from .turns import ToolUse
+
+SECTION = ("<function_calls>", "</function_calls>")
+STOPS = ("<|im_end|>",)
+PROMPT = "<|im_start|>assistant\n"
+
+
+def render_call(use: ToolUse, index: int) -> str:
+    pairs = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in use.arguments.items())
+    return f"{use.name}({pairs})"
+
+
+FORMAT = turn_format(
+    "olmo-3", lambda tools: python_call_lines(STOPS, SECTION), stops=STOPS,
+    render_call=render_call, between_calls="\n", section=SECTION,
+    prompts={None: PROMPT, "reasoning": PROMPT + "<think>"},
+    summary="Olmo 3: pythonic calls, one per line, in <function_calls>…</function_calls>",
+    call_marker="<function_calls>NAME(k=v, …)\\nNAME(…)</function_calls>",
+)  # fmt: skip
