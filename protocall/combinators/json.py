@@ -229,7 +229,7 @@ class _StringText:
             return self._absorb_escapes(inp, text, at)
         if at != inp.base + len(inp.buf):
             return None
-        inp.append(text)
+        inp.buf += text
         self.raw.append(text)
         self.at = end = at + len(text)
         if end - inp.base >= 256 and self.keep is None:
@@ -245,7 +245,7 @@ class _StringText:
         if match.end() != len(whole):
             return None  # not all string text: a quote, a raw control, a bad escape
         cut = match.start(1) if match.lastindex else len(whole)
-        inp.append(text)
+        inp.buf += text
         self.held = whole[cut:]
         if cut:
             self.raw.append(whole[:cut])

@@ -206,7 +206,7 @@ class Scanning:
             if cut is None:
                 return None
             text = text[:cut]  # the rest is held back
-        inp.append(arrived)
+        inp.buf += arrived
         self.pieces.append(text)
         self.emitted = end = emitted + len(text)
         if end - inp.base >= 256:  # every 64 four-character deltas or so
@@ -238,7 +238,7 @@ class Scanning:
         """With a tail held back: take `text` when the tail and it are still held."""
         if self.held.fullmatch(inp.text(self.emitted, inp.end) + text) is None:
             return None
-        inp.append(text)
+        inp.buf += text
         return "", self.emitted
 
 
