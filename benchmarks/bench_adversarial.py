@@ -15,7 +15,7 @@ its time at each size and the growth ratio per 10× input (linear: ≈ 10), and 
 whose ratio exceeds `--ratio` (12) or whose largest size takes more than `--budget` (2 s).
 
 Run: python benchmarks/bench_adversarial.py [--quick] [--sizes 10000,100000,1000000]
-     [--formats llama-3,pythonic] [--modes one-shot,4,1] [--all]
+     [--formats llama-3,pythonic] [--modes one-shot,4,1] [--inputs "'{' repeated"] [--all]
 `--quick` uses 1 K, 10 K and 100 K (per character up to 10 K); `--all` prints every input.
 """
 
@@ -84,9 +84,11 @@ def timed(run: Runner, name: str, text: str, repeats: int) -> float:
 
 
 def measure(name: str, sizes: Sequence[int], modes: dict[str, Sequence[int]], repeats: int,
-            budget: float) -> list[Row]:  # fmt: skip
+            budget: float, inputs: Sequence[str]) -> list[Row]:  # fmt: skip
     rows = []
     for label, generate in degenerate_inputs(formats.get(name)).items():
+        if inputs and not any(text in label for text in inputs):
+            continue
         for mode, mode_sizes in modes.items():
             times: dict[int, float] = {}
             for size in (s for s in sizes if s in mode_sizes):
@@ -116,6 +118,8 @@ def main() -> None:
     parser.add_argument("--char-max", type=int, default=None)
     parser.add_argument("--formats", default=",".join(formats.names()))
     parser.add_argument("--modes", default="one-shot,4,1")
+    parser.add_argument("--inputs", default="", help="only inputs whose label contains one "
+                        "of these comma-separated texts")  # fmt: skip
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--ratio", type=float, default=12.0)
     parser.add_argument("--budget", type=float, default=2.0)
@@ -128,7 +132,8 @@ def main() -> None:
     one_shot(formats.names()[0], "x")  # imports and caches: not timed
     worst, failing, every = [], [], []
     for name in args.formats.split(","):
-        rows = measure(name, sizes, modes, args.repeats, args.budget)
+        inputs = [text for text in args.inputs.split(",") if text]
+        rows = measure(name, sizes, modes, args.repeats, args.budget, inputs)
         every += rows
         for mode in modes:
             of_mode = [row for row in rows if row.mode == mode]
