@@ -11,9 +11,10 @@ output is parsed at 10 K, 100 K and 1 M characters
   per character costs about a second per million whatever the parser does),
 
 each the best of `--repeats` runs, in CPU time (`time.process_time`: on a shared machine
-wall-clock time counts the other processes' turns, which swamp a 10 K input's few ms). Reported: the slowest input of each format and mode with
-its time at each size and the growth ratio per 10× input (linear: ≈ 10), and every input
-whose ratio exceeds `--ratio` (12) or whose largest size takes more than `--budget` (2 s).
+wall-clock time counts the other processes' turns, which swamp a 10 K input's few ms).
+Reported: the slowest input of each format and mode with its time at each size and the
+growth ratio per 10× input (linear: ≈ 10), and every input whose ratio exceeds `--ratio`
+(12) or whose largest size takes more than `--budget` (2 s).
 
 Run: python benchmarks/bench_adversarial.py [--quick] [--sizes 10000,100000,1000000]
      [--formats llama-3,pythonic] [--modes one-shot,4,1] [--inputs "'{' repeated"] [--all]
