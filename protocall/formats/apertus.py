@@ -21,14 +21,7 @@ from ..combinators import Parser, json_object, literal, seq
 from ..combinators import whitespace as ws
 from ..tools import Tools
 from .base import Format
-from .blocks import (
-    Reasoning,
-    arguments,
-    assistant_turn,
-    json_call_list,
-    json_name,
-    render_turn,
-)
+from .blocks import Reasoning, arguments, assistant_turn, json_call_list, json_name, render_turn
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<|inner_prefix|>", "<|inner_suffix|>"
