@@ -15,6 +15,7 @@ from .combinators import ERROR, Item, Open, Text
 REASONING = "reasoning"
 CONTENT = "content"
 TOOL_CALL = "tool_call"
+TOOL_CALLS = "tool_calls"  # an envelope: its calls complete when it closes
 TOOL_ID = "tool_id"
 TOOL_NAME = "tool_name"
 TOOL_ARGUMENTS = "tool_arguments"
@@ -32,6 +33,7 @@ __all__ = [
     "REASONING",
     "TOOL_ARGUMENTS",
     "TOOL_CALL",
+    "TOOL_CALLS",
     "TOOL_ID",
     "TOOL_NAME",
     "Node",

@@ -185,6 +185,7 @@ class Session:
         self._calls: list[ToolCall] = []
         self._errors: list[ProtocolError] = []
         self._call: _Call | None = None
+        self._enveloped: list[tuple[int, ToolCall]] | None = None  # calls of an open envelope, held
         self._announced = 0
         self._ids: set[str] = set()  # the call ids given so far in this turn
         self._sink: Callable[[str], Event | None] = self._content.push  # text goes there
@@ -285,7 +286,8 @@ class Session:
         if type(item) is Open:
             if item.tag == ast.ERROR:
                 while self._open and self._open[-1].start >= item.start:
-                    self._open.pop()
+                    if self._open.pop().tag == ast.TOOL_CALLS:
+                        self._enveloped = None  # the envelope failed: none of its calls
             self._open.append(item)
             self._on_open(item, events)
         else:
@@ -311,7 +313,9 @@ class Session:
         return self._content.push
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
-        if item.tag == ast.TOOL_CALL:
+        if item.tag == ast.TOOL_CALLS:
+            self._enveloped = []
+        elif item.tag == ast.TOOL_CALL:
             self._call = _Call(item.start)
         elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
             self._announce(self._call, events)
@@ -321,6 +325,11 @@ class Session:
         tag = item.tag
         if tag == ast.ERROR:
             self._on_error(item.value, events)
+        elif tag == ast.TOOL_CALLS:
+            for index, done in self._enveloped or ():
+                self._calls.append(done)
+                events.append(ToolCallEnd(index, done))
+            self._enveloped = None
         elif call is None:
             return
         elif tag == ast.TOOL_ID:
@@ -393,6 +402,9 @@ class Session:
             )
             return
         done = ToolCall(call.id, call.name, arguments, arguments_json, problems, call.model_id)
+        if self._enveloped is not None:
+            self._enveloped.append((call.index, done))  # complete when its envelope closes
+            return
         self._calls.append(done)
         events.append(ToolCallEnd(call.index, done))
 

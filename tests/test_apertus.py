@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from protocall import ast, formats
+from protocall import formats
 from protocall.events import ToolCallStart
 from protocall.formats.apertus import FORMAT
 from protocall.message import Message
@@ -15,6 +15,7 @@ from protocall.testing import (
     Case,
     Trial,
     assert_format,
+    completion_offsets,
     example_tests,
     split_at,
     stream,
@@ -201,14 +202,14 @@ def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
 
 
-def test_malformed_element_is_an_error_and_earlier_calls_stay() -> None:
+def test_an_invalid_sibling_makes_the_whole_list_malformed() -> None:
     text = (
         f'{TOOLS_OPEN}[{{"get_time": {{"zone": "UTC"}}}}, {{"get_weather": nope}}]{TOOLS_CLOSE}ok'
     )
     message = verified(text)
-    assert names(message) == ["get_time"]
+    assert names(message) == []
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == '{"get_weather": nope}]' + TOOLS_CLOSE
+    assert error.code == "malformed" and error.raw == text[: -len("ok")]
     assert message.content == error.raw + "ok"
 
 
@@ -225,7 +226,7 @@ def test_truncation_at_every_position() -> None:
     text = THINK + "R" + END_THINK + "Hi " + section(first, second) + END
     full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
     reference = stream(FORMAT, [text], TOOLS, PROMPT)
-    ends = [n.end for n in reference.tree.find_all(ast.TOOL_CALL)]
+    ends = completion_offsets(reference.tree)  # both at the `]`: the list completes together
     opened = text.index(TOOLS_OPEN)
     for cut in range(len(text)):
         prefix = text[:cut]

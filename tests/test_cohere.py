@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from protocall import ast, formats
+from protocall import formats
 from protocall.events import ToolCallStart
 from protocall.formats.cohere import FORMAT
 from protocall.message import Message
@@ -15,6 +15,7 @@ from protocall.testing import (
     Case,
     Trial,
     assert_format,
+    completion_offsets,
     example_tests,
     split_at,
     stream,
@@ -206,14 +207,14 @@ def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
 
 
-def test_malformed_call_is_an_error_and_earlier_calls_stay() -> None:
+def test_an_invalid_sibling_makes_the_whole_action_malformed() -> None:
     text = (
         f'{ACTION}[{{"tool_name": "get_time", "parameters": {{}}}}, {{"tool_name": 3}}]{END_ACTION}'
     )
     message = verified(text + EOT)
-    assert names(message) == ["get_time"]
+    assert names(message) == []
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == '{"tool_name": 3}]' + END_ACTION
+    assert error.code == "malformed" and error.raw == text
 
 
 # -- truncation ----------------------------------------------------------------------------------
@@ -224,7 +225,7 @@ def test_truncation_at_every_position() -> None:
     text = THINK + "R" + END_THINK + RESPONSE + "Hi" + END_RESPONSE + calls + EOT
     full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
     reference = stream(FORMAT, [text], TOOLS, PROMPT)
-    ends = [n.end for n in reference.tree.find_all(ast.TOOL_CALL)]
+    ends = completion_offsets(reference.tree)  # both at the `]`: the list completes together
     opened = text.index(ACTION)
     for cut in range(len(text)):
         prefix = text[:cut]

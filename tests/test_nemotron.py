@@ -140,11 +140,12 @@ def test_parallel_calls_content_between_and_sections() -> None:
                                                     "get_weather_forecast"]  # fmt: skip
 
 
-def test_missing_closing_tag_and_bracket_are_tolerated() -> None:
+def test_a_list_without_its_bracket_is_malformed_and_calls_nothing() -> None:
     text = OPEN + "[" + obj("get_time", {"zone": "UTC"}) + EOT
     message = parse(text)
-    assert [c.name for c in message.tool_calls] == ["get_time"]
-    assert message.content is None and message.errors == ()
+    assert message.tool_calls == ()
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == text[: -len(EOT)]
 
 
 def test_shorter_name_never_announced_while_the_longer_arrives() -> None:

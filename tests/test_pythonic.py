@@ -147,9 +147,11 @@ def test_llama_4_python_start_without_end_and_with_whitespace() -> None:
     assert message.content is None and message.errors == ()
 
 
-def test_missing_closing_bracket_is_tolerated() -> None:
+def test_a_list_without_its_bracket_is_malformed_and_calls_nothing() -> None:
     message = parse(PYTHONIC, '[get_time(zone="UTC")<|eot_id|>')
-    assert [c.name for c in message.tool_calls] == ["get_time"] and message.content is None
+    assert message.tool_calls == ()
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == '[get_time(zone="UTC")'
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -272,18 +274,18 @@ def test_truncation_at_every_position(fmt: Format, text: str) -> None:
 def test_call_cut_off_inside_a_value_is_a_truncated_error() -> None:
     text = '[get_time(zone="UTC"), get_weather(location="Par'
     message = stream(PYTHONIC, [text], TOOLS).message
-    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert message.tool_calls == ()  # the list never closed: none of its calls is complete
     (error,) = message.errors
     assert error.code == "truncated" and "get_weather" in error.message
-    assert error.raw == 'get_weather(location="Par'
+    assert error.raw == text
 
 
 def test_malformed_call_is_reported_and_passed_through() -> None:
     text = '[get_time(zone="UTC"), get_weather("Paris")] after<|eot_id|>'
     message = parse(PYTHONIC, text)
-    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert message.tool_calls == ()  # one invalid sibling: the list calls nothing
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == 'get_weather("Paris")] after'
+    assert error.code == "malformed" and error.raw == text[: -len("<|eot_id|>")]
 
 
 # -- the testing kit -------------------------------------------------------------------------------

@@ -148,7 +148,7 @@ class Run(Generic[T]):
                         if taken[0]:
                             inp.out.append(tuple.__new__(Text, taken))
                         return self.status
-                inp.buf += text
+                inp.append(text)
                 self._advance()
             return self.status
         if self._finished:
@@ -161,7 +161,7 @@ class Run(Generic[T]):
     def resume(self, text: str) -> Status:
         """`feed` without trying the absorber's shortcut, for a consumer that tried it
         itself (`input.fast`) and was declined. Only while the status is `NEED_MORE`."""
-        self._inp.buf += text
+        self._inp.append(text)
         self._advance()
         return self.status
 

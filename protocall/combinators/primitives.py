@@ -62,7 +62,7 @@ class PartialMarker:
     def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
         if self.held.fullmatch(inp.buf[self.pos - inp.base :] + more) is None:
             return None
-        inp.buf += more
+        inp.append(more)
         return "", self.pos
 
 
@@ -88,7 +88,7 @@ class TokenWait:
         if self.run:
             if self.pattern.fullmatch(more) is None:
                 return None
-            inp.buf += more
+            inp.append(more)
             return "", self.pos
         grown = inp.buf + more
         match = self.pattern.match(grown, self.pos - inp.base)
@@ -179,6 +179,7 @@ class Regex(Parser[Any]):
                 return match.group(self.group), match.end() + inp.base
             if match is None and (pos < inp.end or inp.eof):
                 raise Backtrack(pos, self.expected)
+            match = None  # it refers to the buffer, which `Input.append` may then extend in place
             inp.fast = TokenWait(self.pattern, pos, self.class_run)
             yield pos
             inp.fast = None

@@ -131,7 +131,12 @@ class Input:
 
     def abandon(self, failure: ParseFailure) -> None:
         """Remember a failure a choice backtracked over: the input was viable up to its
-        position, so a parse that fails short of it reports the error there."""
+        position, so a parse that fails short of it reports the error there.
+
+        The failure's traceback is dropped: it holds the frames it was raised through,
+        whose locals hold earlier failures, so keeping it would keep every failure of the
+        parse alive (memory and garbage-collection time growing with the input)."""
+        failure.__traceback__ = None
         furthest = self.furthest
         self.furthest = failure if furthest is None else furthest.merge(failure)
 
@@ -148,7 +153,13 @@ class Input:
     # -- buffer --------------------------------------------------------------------------
 
     def append(self, text: str) -> None:
-        self.buf += text
+        """Add `text` to the buffer, in place when nothing else refers to it (CPython then
+        grows the string instead of copying it: a long undecided region, which stays
+        buffered, costs each delta its own length, not the region's)."""
+        buf = self.buf
+        self.buf = ""
+        buf += text
+        self.buf = buf
 
     def release(self, keep: int) -> None:
         """Drop buffered text before `keep` and before every undecided choice's start."""

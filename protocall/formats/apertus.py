@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..combinators import Parser, json_object, json_string, literal, seq
+from ..combinators import Parser, json_object, literal, seq
 from ..combinators import whitespace as ws
 from ..tools import Tools
 from .base import Format
-from .blocks import Reasoning, arguments, assistant_turn, json_call_list, render_turn, tool_name
+from .blocks import Reasoning, arguments, assistant_turn, json_call_list, json_name, render_turn
 from .turns import ToolUse, Turn
 
 THINK, END_THINK = "<|inner_prefix|>", "<|inner_suffix|>"
@@ -32,7 +32,7 @@ PROMPT = "<|assistant_start|>"
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-    call = seq(literal("{"), ws, tool_name(json_string()), ws, literal(":"), ws,
+    call = seq(literal("{"), ws, json_name(), ws, literal(":"), ws,
                arguments(json_object()), ws, literal("}"))  # fmt: skip
     calls = json_call_list((TOOLS,), call, (END_TOOLS, END_OF_TURN), END_TOOLS)
     return assistant_turn(calls=calls, stops=(END_OF_TURN,), reasoning=REASONING, start=start)

@@ -59,7 +59,10 @@ from ..tools import Tools
 from .base import Format
 from .turns import ToolUse, Turn
 
-NAME_CHARS = r"[^\s<>\"'`(){}\[\],;|=]+"
+NAME_LIMIT = 256
+"""The longest tool name read: a longer run is no tool name (its call head fails there), so
+a head waiting on an endless name holds back a bounded text (OpenAI allows 64)."""
+NAME_CHARS = rf"[^\s<>\"'`(){{}}\[\],;|=]{{1,{NAME_LIMIT}}}"
 """A tool name: a run of characters that cannot terminate one in any format."""
 
 
@@ -68,6 +71,12 @@ def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
     once its terminator has arrived, so `get_weather` never shows while `get_weather_x`
     is still arriving."""
     return tag(ast.TOOL_NAME, parser or regex(NAME_CHARS).desc("a tool name"))
+
+
+def json_name() -> Parser[str]:
+    """A tool name written as a JSON string (`"get_weather"`), as a `tool_name` node: one
+    whose text runs past `NAME_LIMIT` characters fails there."""
+    return tool_name(json_string(max_size=NAME_LIMIT + 2))
 
 
 def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
@@ -714,7 +723,7 @@ def call_object(
     Fails just after a repeated key, and at the `}` of an object without a name; needs more
     while the object is open."""
     arguments_keys = tuple(arguments_keys)
-    values: dict[str, Parser[Any]] = {name: tool_name(json_string())}
+    values: dict[str, Parser[Any]] = {name: json_name()}
     values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
     if id_key is not None:
         values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
@@ -777,28 +786,34 @@ def json_call_list(
     `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
     `]` after optional whitespace head the section (an opener without them after it is text,
     so `<TOOLCALL>[ here` quoted in prose stays prose), a cut, then the array's elements, each
-    `call` (such as `call_object`) as its own `tool_call` node, completed as soon as it has
-    parsed; then `]` and, after optional whitespace, `end` (when the format has one).
+    `call` (such as `call_object`) as its own `tool_call` node, then `]` and, after optional
+    whitespace, `end` (when the format has one; a missing or cut-off `end` is tolerated).
 
-    A missing `]` or `end` is tolerated: the section closes at the first thing that is not
-    a call (what follows, whitespace included, is content); at end of input a cut-off `end`
-    still closes it. A failure in the first element,
-    or before it, makes the section from its opener an error; one in a later element makes
-    that element an error (the calls before it stay complete). Either skips to the first
-    `resync` marker, consuming `end` if that is what stopped it. A section the stream ended
-    inside is a truncated error, never text."""
+    The array is the calls' envelope (a `tool_calls` node, see `envelope`): its calls are
+    complete only once its `]` has arrived. An array the stream ended inside is one
+    truncated error, and one with any invalid element (or anything but `,` or `]` after
+    an element) one malformed error, from its opener to the first `resync` marker (consuming
+    `end` if that is what stopped it); neither releases any of its calls."""
     openers = tuple(openers)
     begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
+    element = tag(ast.TOOL_CALL, call)
+    later = seq(whitespace, literal(","), cut, whitespace, element)
+    elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
     skip = until(*resync, emit=False)
     if end is not None:
         skip = skip.then(optional(literal(end)))
-    element = tag(ast.TOOL_CALL, call)
-    later = seq(whitespace, literal(","), whitespace, recover(cut.then(element), skip))
-    elements = alt(literal("]"), seq(element, many(later), optional(whitespace.then(literal("]")))))
-    body = seq(begin, cut, elements)
+    body = envelope(seq(begin, cut, elements), skip)
     if end is not None:
         body = body.skip(optional(whitespace.then(closer(end))))
-    return Calls(openers, unfinished(begin), unfinished(recover(body, skip)))
+    return Calls(openers, unfinished(begin), unfinished(body))
+
+
+def envelope(calls: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
+    """A list of calls as one envelope: a `tool_calls` node whose calls the session
+    completes only when it closes. A failure after `calls` has cut (an invalid sibling, a
+    list cut off) makes the whole region one `error` node, skipped with `resync` (see
+    `recover`), so none of its calls is released: an executor never runs part of a list."""
+    return recover(tag(ast.TOOL_CALLS, calls), resync)
 
 
 PYTHON_CALL, PYTHON_CALLEE = "python_call", "python_callee"
@@ -817,12 +832,10 @@ def _python_name(tools: Tools | None) -> Parser[str]:
             return fail(f"a declared tool name ({len(tools)} declared)")
         return success(name)
 
-    return regex(r"[^\W\d][\w.-]*").desc("a tool name").bind(check)
+    return regex(rf"[^\W\d][\w.-]{{0,{NAME_LIMIT - 1}}}").desc("a tool name").bind(check)
 
 
-def _python_call(
-    name: Parser[str], skip: Parser[Any], *, strict: bool = True
-) -> tuple[Parser[Any], Parser[Any]]:
+def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any], Parser[Any]]:
     """`(proof, call)` of one pseudo-function call. The proof is the name and `(`, when
     `strict` then `)` or a first `key=`; the call, a `tool_call` node, cuts once the proof
     has arrived. The whole name is announced; `python_call` reads the call from its last
@@ -838,7 +851,7 @@ def _python_call(
         read = literal(prefix).then(syntax) if prefix else syntax
         return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
 
-    return peek(proof), recover(tag(ast.TOOL_CALL, peek(proof).bind(body)), skip)
+    return peek(proof), tag(ast.TOOL_CALL, peek(proof).bind(body))
 
 
 def python_call_list(
@@ -857,35 +870,47 @@ def python_call_list(
     declared tool's name (any name when none are declared), `(` and `)` or a first `key=`;
     otherwise, also when the stream ends before that, the `[` is text. Inside a section any
     name makes a call (the session reports an undeclared one) and a section begin the
-    stream ended inside is a truncated call. After the first call the list is committed: a
-    name and `(` make a call, and one cut off is a truncated one. A trailing comma is
-    allowed; a missing `]` or section end is tolerated. A malformed call is skipped to the
-    section end (consumed) or one of `stops`.
+    stream ended inside is a truncated call. After the first call the list is committed.
+    A trailing comma is allowed; a missing section end is tolerated.
+
+    The list is the calls' envelope (see `envelope`): its calls are complete only once its
+    `]` has arrived. A list the stream ended inside is one truncated error, and one with a
+    malformed call (or anything but a call or `]` after a `,`) one malformed error, skipped
+    to the section end (consumed) or one of `stops`; neither releases any of its calls.
     """
     stops = tuple(stops)
     skip = until(*stops, emit=False)
     if section is not None:
         skip = until(section[1], *stops, emit=False).then(optional(literal(section[1])))
-    _, any_call = _python_call(_python_name(None), skip, strict=False)
-    later = unfinished(seq(whitespace, literal(","), whitespace, any_call))
+    _, any_call = _python_call(_python_name(None), strict=False)
+    later = seq(whitespace, literal(","), cut, whitespace, alt(any_call, peek(literal("]"))))
 
-    def listed(first: Parser[Any]) -> Parser[Any]:
-        return seq(literal("["), whitespace, first, many(later), whitespace,
-                   optional(literal(",").then(whitespace)), optional(literal("]")))  # fmt: skip
+    def listed(first: Parser[Any], begin: Parser[Any], end: Parser[Any]) -> Parser[Any]:
+        calls = seq(begin, literal("["), whitespace, first, many(later), whitespace, literal("]"))
+        return envelope(calls, skip).skip(end)  # fmt: skip
 
     heads, lists, openers = [], [], []
     if section is not None:
         begin, end = literal(section[0]).then(whitespace), whitespace.then(closer(section[1]))
-        proof, first = _python_call(_python_name(None), skip)
+        proof, first = _python_call(_python_name(None))
         heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
-        lists.append(unfinished(seq(begin, listed(first), optional(end))))
+        lists.append(unfinished(listed(first, begin, optional(end))))
         openers.append(section[0])
     if bare:
-        proof, first = _python_call(_python_name(tools), skip)
+        proof, first = _python_call(_python_name(tools))
         heads.append(seq(literal("["), whitespace, proof))
-        lists.append(listed(first))
-        openers.append("[")
+        lists.append(listed(first, success(None), success(None)))
+        openers.extend(_list_starts(tools))
     return Calls(tuple(openers), alt(*heads), alt(*lists))
+
+
+def _list_starts(tools: Tools | None) -> list[str]:
+    """Where a bare call list may begin: `[` then whitespace or, with `tools`, the first
+    character of a declared name. Any other `[` (`[[[[…`, `[1, 2]`) is text at once, without
+    trying a call; with no tools declared, any `[` is tried."""
+    if tools is None:
+        return ["["]
+    return [f"[{first}" for first in sorted({*" \t\n\r", *(name[:1] for name in tools if name)})]
 
 
 def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
@@ -903,9 +928,10 @@ def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
     """
     begin, end = section
     skip = until(end, *stops, emit=False).then(optional(literal(end)))
-    proof, first = _python_call(_python_name(None), skip)
-    _, later = _python_call(_python_name(None), skip, strict=False)
+    proof, first = _python_call(_python_name(None))
+    _, later = _python_call(_python_name(None), strict=False)
     opening = literal(begin).then(whitespace)
-    calls = seq(opening, first, many(regex(r"\s+").then(unfinished(later))),
+    calls = seq(opening, recover(first, skip),
+                many(regex(r"\s+").then(unfinished(recover(later, skip)))),
                 optional(whitespace.then(closer(end))))  # fmt: skip
     return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))

@@ -32,7 +32,6 @@ from ..combinators import (
     emit,
     fail,
     json_object,
-    json_string,
     literal,
     optional,
     regex,
@@ -46,6 +45,7 @@ from .blocks import (
     NAME_CHARS,
     arguments,
     escape_attribute,
+    json_name,
     markers,
     render_argument,
     tool_name,
@@ -206,8 +206,7 @@ class NameAndArguments:
 
     def head(self) -> Parser[str]:
         """`{"name": N`: its value is the name."""
-        name = tool_name(json_string())
-        return seq(literal("{"), self._key("name"), ws, name).map(lambda parts: parts[-1])
+        return seq(literal("{"), self._key("name"), ws, json_name()).map(lambda parts: parts[-1])
 
     def body(self) -> Parser[Any]:
         """The rest of the object after the name, through its `}`."""

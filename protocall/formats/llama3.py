@@ -7,8 +7,9 @@
 - Without `<|python_tag|>` nothing marks a call, so an object counts as one only once it
   shows `{"name": "<a declared tool>", "parameters":` (any name when none are declared; a
   `"type"` member may come first), or, in another layout, once it has closed holding such a
-  name and arguments. Until then its `{` is held back; an object that turns out otherwise
-  (`{"answer": 42}`, an undeclared name, one the stream ended inside) is content.
+  name and arguments (within `LOOKAHEAD` characters and `LOOKAHEAD_DEPTH` levels). Until
+  then its `{` is held back; an object that turns out otherwise (`{"answer": 42}`, an
+  undeclared name, one beyond those bounds or the stream ended inside) is content.
 - FORMATS.md reads calls only when the whole output is JSON; here a call object may also
   follow content and be followed by content (as vLLM's complete-output parser finds them).
   After `<|python_tag|>` any name makes a call (the session reports an undeclared one).
@@ -43,13 +44,20 @@ from ..combinators import (
 )
 from ..tools import Tools
 from .base import Format
-from .blocks import Calls, assistant_turn, call_object, render_turn, unfinished
+from .blocks import NAME_LIMIT, Calls, assistant_turn, call_object, render_turn, unfinished
 from .turns import ToolUse, Turn
 
 PYTHON_TAG = "<|python_tag|>"
 STOPS = ("<|eot_id|>", "<|eom_id|>")
 ARGUMENTS = ("parameters", "arguments")
 PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+LOOKAHEAD, LOOKAHEAD_DEPTH = 16_384, 16
+"""The longest and the deepest bare object read to find whether it holds a call when its
+name does not come first: one still open after this many characters, or nested deeper, is
+text (so each `{` costs a bounded scan, and text held back while undecided is bounded)."""
+OBJECT_STARTS = ('{"', *(f"{{{space}" for space in " \t\n\r"))
+"""Where a bare call object may begin: a `{` then a key or JSON whitespace. Any other `{`
+(`{{{{…`, `{}`) is text at once, without trying a call."""
 
 
 def key(name: str) -> Parser[Any]:
@@ -71,9 +79,12 @@ def whole_call(tools: Tools | None, found: dict[str, Any]) -> Parser[Any]:
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     obj, skip = call_object("name", ARGUMENTS), until(*STOPS, emit=False)
     kind = optional(seq(key("type"), json_string(), whitespace, literal(",")))
-    named = seq(literal("{"), kind, key("name"), json_string().bind(partial(known, tools)),
-                whitespace, literal(","), alt(*map(key, ARGUMENTS)))  # fmt: skip
-    proof = alt(named, json_object().bind(partial(whole_call, tools)))
+    name = json_string(max_size=NAME_LIMIT + 2).bind(partial(known, tools))
+    named = seq(literal("{"), kind, key("name"), name, whitespace, literal(","),
+                alt(*map(key, ARGUMENTS)))  # fmt: skip
+    whole = json_object(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
+    whole = whole.bind(partial(whole_call, tools))
+    proof = alt(named, whole)
     tagged = seq(literal(PYTHON_TAG), whitespace, literal("{"))
 
     def call(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
@@ -82,7 +93,8 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     bare = call(proof, success(None))
     first = alt(unfinished(call(tagged, literal(PYTHON_TAG).then(whitespace))), bare)
     more = many(unfinished(seq(whitespace, literal(";"), whitespace, bare)))
-    calls = Calls((PYTHON_TAG, "{"), alt(unfinished(tagged), peek(proof)), seq(first, more))
+    calls = Calls((PYTHON_TAG, *OBJECT_STARTS), alt(unfinished(tagged), peek(proof)),
+                  seq(first, more))  # fmt: skip
     return assistant_turn(calls=calls, stops=STOPS)
 
 

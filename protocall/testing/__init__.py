@@ -23,8 +23,9 @@ except ModuleNotFoundError as missing:
 from .absorbers import fed_and_resumed
 from .check import RUNS, Counterexample, Report, assert_format, check_format
 from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
+from .degenerate import degenerate_inputs
 from .mutations import mutations, truncations, unclosed_reasoning
-from .properties import PROPERTIES, Property, Trial
+from .properties import PROPERTIES, Property, Trial, completion_offsets
 from .run import Outcome, is_event_prefix, merge_deltas, stream
 from .strategies import (
     Case,
@@ -55,6 +56,8 @@ __all__ = [
     "cases",
     "check_format",
     "chunkings",
+    "completion_offsets",
+    "degenerate_inputs",
     "describe_chunks",
     "example_tests",
     "fed_and_resumed",

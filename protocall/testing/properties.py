@@ -325,7 +325,20 @@ def no_marker_leak(trial: Trial, outcome: Outcome) -> Problem | None:
 
 
 def _call_ends(outcome: Outcome) -> list[int]:
-    return [n.end for n in outcome.tree.find_all(ast.TOOL_CALL) if n.complete and n.end is not None]
+    return completion_offsets(outcome.tree)
+
+
+def completion_offsets(tree: ast.Node) -> list[int]:
+    """Where each complete call of `tree` became complete: where its envelope closed (its
+    `tool_calls` node's end, when it is in a call list: the list completes together), else
+    its own end. A cut before that offset leaves the call incomplete."""
+    envelopes = [(n.start, n.end) for n in tree.find_all(ast.TOOL_CALLS) if n.end is not None]
+    ends = []
+    for call in tree.find_all(ast.TOOL_CALL):
+        if call.complete and call.end is not None:
+            around = [end for start, end in envelopes if start <= call.start < end]
+            ends.append(around[0] if around else call.end)
+    return ends
 
 
 @per_outcome
