@@ -74,8 +74,12 @@ def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
             calls.append(_call(id=None, type=None, index=part.index, function=function))
     if not (reasoning or content or calls):
         return None
-    return _message(role=None, content="".join(content) or None,
-                    reasoning="".join(reasoning) or None, tool_calls=calls)  # fmt: skip
+    return _message(
+        role=None,
+        content="".join(content) or None,
+        reasoning="".join(reasoning) or None,
+        tool_calls=calls,
+    )
 
 
 _message = DeltaMessage.model_construct
@@ -195,11 +199,15 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         message = self.turn.whole(model_output)
-        calls = [ToolCall(id=call.id, function=FunctionCall(name=call.name,
-                                                            arguments=call.arguments_json))
-                 for call in message.tool_calls]  # fmt: skip
-        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls,
-                                            content=message.content)  # fmt: skip
+        calls = [
+            ToolCall(
+                id=call.id, function=FunctionCall(name=call.name, arguments=call.arguments_json)
+            )
+            for call in message.tool_calls
+        ]
+        return ExtractedToolCallInformation(
+            tools_called=bool(calls), tool_calls=calls, content=message.content
+        )
 
     def extract_tool_calls_streaming(
         self,
