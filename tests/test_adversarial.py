@@ -122,3 +122,21 @@ def test_failures_kept_for_errors_hold_no_frames(name: str, label: str) -> None:
 def test_no_degenerate_input_keeps_failures_attached(case: tuple[str, str]) -> None:
     name, label = case
     assert attached_failures(name, degenerate_inputs(formats.get(name))[label](LARGE)) == 0
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3.2", "deepseek-v4", "deepseek-v4.1"])
+@pytest.mark.parametrize("delta", [0, 4])
+def test_a_backtick_run_longer_than_the_recursion_limit_is_text(name: str, delta: int) -> None:
+    """A code span's closing marker was as long as its opening run: 5 K backticks built a
+    5 K-character marker, whose prefix regex overflowed the recursion limit."""
+    text = "`" * 5000
+    if delta == 0:
+        message = protocall.parse(text, name, TOOLS)
+    else:
+        session = formats.get(name).parser(TOOLS)
+        for start in range(0, len(text), delta):
+            session.feed(text[start : start + delta])
+        session.finish()
+        message = session.message
+    assert message.content == text
+    assert not message.tool_calls

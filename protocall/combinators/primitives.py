@@ -67,15 +67,16 @@ class PartialMarker:
 
 
 _held = functools.lru_cache(maxsize=1024)(held_prefix)
-_RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD])[*+]")  # one class, repeated
+_RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD]|\\\W|[^\\\[\]().*+?^$|{}])[*+]")
+"""A pattern that is one character class, or one character, repeated."""
 
 
 class TokenWait:
     """A `regex` waiting at `pos` while its match reaches the end of the input: more input
     over which the match still reaches the end is only buffered, without resuming the
     parser tree (the token is still growing, so the parser would wait again). For a `run`
-    (a pattern that is one character class repeated, `[a-z_]+`, `\\s*`) only the new input
-    is matched, so a token costs its length once however many deltas bring it."""
+    (one character class or character repeated: `[a-z_]+`, `\\s*`, `` `+ ``) only the new
+    input is matched, so a token costs its length once however many deltas bring it."""
 
     __slots__ = ("pattern", "pos", "run")
 
