@@ -115,6 +115,18 @@ class Markers(Parser[str]):
             raise ValueError("markers() needs one or more non-empty strings")
         self.texts = texts
         self.quoted = {text: quote(text) for text in texts}
+        self.all_quoted = tuple(map(quote, texts))
+        # Per first character of the input, the texts whose outcome can matter: those up to
+        # the first that starts with it, then only those that start with it (any other fails
+        # at `pos`, behind the furthest failure, past `pos` from there on), and the last
+        # text, whose turn records the failures before it.
+        self.by_first: dict[str, tuple[str, ...]] = {}
+        for char in dict.fromkeys(text[0] for text in texts):
+            first = next(i for i, text in enumerate(texts) if text[0] == char)
+            tried = [*texts[:first], *(text for text in texts if text[0] == char)]
+            if texts[-1][0] != char:
+                tried.append(texts[-1])
+            self.by_first[char] = tuple(tried)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         last = self.texts[-1]
@@ -122,7 +134,14 @@ class Markers(Parser[str]):
             start = pos - inp.base
             # Where the texts ruled out so far failed (the furthest), and which got there.
             furthest, reached = -1, list[str]()
-            for text in self.texts:
+            texts = self.texts
+            if start < len(inp.buf):
+                texts = self.by_first.get(inp.buf[start], ())
+                if not texts:  # every text fails here, as the loop would find
+                    if len(self.texts) > 1:
+                        inp.abandon(Backtrack(pos, self.all_quoted[:-1]))
+                    raise Backtrack(pos, self.all_quoted)
+            for text in texts:
                 got = inp.buf[start : start + len(text)]
                 if got == text:
                     if reached:  # as `alt` records the branches it backtracked over
