@@ -9,6 +9,7 @@ and in 4-character deltas. (Time per character, C-level scans included, is measu
 from __future__ import annotations
 
 import cProfile
+import gc
 import pstats
 import tracemalloc
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
+from protocall.combinators.result import ParseFailure
 from protocall.testing.degenerate import TOOLS, degenerate_inputs
 
 SMALL, LARGE = 100, 400
@@ -39,6 +41,7 @@ KNOWN = [
     ("llama-4", "'[{' nested"),
     ("pythonic", "call head, endless name"),
     ("hermes", "'<tool_call>' repeated"),
+    ("gpt-oss", "'<|start|>' repeated"),
 ]
 """Inputs that were super-linear once; always checked."""
 
@@ -93,3 +96,47 @@ def test_known_degenerate_inputs_cost_linear_work(name: str, label: str, delta: 
 @given(st.sampled_from(CASES), st.sampled_from([0, 1, 4]))
 def test_every_degenerate_input_costs_linear_work(case: tuple[str, str], delta: int) -> None:
     assert_linear(*case, delta)
+
+
+def attached_failures(name: str, text: str) -> int:
+    """Failures still holding the frames or the failure they were raised through while a
+    session that has read `text` is alive (each keeps the failures before it alive)."""
+    session = formats.get(name).parser(TOOLS)
+    for start in range(0, len(text), 4):
+        session.feed(text[start : start + 4])
+    gc.collect()
+    live = [o for o in gc.get_objects() if isinstance(o, ParseFailure)]
+    attached = sum(f.__traceback__ is not None or f.__context__ is not None for f in live)
+    del session
+    return attached
+
+
+@pytest.mark.parametrize(("name", "label"), KNOWN)
+def test_failures_kept_for_errors_hold_no_frames(name: str, label: str) -> None:
+    text = degenerate_inputs(formats.get(name))[label](LARGE)
+    assert attached_failures(name, text) == 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(CASES))
+def test_no_degenerate_input_keeps_failures_attached(case: tuple[str, str]) -> None:
+    name, label = case
+    assert attached_failures(name, degenerate_inputs(formats.get(name))[label](LARGE)) == 0
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3.2", "deepseek-v4", "deepseek-v4.1"])
+@pytest.mark.parametrize("delta", [0, 4])
+def test_a_backtick_run_longer_than_the_recursion_limit_is_text(name: str, delta: int) -> None:
+    """A code span's closing marker was as long as its opening run: 5 K backticks built a
+    5 K-character marker, whose prefix regex overflowed the recursion limit."""
+    text = "`" * 5000
+    if delta == 0:
+        message = protocall.parse(text, name, TOOLS)
+    else:
+        session = formats.get(name).parser(TOOLS)
+        for start in range(0, len(text), delta):
+            session.feed(text[start : start + delta])
+        session.finish()
+        message = session.message
+    assert message.content == text
+    assert not message.tool_calls

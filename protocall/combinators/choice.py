@@ -233,7 +233,7 @@ class Recover(Parser[Any]):
             if isinstance(failure, Backtrack) and not barrier.committed:
                 inp.close_choice(barrier, keep_output=False)
                 raise
-            failure.__traceback__ = None  # kept in the result: not the frames it crossed
+            failure.detach()  # kept in the result: not the frames and failures it crossed
             at = min(max(failure.position, pos, inp.base), inp.end)
             _, end = yield from self.resync.step(inp, at)
             truncated = inp.eof and failure.position >= inp.end

@@ -67,15 +67,16 @@ class PartialMarker:
 
 
 _held = functools.lru_cache(maxsize=1024)(held_prefix)
-_RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD])[*+]")  # one class, repeated
+_RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD]|\\\W|[^\\\[\]().*+?^$|{}])[*+]")
+"""A pattern that is one character class, or one character, repeated."""
 
 
 class TokenWait:
     """A `regex` waiting at `pos` while its match reaches the end of the input: more input
     over which the match still reaches the end is only buffered, without resuming the
     parser tree (the token is still growing, so the parser would wait again). For a `run`
-    (a pattern that is one character class repeated, `[a-z_]+`, `\\s*`) only the new input
-    is matched, so a token costs its length once however many deltas bring it."""
+    (one character class or character repeated: `[a-z_]+`, `\\s*`, `` `+ ``) only the new
+    input is matched, so a token costs its length once however many deltas bring it."""
 
     __slots__ = ("pattern", "pos", "run")
 
@@ -103,6 +104,13 @@ def literal(text: str) -> Parser[str]:
     return Literal(text)
 
 
+Outcome = tuple[
+    tuple[tuple[int, tuple[str, ...]], ...],
+    str | tuple[tuple[int, tuple[str, ...]] | None, str | None],
+]
+"""A `Markers` step's outcome (see `Markers.outcome`)."""
+
+
 class Markers(Parser[str]):
     """The first of `texts`, in order, that the input starts with: exactly what an `alt` of
     their `literal`s matches, without a backtrack point per text. Needs more while the first
@@ -114,35 +122,81 @@ class Markers(Parser[str]):
             raise ValueError("markers() needs one or more non-empty strings")
         self.texts = texts
         self.quoted = {text: quote(text) for text in texts}
+        self.all_quoted = tuple(map(quote, texts))
+        self.longest = max(map(len, texts))
+        self.decided: dict[str, Outcome] = {}  # window -> outcome (see `step`)
+        # Per first character of the input, the texts whose outcome can matter: those up to
+        # the first that starts with it, then only those that start with it (any other fails
+        # at `pos`, behind the furthest failure, past `pos` from there on), and the last
+        # text, whose turn records the failures before it.
+        self.by_first: dict[str, tuple[str, ...]] = {}
+        for char in dict.fromkeys(text[0] for text in texts):
+            first = next(i for i, text in enumerate(texts) if text[0] == char)
+            tried = [*texts[:first], *(text for text in texts if text[0] == char)]
+            if texts[-1][0] != char:
+                tried.append(texts[-1])
+            self.by_first[char] = tuple(tried)
+
+    def outcome(self, window: str, eof: bool) -> Outcome:
+        """What a step does on input starting with `window` (at least the longest text's
+        length of it, unless the input ends or is not there yet): the failures it records
+        (offset from the start, expected), then the text matched, the text it waits on
+        (`None`, text) or the failure ((offset, expected), None)."""
+        last = self.texts[-1]
+        records: list[tuple[int, tuple[str, ...]]] = []
+        # Where the texts ruled out so far failed (the furthest), and which got there.
+        furthest, reached = -1, list[str]()
+        texts = self.texts
+        if window:
+            texts = self.by_first.get(window[0], ())
+            if not texts:  # every text fails at the start, as the loop would find
+                if len(self.texts) > 1:
+                    records.append((0, self.all_quoted[:-1]))
+                return tuple(records), ((0, self.all_quoted), None)
+        for text in texts:
+            got = window[: len(text)]
+            if got == text:
+                if reached:  # as `alt` records the branches it backtracked over
+                    records.append((furthest, tuple(reached)))
+                return tuple(records), text
+            if text.startswith(got) and not eof:
+                if reached:
+                    records.append((furthest, tuple(reached)))
+                return tuple(records), (None, text)  # undecided: the texts after it wait
+            if text is last and reached:
+                records.append((furthest, tuple(reached)))
+            same = 0
+            while same < len(got) and got[same] == text[same]:
+                same += 1
+            if same > furthest:
+                furthest, reached = same, [self.quoted[text]]
+            elif same == furthest:
+                reached.append(self.quoted[text])
+        return tuple(records), ((furthest, tuple(reached)), None)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
-        last = self.texts[-1]
+        longest, decided = self.longest, self.decided
         while True:
             start = pos - inp.base
-            # Where the texts ruled out so far failed (the furthest), and which got there.
-            furthest, reached = -1, list[str]()
-            for text in self.texts:
-                got = inp.buf[start : start + len(text)]
-                if got == text:
-                    if reached:  # as `alt` records the branches it backtracked over
-                        inp.abandon(Backtrack(furthest, reached))
-                    return text, pos + len(text)
-                if text.startswith(got) and not inp.eof:
-                    inp.fast = PartialMarker((text,), pos)
-                    break  # undecided: the texts after it wait for it
-                if text is last and reached:
-                    inp.abandon(Backtrack(furthest, reached))
-                same = 0
-                while same < len(got) and got[same] == text[same]:
-                    same += 1
-                if pos + same > furthest:
-                    furthest, reached = pos + same, [self.quoted[text]]
-                elif pos + same == furthest:
-                    reached.append(self.quoted[text])
+            window = inp.buf[start : start + longest]
+            if len(window) == longest:  # the outcome depends on the window only: memoised
+                outcome = decided.get(window)
+                if outcome is None:
+                    if len(decided) >= 64:
+                        decided.clear()
+                    outcome = decided[window] = self.outcome(window, inp.eof)
             else:
-                raise Backtrack(furthest, reached)
-            if reached:
-                inp.abandon(Backtrack(furthest, reached))
+                outcome = self.outcome(window, inp.eof)
+            records, result = outcome
+            for offset, expected in records:
+                inp.abandon(Backtrack(pos + offset, expected))
+            if isinstance(result, str):
+                return result, pos + len(result)
+            failure, waiting = result
+            if waiting is None:
+                assert failure is not None
+                raise Backtrack(pos + failure[0], failure[1])
+            inp.fast = PartialMarker((waiting,), pos)
             yield pos
             inp.fast = None
 

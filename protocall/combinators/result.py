@@ -39,6 +39,17 @@ class ParseFailure(Exception):
         self.expected: tuple[str, ...] = tuple(dict.fromkeys(expected))
         self.context: list[str] = []
 
+    def detach(self) -> Self:
+        """Drop what the raise attached: the traceback (the frames it crossed, whose locals
+        hold earlier failures) and the exception it was raised while handling (with its own
+        traceback). A failure kept after its raise (for error reports, in a result) is
+        detached, or it would keep every failure before it alive: memory, and garbage
+        collection time, growing with the input."""
+        self.__traceback__ = None
+        self.__context__ = None
+        self.__cause__ = None
+        return self
+
     def merge(self, other: Self) -> Self:
         """The furthest of two failures; at the same position, their expectations combined."""
         if other.position > self.position:

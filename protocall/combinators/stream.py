@@ -131,12 +131,9 @@ class Input:
 
     def abandon(self, failure: ParseFailure) -> None:
         """Remember a failure a choice backtracked over: the input was viable up to its
-        position, so a parse that fails short of it reports the error there.
-
-        The failure's traceback is dropped: it holds the frames it was raised through,
-        whose locals hold earlier failures, so keeping it would keep every failure of the
-        parse alive (memory and garbage-collection time growing with the input)."""
-        failure.__traceback__ = None
+        position, so a parse that fails short of it reports the error there (the failure
+        is kept detached: `ParseFailure.detach`)."""
+        failure.detach()
         furthest = self.furthest
         self.furthest = failure if furthest is None else furthest.merge(failure)
 

@@ -175,22 +175,27 @@ class Reasoning:
 
 
 BACKTICK = "`"
+LONGEST_FENCE = 16
+"""Backticks a closing run needs at most: a longer opening run closes at a run of this many
+(its closing marker, a literal, costs its length at every backtick: a degenerate run of a
+million backticks must not make a marker of a million)."""
 
 
 def code_span(stops: tuple[str, ...]) -> Parser[str]:
     """Markdown code quoted in prose, all of it text: a run of N backticks, then text up to
-    the next run of at least N backticks (consumed whole), one of `stops`, a newline when
-    N < 3 (an inline span stays on its line), or the end of input. So a call opener inside
-    a fence or inline code is an example, never a call; an unclosed fence lasts to the
-    end of the turn. Needs more while the opening or closing run reaches the end of input."""
+    the next run of at least N backticks (of `LONGEST_FENCE` when N is more; consumed whole), one of
+    `stops`, a newline when N < 3 (an inline span stays on its line), or the end of input.
+    So a call opener inside a fence or inline code is an example, never a call; an
+    unclosed fence lasts to the end of the turn. Needs more while the opening or closing
+    run reaches the end of input."""
     run = as_text(regex("`+").desc("a backtick"))
 
     @functools.cache
-    def body(opening: str) -> Parser[Any]:
-        ends = (BACKTICK * len(opening), *stops, *(("\n",) if len(opening) < 3 else ()))
+    def body(width: int) -> Parser[Any]:
+        ends = (BACKTICK * width, *stops, *(("\n",) if width < 3 else ()))
         return seq(cut, until(*ends), optional(run))
 
-    return run.bind(body)
+    return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
 
 
 def prose(
