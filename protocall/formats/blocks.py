@@ -323,11 +323,14 @@ def turn_format(
     between_calls: str = "",
     section: tuple[str, str] | None = None,
     fenced: bool = False,
+    written: Reasoning | None = None,
+    call_stop: str | None = None,
 ) -> Format:
     """The `Format` of a family whose turn is a reasoning block, then content and calls,
     then one of `stops` (`assistant_turn`; `calls(tools)` gives the calls), rendered by
     `render_turn` with `render_call(call, its index in the turn)`, `between_calls`,
-    `section` and the first stop. Its
+    `section` and the first stop (`call_stop` after a turn with calls, where given), the
+    reasoning block laid out as `written` where given. Its
     reasoning channel and marker summary follow from `reasoning`; its reserved markers are
     the reasoning block's, the section's, `reserved` and the stops (and a backtick when
     `fenced`: Markdown code in prose is text, see `assistant_turn`)."""
@@ -338,7 +341,8 @@ def turn_format(
 
     def render(turn: Turn, start: str | None) -> str:
         index = itertools.count()
-        return render_turn(turn, start, reasoning=reasoning, stop=stops[0], section=section,
+        stop = call_stop if call_stop is not None and turn.calls else stops[0]
+        return render_turn(turn, start, reasoning=written or reasoning, stop=stop, section=section,
                            call=lambda use: render_call(use, next(index)),
                            between_calls=between_calls)  # fmt: skip
 

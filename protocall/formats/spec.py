@@ -105,7 +105,8 @@ class Think:
     """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
     with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
     (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
-    it (default: `open`)."""
+    it (default: `open`), `off` what it ends with to open nothing (thinking off); `written`
+    the block's (open, close) as the model lays it out, where that differs."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -113,6 +114,8 @@ class Think:
     opened_by: str | None = None
     explicit: bool = False
     also: tuple[tuple[str, str], ...] = ()
+    off: str = ""
+    written: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,7 @@ class Section:
     empty: bool = False
     stray_ends: bool = False
     opens_at: str = "call"
+    each: bool = False
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
@@ -223,6 +227,7 @@ class Spec:
     placeholder: str | None = None
     malformed_as_content: bool = True
     fenced: bool = False
+    call_stop: str | None = None
 
 
 def build(spec: Spec) -> Format:
@@ -258,8 +263,11 @@ def build(spec: Spec) -> Format:
                 turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also
             )
         prompts: dict[str | None, str] = {None: spec.prompt}
+        written = None
         if turn is not None:
+            prompts = {None: spec.prompt + turn.off}
             prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
+            written = blocks.Reasoning(*turn.written) if turn.written else None
         fmt = blocks.turn_format(
             spec.name,
             envelope.calls,
@@ -274,6 +282,8 @@ def build(spec: Spec) -> Format:
             between_calls=spec.call.between,
             section=section,
             fenced=spec.fenced,
+            written=written,
+            call_stop=spec.call_stop,
         )
     return replace(fmt, spec=spec, malformed_as_content=spec.malformed_as_content)
 
@@ -331,17 +341,22 @@ class _Envelope:
         tokens = _PLACEHOLDER.sub(" ", call.template).split()
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
         section = spec.section
-        self.written_section = (section.begins[0], section.ends[0]) if section else None
-        self.section_markers = (*section.begins, *section.ends) if section else ()
+        written = (section.begins[0], section.ends[0]) if section else None
+        self.written_section = None if section and section.each else written
+        self.section_markers = (
+            tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
+        )
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
+        if self._xml_layout() is not None:
+            self.markers = self._xml_markers()
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
         if section is not None and not isinstance(call.arguments, PythonKeywords):
-            shown = section.begins[0] + shown
+            shown = section.begins[0].strip() + shown.strip()
         elif section is not None:
             shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
         self.shown = shown.replace("\n", "\\n")
@@ -369,7 +384,13 @@ class _Envelope:
                 return name.render(use.name, use.id, index)
             return name.render(use.name)
 
-        return _PLACEHOLDER.sub(part, call.template)
+        written = _PLACEHOLDER.sub(part, call.template)
+        section = self.spec.section
+        return (
+            f"{section.begins[0]}{written}{section.ends[0]}"
+            if section and section.each
+            else written
+        )
 
     def calls(self, tools: Tools | None) -> blocks.Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
@@ -377,6 +398,9 @@ class _Envelope:
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
+        layout = self._xml_layout()
+        if layout is not None:
+            return self._strays(self._xml(tools, layout))
         lead = None
         if spec.placeholder is not None:
             begins = section.begins if section else ()
@@ -395,10 +419,59 @@ class _Envelope:
             )
         else:
             calls = self._section(section, lead, head, body, resync)
-        if not self.dropped or isinstance(spec.turn, Channels):
+        return self._strays(calls)
+
+    def _strays(self, calls: blocks.Calls) -> blocks.Calls:
+        """`calls`, and the dropped markers where they stand alone."""
+        if not self.dropped or isinstance(self.spec.turn, Channels):
             return calls
         strays = blocks.markers(*self.dropped)
         return blocks.Calls((*calls.openers, *self.dropped), calls.head, alt(calls.call, strays))
+
+    def _xml_layout(self) -> Layout | None:
+        """The layout of a call whose `Plain` name stands right before `XmlArguments`
+        (what is between them, if anything, ends the name; see `blocks.xml_calls`)."""
+        call = self.spec.call
+        if isinstance(call.arguments, XmlArguments) and isinstance(call.name, Plain):
+            return call.arguments.layout
+        return None
+
+    def _xml_parts(self) -> tuple[str, str, str]:
+        """The template's text before the name, between the name and the arguments, after."""
+        before, rest = self.spec.call.template.split("{name}")
+        between, after = rest.split("{arguments}")
+        return before, between, after
+
+    def _xml_markers(self) -> tuple[str, ...]:
+        before, _, after = self._xml_parts()
+        layout = self._xml_layout()
+        assert layout is not None
+        tagged = tuple(m for m in (layout.key_close, layout.value_open) if m.startswith("<"))
+        heads = re.split(r"\s+(?=<)", before.strip())  # `<invoke name="` is one
+        return (*heads, *after.split(), layout.opener, *tagged, layout.value_close)
+
+    def _xml(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
+        """Calls of an XML layout (`blocks.xml_calls`): the template's leading whitespace,
+        or its section's, is the lead that belongs to the call (or section)."""
+        spec, section = self.spec, self.spec.section
+        before, between, after = self._xml_parts()
+        if after.strip() != layout.end or (section and len(section.begins + section.ends) > 2):
+            raise UsageError(
+                f"an XML call template ending with {layout.end!r} (one section spelling), "
+                f"not {spec.call.template!r}"
+            )
+        led = section.begins[0] if section else before
+        lead = led[: len(led) - len(led.lstrip())]
+        markers = (section.begins[0].strip(), section.ends[0].strip()) if section else None
+        return blocks.xml_calls(
+            tools,
+            layout,
+            before.strip(),
+            between.strip(),
+            stops=spec.stops,
+            section=markers,
+            lead=lead,
+        )
 
     def _section(
         self,
