@@ -105,8 +105,9 @@ class Think:
     """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
     with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
     (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
-    it (default: `open`), `off` what it ends with to open nothing (thinking off); `written`
-    the block's (open, close) as the model lays it out, where that differs."""
+    it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
+    (thinking off); `written` the block's (open, close) as the model lays it out, where
+    that differs."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -266,7 +267,8 @@ def build(spec: Spec) -> Format:
         written = None
         if turn is not None:
             prompts = {None: spec.prompt + turn.off}
-            prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
+            if turn.opened_by != "":
+                prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
             written = blocks.Reasoning(*turn.written) if turn.written else None
         fmt = blocks.turn_format(
             spec.name,
@@ -359,7 +361,7 @@ class _Envelope:
             shown = section.begins[0].strip() + shown.strip()
         elif section is not None:
             shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
-        self.shown = shown.replace("\n", "\\n")
+        self.shown = shown.strip().replace("\n", "\\n")
 
     def _shown(self, match: re.Match[str]) -> str:
         call = self.spec.call
