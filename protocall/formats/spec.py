@@ -179,6 +179,8 @@ class Call:
     spaced: bool = False
     between: str = ""
     stray_closers: bool = False
+    unclosed: bool = False
+    bare: bool = False
 
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
@@ -454,9 +456,14 @@ class _Envelope:
 
     def _xml(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
         """Calls of an XML layout (`blocks.xml_calls`): the template's leading whitespace,
-        or its section's, is the lead that belongs to the call (or section)."""
+        or its section's, is the lead that belongs to the call (or section). A template
+        whose named tag stands in an outer one is `_wrapped`."""
         spec, section = self.spec, self.spec.section
         before, between, after = self._xml_parts()
+        if len(re.split(r"\s+(?=<)", before.strip())) == 2 and section is None:
+            return self._wrapped(tools, layout)
+        if spec.call.unclosed or spec.call.bare:
+            raise UsageError(f"an unclosed or bare call of two tags, not {spec.call.template!r}")
         if after.strip() != layout.end or (section and len(section.begins + section.ends) > 2):
             raise UsageError(
                 f"an XML call template ending with {layout.end!r} (one section spelling), "
@@ -506,6 +513,43 @@ class _Envelope:
             return calls
         empty = seq(begin, gap, blocks.markers(*ends))
         return blocks.Calls(calls.openers, calls.head, alt(calls.call, empty))
+
+    def _wrapped(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
+        """Calls whose named tag stands in an outer tag (`<tool_call>` around
+        `<function=N>`), resumed after a failure at the outer closer. With `unclosed`, a
+        missing outer closer is tolerated before a stop or the next call; with `bare`, the
+        named tag alone is a call too, for a declared tool whose arguments (or the layout's
+        end) follow, resumed at the layout's end."""
+        spec, call = self.spec, self.spec.call
+        codec = call.arguments
+        assert isinstance(codec, XmlArguments)
+        before, between, after = self._xml_parts()
+        outer, inner = re.split(r"\s+(?=<)", before.strip())
+        closer = after.split()[-1]
+        values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
+
+        def named(name: Parser[str] | None = None) -> Parser[str]:
+            tag = seq(literal(inner), blocks.tool_name(name), literal(between.strip()))
+            return tag.map(lambda parts: parts[1])
+
+        def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
+            return lambda name: seq(values(name), literal(layout.end), close)
+
+        closed: Parser[Any] = literal(closer)
+        if call.unclosed:
+            closed = alt(closed, peek(blocks.markers(*spec.stops, outer)))
+        closed = ws.then(closed)
+        head = literal(outer).then(ws).then(named())
+        resync = (closer, outer, *spec.stops)
+        wrapped = blocks.tool_calls((outer,), head, body(closed), resync)
+        if not call.bare:
+            return blocks.in_runs(wrapped)
+        follows = peek(ws.then(blocks.markers(layout.opener, layout.end)))
+        resync = (layout.end, outer, *spec.stops)
+        bare_head = named(blocks.declared(tools)).skip(follows)
+        bare = blocks.tool_calls((inner,), bare_head, body(optional(closed)), resync)
+        heads, calls = alt(wrapped.head, bare.head), alt(wrapped.call, bare.call)
+        return blocks.in_runs(blocks.Calls((outer, inner), heads, calls))
 
     def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
         """The template up to the arguments; its value is the name (or the id)."""
