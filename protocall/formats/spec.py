@@ -81,7 +81,7 @@ from ..combinators import Parser, UsageError, alt, literal, optional, peek, rege
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout
 from ..tools import Tools
-from . import blocks
+from . import blocks, templates
 from .base import Format
 from .codecs import (
     Attribute,
@@ -181,6 +181,8 @@ class Call:
     stray_closers: bool = False
     unclosed: bool = False
     bare: bool = False
+    loose: bool = False
+    empty: str | None = None
 
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
@@ -208,6 +210,7 @@ class Section:
     stray_ends: bool = False
     opens_at: str = "call"
     each: bool = False
+    opener: str = ""
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
@@ -231,6 +234,7 @@ class Spec:
     malformed_as_content: bool = True
     fenced: bool = False
     call_stop: str | None = None
+    respelled: tuple[tuple[str, str], ...] = ()
 
 
 def build(spec: Spec) -> Format:
@@ -355,6 +359,8 @@ class _Envelope:
         self.markers = (*tags, *call.arguments.markers)
         if self._xml_layout() is not None:
             self.markers = self._xml_markers()
+        if call.loose:
+            self.markers = self._templates()[0].markers
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
@@ -402,6 +408,8 @@ class _Envelope:
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
+        if spec.call.loose:
+            return self._strays(templates.any_of(self._templates(), tools, stops=spec.stops))
         layout = self._xml_layout()
         if layout is not None:
             return self._strays(self._xml(tools, layout))
@@ -436,9 +444,33 @@ class _Envelope:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
         (what is between them, if anything, ends the name; see `blocks.xml_calls`)."""
         call = self.spec.call
-        if isinstance(call.arguments, XmlArguments) and isinstance(call.name, Plain):
-            return call.arguments.layout
-        return None
+        if call.loose or not isinstance(call.name, Plain):
+            return None
+        return call.arguments.layout if isinstance(call.arguments, XmlArguments) else None
+
+    def _templates(self) -> tuple[templates.Template, ...]:
+        """A `loose` call read as a `templates.Template` (whitespace, or none, around each
+        tag too), and the same with each `respelled` (token, spelling) swapped in."""
+        spec, call, section = self.spec, self.spec.call, self.spec.section
+        if section is None:
+            raise UsageError(f"a loose call in a section, not {call.template!r} alone")
+        codec = call.arguments
+        layout = codec.layout if isinstance(codec, XmlArguments) else None
+        written = (section.begins[0], section.ends[0])
+        lead = written[0][: len(written[0]) - len(written[0].lstrip())]
+        openers = (lead + section.opener, section.opener) if section.opener else ()
+        template = templates.Template(
+            call.template,
+            written,
+            call.between,
+            tuple(begin.strip() for begin in section.begins),
+            tuple(end.strip() for end in section.ends),
+            tuple(opener for opener in openers if opener),
+            section.bare,
+            layout,
+            call.empty,
+        )
+        return (template, *(template.respelled(token, other) for token, other in spec.respelled))
 
     def _xml_parts(self) -> tuple[str, str, str]:
         """The template's text before the name, between the name and the arguments, after."""
