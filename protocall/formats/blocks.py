@@ -680,21 +680,6 @@ def xml_calls(
     return in_runs(calls)
 
 
-def render_xml_call(layout: Layout, opener: str, name_end: str, use: ToolUse, newline: bool) -> str:
-    """`use` written the way `xml_calls` reads it: `opener`, the name, `name_end`, each
-    argument (strings raw, other values as JSON), then `layout.end`. With `newline`, a
-    newline follows the name part and every value, and precedes a layout's `value_open`."""
-    nl = "\n" if newline else ""
-    key = f' {layout.key_attribute}="{{}}"' if layout.key_attribute else "{}"
-    gap = nl if layout.value_open else ""
-    pairs = "".join(
-        f"{layout.opener}{key.format(k)}{layout.key_close}{gap}{layout.value_open}"
-        f"{raw_text(v)}{layout.value_close}{nl}"
-        for k, v in use.arguments.items()
-    )
-    return f"{opener}{use.name}{name_end}{nl}{pairs}{layout.end}"
-
-
 def render_argument(layout: Layout, key: str, value: Any) -> str:
     """One argument of a layout whose key is an attribute, the way `xml_arguments` reads it
     back: the opener with the key attribute and, where the layout has one, the type
