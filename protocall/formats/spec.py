@@ -20,21 +20,31 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   is allowed around the arguments; `spaced` allows it between every two pieces too.
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
-  dropped.
+  dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
+  where there is none, at an argument opener or the layout's end (`blocks.xml_calls`);
+  the template's (or its section's) leading whitespace is a lead that belongs to the call.
+  A template whose named tag stands in an outer one may be `unclosed` (the outer closer
+  missing before a stop or the next call) and `bare` (the named tag alone is a call, for
+  a declared tool whose arguments follow). A `loose` call (`templates.Template`) allows
+  whitespace around every tag; `empty` is the text after its name that closes a call
+  without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
   spelling (the first is written), with named tolerances: `bare` (a call outside a
   section counts), `noise` (text in a section that is no call belongs to the section),
   `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
   dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
   it) or `"marker"` (where a call opener or the end follows it; the section then ends at
-  its first spelling of the end).
+  its first spelling of the end). With `each` it is written around each call; `opener`
+  is where content stops to try it, a prefix its begins share (`<｜DSML｜`).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
-  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns).
+  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns);
+  `respelled`: (token, spelling) pairs, the same calls with the token so spelled accepted
+  too; `call_stop`: the stop written after a turn with calls (default: the first).
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
-  or channel is pre-opened by it plus the opener, or `Think.opened_by`) and the start state
-  assumed without one.
+  or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
+  what it ends with when thinking is off) and the start state assumed without one.
 
 From this the factory derives, never restated: the grammar (through the blocks of
 `blocks`), the renderer (the same template written back), the reserved markers (the
@@ -56,12 +66,13 @@ issue #16, which adds the fields named here):
   "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
   in a `Section`; pythonic and LFM2 are the same codec in a `[`…`]` section.
 - *gpt-oss: `Messages("harmony", …)`, calls written from the template.
-- DeepSeek (`Template` today): one `Call` and `Section` each; the `respelled` variants
-  become a tuple of alternative spellings on the spec; DSML is `XmlArguments(DSML)`.
-- Qwen3-Coder, GLM / Ling, MiniMax, Seed-OSS: `XmlArguments(layout)` calls; they need
-  named tolerances for an optional closer (`</tool_call>`), a bare call with a proof rule
-  (`<function=NAME>` for a declared tool followed by a parameter), a name ended by what
-  follows it (`Plain` ending at an argument opener) and a `lead` newline.
+- *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
+  DSML is `XmlArguments(DSML)` with `empty='"/>'`, the `Section.opener` `<｜DSML｜` and
+  the proxies' spellings of `｜DSML｜` `respelled`.
+- *Qwen3-Coder: `<tool_call>` around `<function={name}>`, `unclosed` and `bare`. *Ling 3.0,
+  *GLM-4.5 / 4.7: `<tool_call>{name}…{arguments}</tool_call>`, the name ended by an
+  argument; GLM-4.5's `\n` lead, `Think.written` and `call_stop`. *MiniMax-M2 and
+  *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead (`each` for Seed).
 - Mistral, Cohere, Nemotron, Granite, Apertus, Llama 3: `NameAndArguments` objects in a
   JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
   Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
