@@ -336,23 +336,38 @@ def turn_format(
     `fenced`: Markdown code in prose is text, see `assistant_turn`)."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-        return assistant_turn(calls=calls(tools), stops=stops, reasoning=reasoning, start=start,
-                              fenced=fenced)  # fmt: skip
+        return assistant_turn(
+            calls=calls(tools), stops=stops, reasoning=reasoning, start=start, fenced=fenced
+        )
 
     def render(turn: Turn, start: str | None) -> str:
         index = itertools.count()
         stop = call_stop if call_stop is not None and turn.calls else stops[0]
-        return render_turn(turn, start, reasoning=written or reasoning, stop=stop, section=section,
-                           call=lambda use: render_call(use, next(index)),
-                           between_calls=between_calls)  # fmt: skip
+        return render_turn(
+            turn,
+            start,
+            reasoning=written or reasoning,
+            stop=stop,
+            section=section,
+            call=lambda use: render_call(use, next(index)),
+            between_calls=between_calls,
+        )
 
     channels = {} if reasoning is None else {"reasoning": (reasoning.open, reasoning.close)}
     shown = {name: "…".join(block) for name, block in channels.items()} | {"call": call_marker}
     spelled = sum(reasoning.spellings, ()) if reasoning is not None else ()
     marked = _reserved(*spelled, *(section or ()), *reserved, *stops, *(BACKTICK,) * fenced)
-    return Format(name, grammar, render, reserved=marked,
-                  channels=channels, default_start=default_start, prompts=prompts,
-                  summary=summary, markers=shown)  # fmt: skip
+    return Format(
+        name,
+        grammar,
+        render,
+        reserved=marked,
+        channels=channels,
+        default_start=default_start,
+        prompts=prompts,
+        summary=summary,
+        markers=shown,
+    )
 
 
 class Unfinished(Parser[Any]):

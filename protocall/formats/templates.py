@@ -83,8 +83,12 @@ class Template:
         before, rest = self.call.split("{name}")
         after_name, after = rest.split("{arguments}")
         layout = self.layout
-        values = per_tool(tools, lambda schema: arguments(
-            json_object() if layout is None else xml_arguments(layout, schema)))  # fmt: skip
+        values = per_tool(
+            tools,
+            lambda schema: arguments(
+                json_object() if layout is None else xml_arguments(layout, schema)
+            ),
+        )
         ending = loose(after_name).result(True)  # the value: whether arguments follow
         if self.empty is not None:
             ending = alt(ending, loose(self.empty).result(False))
@@ -98,8 +102,15 @@ class Template:
             name, has_arguments = head
             return seq(ws, values(name), ws, loose(after)) if has_arguments else success(None)
 
-        return section_calls(self.openers, seq(optional(literal(lead)), begin) if lead else begin,
-                             head, body, resync, closer(*self.ends), bare=self.bare)  # fmt: skip
+        return section_calls(
+            self.openers,
+            seq(optional(literal(lead)), begin) if lead else begin,
+            head,
+            body,
+            resync,
+            closer(*self.ends),
+            bare=self.bare,
+        )
 
     def respelled(self, token: str, spelling: str) -> Template:
         """This template with `token` spelled `spelling` in every marker."""
@@ -110,8 +121,14 @@ class Template:
             if isinstance(value, tuple):
                 return tuple(map(swap, value))
             if isinstance(value, Layout):
-                return replace(value, **{f.name: swap(getattr(value, f.name)) for f in fields(value)
-                                         if isinstance(getattr(value, f.name), str)})  # fmt: skip
+                return replace(
+                    value,
+                    **{
+                        f.name: swap(getattr(value, f.name))
+                        for f in fields(value)
+                        if isinstance(getattr(value, f.name), str)
+                    },
+                )
             return value
 
         return replace(self, **{f.name: swap(getattr(self, f.name)) for f in fields(self)})
@@ -134,6 +151,8 @@ def any_of(
     if not others:
         return usual
     opening = peek(markers(*chain.from_iterable(c.openers for c in others)))
-    return Calls(tuple(chain(usual.openers, *(c.openers for c in others))),
-                 alt(usual.head, opening.then(alt(*(c.head for c in others)))),
-                 alt(usual.call, opening.then(alt(*(c.call for c in others)))))  # fmt: skip
+    return Calls(
+        tuple(chain(usual.openers, *(c.openers for c in others))),
+        alt(usual.head, opening.then(alt(*(c.head for c in others)))),
+        alt(usual.call, opening.then(alt(*(c.call for c in others)))),
+    )
