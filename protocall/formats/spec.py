@@ -368,7 +368,9 @@ class _Envelope:
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
-        if self._xml_layout() is not None:
+        layout = self._xml_layout()
+        if layout is not None:
+            self._check_xml(layout)
             self.markers = self._xml_markers()
         if call.loose:
             self.markers = self._templates()[0].markers
@@ -497,21 +499,44 @@ class _Envelope:
         heads = re.split(r"\s+(?=<)", before.strip())  # `<invoke name="` is one
         return (*heads, *after.split(), layout.opener, *tagged, layout.value_close)
 
+    def _wrapping(self) -> bool:
+        """Whether the template's named tag stands in an outer tag."""
+        return len(re.split(r"\s+(?=<)", self._xml_parts()[0].strip())) == 2
+
+    def _check_xml(self, layout: Layout) -> None:
+        """A `UsageError` for what an XML call's template or section cannot have."""
+        spec, section = self.spec, self.spec.section
+        after = self._xml_parts()[2]
+        if self._wrapping() and section is not None:
+            raise UsageError(f"a call of two tags in no section, not {spec.call.template!r}")
+        if not self._wrapping() and (spec.call.unclosed or spec.call.bare):
+            raise UsageError(
+                f"`unclosed` and `bare` need an outer tag around the named tag, "
+                f"not {spec.call.template!r}"
+            )
+        if section and (
+            section.bare
+            or section.noise
+            or section.empty
+            or section.opener
+            or section.opens_at != "call"
+        ):
+            raise UsageError("a section of XML calls has no tolerance but `stray_ends`")
+        closers = [layout.end, *after.split()[1:2]] if self._wrapping() else [layout.end]
+        if after.split() != closers or (section and len(section.begins + section.ends) > 2):
+            raise UsageError(
+                f"an XML call template ending with {layout.end!r} (one section spelling), "
+                f"not {spec.call.template!r}"
+            )
+
     def _xml(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
         """Calls of an XML layout (`blocks.xml_calls`): the template's leading whitespace,
         or its section's, is the lead that belongs to the call (or section). A template
         whose named tag stands in an outer one is `_wrapped`."""
         spec, section = self.spec, self.spec.section
-        before, between, after = self._xml_parts()
-        if len(re.split(r"\s+(?=<)", before.strip())) == 2 and section is None:
+        before, between, _ = self._xml_parts()
+        if self._wrapping():
             return self._wrapped(tools, layout)
-        if spec.call.unclosed or spec.call.bare:
-            raise UsageError(f"an unclosed or bare call of two tags, not {spec.call.template!r}")
-        if after.strip() != layout.end or (section and len(section.begins + section.ends) > 2):
-            raise UsageError(
-                f"an XML call template ending with {layout.end!r} (one section spelling), "
-                f"not {spec.call.template!r}"
-            )
         led = section.begins[0] if section else before
         lead = led[: len(led) - len(led.lstrip())]
         markers = (section.begins[0].strip(), section.ends[0].strip()) if section else None
