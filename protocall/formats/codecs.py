@@ -194,7 +194,13 @@ class XmlArguments:
         block = () if self.block is None else (self.block.open, self.block.close)
         return (*block, self.layout.opener, self.layout.value_close)
 
-    shown = "…"
+    @property
+    def shown(self) -> str:
+        """One argument `K` of value `V`, on one line."""
+        layout = self.layout
+        if layout.key_attribute:
+            return render_argument(layout, "K", "V")
+        return f"{layout.opener}K{layout.key_close}{layout.value_open}V{layout.value_close}"
 
 
 @dataclass(frozen=True)
