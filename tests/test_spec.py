@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from protocall import cli, formats
 from protocall.combinators import UsageError
-from protocall.formats.codecs import Attribute, IdName, JsonObject, NameAndArguments
+from protocall.combinators.xmlargs import GLM
+from protocall.formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, XmlArguments
 from protocall.formats.spec import (
     Call,
     Section,
@@ -214,3 +215,37 @@ def test_the_formats_command_names_a_format_without_a_spec(
     assert "is not written as a spec yet" in capsys.readouterr().err
     assert cli.main(["formats", "--python"]) == 2
     assert "--python applies to --spec" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("call", "section", "complaint"),
+    [
+        ("<a>{name}{arguments}</x>", None, "ending with '</tool_call>'"),
+        ("<a>{name}{arguments}</tool_call>", Section(("<s>",), ("</s>",), bare=True), "tolerance"),
+        ("<a>\n<b={name}>{arguments}</tool_call>", Section(("<s>",), ("</s>",)), "no section"),
+    ],
+)
+def test_an_xml_call_spec_it_cannot_read_is_a_usage_error(
+    call: str, section: Section | None, complaint: str
+) -> None:
+    spec = Spec("x", "x", Call(call, XmlArguments(GLM)), ("<e>",), section=section)
+    with pytest.raises(UsageError, match=complaint):
+        build(spec)
+    with pytest.raises(UsageError, match="outer tag"):
+        build(
+            replace(
+                spec, call=Call("<a>{name}{arguments}</tool_call>", XmlArguments(GLM), bare=True)
+            )
+        )
+
+
+def test_xml_calls_render_one_argument_a_line_and_parse_back() -> None:
+    fmt = formats.get("ling-3")
+    use = ToolUse("get_weather", {"location": "Paris"})
+    text = fmt.render(Turn(None, ("Hi", use)), None)
+    assert text == (
+        "Hi<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Paris</arg_value>\n"
+        "</tool_call><|role_end|>"
+    )
+    message = verify(fmt, text, fmt.prompt_for(None), tools=WEATHER)
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_weather", use.arguments)]

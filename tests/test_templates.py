@@ -1,4 +1,4 @@
-"""`protocall.formats.templates`: a family's calls described by a template, for any family.
+"""`protocall.formats.templates`: a family's loose calls described by a template, for any spec.
 
 Two toy families no model writes — JSON arguments, and XML-style arguments with an
 alternative spelling — pass the whole testing kit, so the block is not DeepSeek's alone.
@@ -10,21 +10,39 @@ import pytest
 
 from protocall.combinators.xmlargs import Layout
 from protocall.formats.base import Format
-from protocall.formats.templates import Template, template_format
-from protocall.formats.turns import ToolUse
+from protocall.formats.codecs import XmlArguments
+from protocall.formats.spec import Call, Section, Spec, build
+from protocall.formats.templates import Template
+from protocall.formats.turns import ToolUse, Turn
 from protocall.testing import assert_format, verify
 
 TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "properties": {
     "location": {"type": "string"}, "days": {"type": "integer"}}}}]  # fmt: skip
-PROMPTS = {None: "<|assistant|>", "reasoning": "<|assistant|><think>"}
+PROMPT = "<|assistant|>"
 JSON_CALLS = Template("<|call|>{name}<|args|>{arguments}<|end|>", ("<|calls|>", "<|/calls|>"),
                       bare=True)  # fmt: skip
 LAYOUT = Layout("<arg", ">", "</arg>", "</invoke>", key_attribute="name")  # typed by the schema
 XML_CALLS = Template('<invoke name="{name}">\n{arguments}\n</invoke>',
                      ("\n<calls>\n", "\n</calls>"), "\n", layout=LAYOUT)  # fmt: skip
-JSON_FORMAT = template_format("toy-json", "toy", (JSON_CALLS,), stops=("<|eot|>",), prompts=PROMPTS)
-XML_FORMAT = template_format("toy-xml", "toy", (XML_CALLS, XML_CALLS.respelled("invoke", "call")),
-                             stops=("<|eot|>",), prompts=PROMPTS)  # fmt: skip
+# the same two families as specs: a `loose` call is read by a Template
+JSON_SPEC = Spec(
+    "toy-json",
+    "toy",
+    Call(JSON_CALLS.call, loose=True),
+    ("<|eot|>",),
+    section=Section(("<|calls|>",), ("<|/calls|>",), bare=True),
+    prompt=PROMPT,
+)
+XML_SPEC = Spec(
+    "toy-xml",
+    "toy",
+    Call(XML_CALLS.call, XmlArguments(LAYOUT, "\n"), between="\n", loose=True),
+    ("<|eot|>",),
+    section=Section(("\n<calls>\n",), ("\n</calls>",)),
+    prompt=PROMPT,
+    respelled=(("invoke", "call"),),
+)
+JSON_FORMAT, XML_FORMAT = build(JSON_SPEC), build(XML_SPEC)
 
 
 def test_markers_and_openers_follow_from_the_template() -> None:
@@ -36,10 +54,10 @@ def test_markers_and_openers_follow_from_the_template() -> None:
 @pytest.mark.parametrize("fmt", [JSON_FORMAT, XML_FORMAT], ids=["json", "xml"])
 def test_a_rendered_call_parses_back(fmt: Format) -> None:
     use = ToolUse("get_weather", {"location": "Paris", "days": 3})
+    output = fmt.render(Turn(None, ("Sure.", use)), None)
     template = JSON_CALLS if fmt is JSON_FORMAT else XML_CALLS
-    call = template.render(use, 0)
-    output = f"Sure.{template.section[0]}{call}{template.section[1]}<|eot|>"
-    message = verify(fmt, output, "<|assistant|>", tools=TOOLS)
+    assert output.startswith(f"Sure.{template.section[0]}") and output.endswith("<|eot|>")
+    message = verify(fmt, output, PROMPT, tools=TOOLS)
     assert message.content == "Sure."
     assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_weather", use.arguments)]
 
@@ -48,10 +66,10 @@ def test_a_respelling_is_accepted_and_a_bare_call_counts() -> None:
     respelled = (
         '\n<calls>\n<call name="get_weather">\n<arg name="location">Paris</arg>\n</call>\n</calls>'
     )
-    message = verify(XML_FORMAT, respelled + "<|eot|>", "<|assistant|>", tools=TOOLS)
+    message = verify(XML_FORMAT, respelled + "<|eot|>", PROMPT, tools=TOOLS)
     assert message.tool_calls[0].arguments == {"location": "Paris"}
     bare = '<|call|>get_weather<|args|>{"days": 2}<|end|><|eot|>'
-    message = verify(JSON_FORMAT, bare, "<|assistant|>", tools=TOOLS)
+    message = verify(JSON_FORMAT, bare, PROMPT, tools=TOOLS)
     assert message.tool_calls[0].arguments == {"days": 2}
 
 

@@ -328,32 +328,51 @@ def turn_format(
     between_calls: str = "",
     section: tuple[str, str] | None = None,
     fenced: bool = False,
+    written: Reasoning | None = None,
+    call_stop: str | None = None,
 ) -> Format:
     """The `Format` of a family whose turn is a reasoning block, then content and calls,
     then one of `stops` (`assistant_turn`; `calls(tools)` gives the calls), rendered by
     `render_turn` with `render_call(call, its index in the turn)`, `between_calls`,
-    `section` and the first stop. Its
+    `section` and the first stop (`call_stop` after a turn with calls, where given), the
+    reasoning block laid out as `written` where given. Its
     reasoning channel and marker summary follow from `reasoning`; its reserved markers are
     the reasoning block's, the section's, `reserved` and the stops (and a backtick when
     `fenced`: Markdown code in prose is text, see `assistant_turn`)."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-        return assistant_turn(calls=calls(tools), stops=stops, reasoning=reasoning, start=start,
-                              fenced=fenced)  # fmt: skip
+        return assistant_turn(
+            calls=calls(tools), stops=stops, reasoning=reasoning, start=start, fenced=fenced
+        )
 
     def render(turn: Turn, start: str | None) -> str:
         index = itertools.count()
-        return render_turn(turn, start, reasoning=reasoning, stop=stops[0], section=section,
-                           call=lambda use: render_call(use, next(index)),
-                           between_calls=between_calls)  # fmt: skip
+        stop = call_stop if call_stop is not None and turn.calls else stops[0]
+        return render_turn(
+            turn,
+            start,
+            reasoning=written or reasoning,
+            stop=stop,
+            section=section,
+            call=lambda use: render_call(use, next(index)),
+            between_calls=between_calls,
+        )
 
     channels = {} if reasoning is None else {"reasoning": (reasoning.open, reasoning.close)}
     shown = {name: "…".join(block) for name, block in channels.items()} | {"call": call_marker}
     spelled = sum(reasoning.spellings, ()) if reasoning is not None else ()
     marked = _reserved(*spelled, *(section or ()), *reserved, *stops, *(BACKTICK,) * fenced)
-    return Format(name, grammar, render, reserved=marked,
-                  channels=channels, default_start=default_start, prompts=prompts,
-                  summary=summary, markers=shown)  # fmt: skip
+    return Format(
+        name,
+        grammar,
+        render,
+        reserved=marked,
+        channels=channels,
+        default_start=default_start,
+        prompts=prompts,
+        summary=summary,
+        markers=shown,
+    )
 
 
 class Unfinished(Parser[Any]):
@@ -679,21 +698,6 @@ def xml_calls(
     else:
         calls = section_calls(openers, led, head(literal(opener)), body, resync, closer(section[1]))
     return in_runs(calls)
-
-
-def render_xml_call(layout: Layout, opener: str, name_end: str, use: ToolUse, newline: bool) -> str:
-    """`use` written the way `xml_calls` reads it: `opener`, the name, `name_end`, each
-    argument (strings raw, other values as JSON), then `layout.end`. With `newline`, a
-    newline follows the name part and every value, and precedes a layout's `value_open`."""
-    nl = "\n" if newline else ""
-    key = f' {layout.key_attribute}="{{}}"' if layout.key_attribute else "{}"
-    gap = nl if layout.value_open else ""
-    pairs = "".join(
-        f"{layout.opener}{key.format(k)}{layout.key_close}{gap}{layout.value_open}"
-        f"{raw_text(v)}{layout.value_close}{nl}"
-        for k, v in use.arguments.items()
-    )
-    return f"{opener}{use.name}{name_end}{nl}{pairs}{layout.end}"
 
 
 def render_argument(layout: Layout, key: str, value: Any) -> str:

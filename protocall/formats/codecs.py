@@ -47,6 +47,7 @@ from .blocks import (
     escape_attribute,
     json_name,
     markers,
+    raw_text,
     render_argument,
     tool_name,
     unescape_attribute,
@@ -162,27 +163,44 @@ class JsonBlock:
 @dataclass(frozen=True)
 class XmlArguments:
     """Tag-delimited arguments in one `layout`, typed by the tool's schema (see
-    `xmlargs`), written one argument after another joined by `separator`. With `block`, a
-    whole JSON object in that block is accepted instead."""
+    `xmlargs`), written one argument after another joined by `separator`; with `newline`,
+    each argument on a line of its own (a newline after it, and before a `value_open`).
+    With `block`, a whole JSON object in that block is accepted instead."""
 
     layout: Layout
     separator: str = ""
     block: JsonBlock | None = None
+    newline: bool = False
 
     def parser(self, schema: Any) -> Parser[Any]:
         tagged = xml_arguments(self.layout, schema)
         return tagged if self.block is None else alt(self.block.parser(), tagged)
 
     def render(self, values: dict[str, Any]) -> str:
-        pairs = (render_argument(self.layout, k, v) for k, v in values.items())
-        return self.separator.join(pairs)
+        end = "\n" if self.newline else ""
+        return self.separator.join(self._pair(k, v) + end for k, v in values.items())
+
+    def _pair(self, key: str, value: Any) -> str:
+        layout = self.layout
+        if layout.key_attribute:
+            return render_argument(layout, key, value)
+        gap = "\n" if self.newline and layout.value_open else ""
+        framing = "\n" if layout.framing_newlines else ""
+        value_text = f"{layout.value_open}{framing}{raw_text(value)}{framing}"
+        return f"{layout.opener}{key}{layout.key_close}{gap}{value_text}{layout.value_close}"
 
     @property
     def markers(self) -> tuple[str, ...]:
         block = () if self.block is None else (self.block.open, self.block.close)
         return (*block, self.layout.opener, self.layout.value_close)
 
-    shown = "…"
+    @property
+    def shown(self) -> str:
+        """One argument `K` of value `V`, on one line."""
+        layout = self.layout
+        if layout.key_attribute:
+            return render_argument(layout, "K", "V")
+        return f"{layout.opener}K{layout.key_close}{layout.value_open}V{layout.value_close}"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""DeepSeek R1 / V3 / V3.1 / V3.2 / V4 / V4.1 (FORMATS.md §5): one grammar, and variants
+"""DeepSeek R1 / V3 / V3.1 / V3.2 / V4 / V4.1 (FORMATS.md §5): one spec, and variants
 that differ only in data — the section's spellings, the text around a call's name and
 arguments, and whether arguments are JSON or DSML parameters.
 
@@ -25,46 +25,72 @@ V4     the block is `tool_calls`; V4.1: tag names gain a leading space (`<｜DSM
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..combinators.xmlargs import DSML, DSML_V41, Layout
-from .templates import Template, template_format
+from .codecs import XmlArguments
+from .spec import Call, Section, Spec, Think, build
 
 EOS = "<｜end▁of▁sentence｜>"
 SEPARATORS = ("▁", "_", " ", "\\_")  # the section markers' word separator, as decoders vary it
 CALLS_BEGIN = (*(f"<｜tool{s}calls{s}begin｜>" for s in SEPARATORS), "<｜tool▁calls｜>")
 CALLS_END = tuple(f"<｜tool{s}calls{s}end｜>" for s in SEPARATORS)
-CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
 DSML_SPELLINGS = ("｜｜DSML｜｜", "|DSML|", " | DSML | ", "‖DSML‖")  # as proxies corrupt it
-CHAT_PROMPTS = {None: "<｜Assistant｜></think>", "reasoning": "<｜Assistant｜><think>"}
-R1_PROMPTS = {None: "<｜Assistant｜>", "reasoning": "<｜Assistant｜><think>\n"}
+
+V3_1 = Spec(
+    name="deepseek-v3.1",
+    summary="DeepSeek V3.1: NAME<｜tool▁sep｜>{JSON} in <｜tool▁call▁begin｜>",
+    turn=Think(off="</think>"),
+    call=Call(
+        "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{arguments}<｜tool▁call▁end｜>", loose=True
+    ),
+    section=Section(CALLS_BEGIN, CALLS_END, bare=True),
+    stops=(EOS,),
+    prompt="<｜Assistant｜>",
+)
+V3 = replace(
+    V3_1,
+    name="deepseek-v3",
+    summary="DeepSeek R1 / V3: function<｜tool▁sep｜>NAME, JSON in a fence",
+    turn=Think(opened_by="<think>\n"),
+    call=Call(
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{arguments}\n```<｜tool▁call▁end｜>",
+        between="\n",
+        loose=True,
+    ),
+)
 
 
-def json_calls(call: str, between: str = "") -> tuple[Template]:
-    return (Template(call, (CALLS_BEGIN[0], CALLS_END[0]), between, CALLS_BEGIN, CALLS_END,
-                     bare=True),)  # fmt: skip
-
-
-def dsml_calls(block: str, layout: Layout = DSML) -> tuple[Template, ...]:
-    """DSML calls in block `block`, parameters and tag spelling from `layout`, and the same
-    with the `｜DSML｜` token corrupted as proxies do."""
+def dsml(name: str, summary: str, block: str, layout: Layout = DSML) -> Spec:
+    """A DSML variant: calls in block `block`, parameters and tag spelling from `layout`,
+    the `｜DSML｜` token also accepted as proxies corrupt it."""
     tag = layout.opener[1 : -len("parameter")]  # `｜DSML｜`; V4.1 `｜DSML｜ `
-    call, token = f'<{tag}invoke name="{{name}}">\n{{arguments}}\n</{tag}invoke>', tag.rstrip()
-    template = Template(call, (f"\n\n<{tag}{block}>\n", f"\n</{tag}{block}>"), "\n",
-                        openers=(f"\n\n<{token}", f"<{token}"), layout=layout,
-                        empty='"/>')  # fmt: skip
-    return (template, *(template.respelled("｜DSML｜", other) for other in DSML_SPELLINGS))
+    return replace(
+        V3_1,
+        name=name,
+        summary=summary,
+        call=Call(
+            f'<{tag}invoke name="{{name}}">\n{{arguments}}\n</{tag}invoke>',
+            XmlArguments(layout, separator="\n"),
+            between="\n",
+            loose=True,
+            empty='"/>',
+        ),
+        section=Section(
+            (f"\n\n<{tag}{block}>\n",), (f"\n</{tag}{block}>",), opener=f"<{tag.rstrip()}"
+        ),
+        fenced=True,
+        respelled=tuple(("｜DSML｜", other) for other in DSML_SPELLINGS),
+    )
 
 
 FORMATS = tuple(
-    template_format(name, summary, templates, stops=(EOS,),
-                    prompts=R1_PROMPTS if name == "deepseek-v3" else CHAT_PROMPTS,
-                    fenced=templates[0].layout is not None)
-    for name, summary, templates in (
-        ("deepseek-v3", "DeepSeek R1 / V3: function<｜tool▁sep｜>NAME, JSON in a fence",
-         json_calls(f"{CALL_BEGIN}function{SEP}{{name}}\n```json\n{{arguments}}\n```{CALL_END}",
-                    "\n")),
-        ("deepseek-v3.1", "DeepSeek V3.1: NAME<｜tool▁sep｜>{JSON} in <｜tool▁call▁begin｜>",
-         json_calls(f"{CALL_BEGIN}{{name}}{SEP}{{arguments}}{CALL_END}")),
-        ("deepseek-v3.2", "DeepSeek V3.2: DSML function_calls", dsml_calls("function_calls")),
-        ("deepseek-v4", "DeepSeek V4: DSML tool_calls", dsml_calls("tool_calls")),
-        ("deepseek-v4.1", "DeepSeek V4.1: DSML, spaced tag names", dsml_calls("calls", DSML_V41)),
-    ))  # fmt: skip
+    build(spec)
+    for spec in (
+        V3,
+        V3_1,
+        dsml("deepseek-v3.2", "DeepSeek V3.2: DSML function_calls", "function_calls"),
+        dsml("deepseek-v4", "DeepSeek V4: DSML tool_calls", "tool_calls"),
+        dsml("deepseek-v4.1", "DeepSeek V4.1: DSML, spaced tag names", "calls", DSML_V41),
+    )
+)

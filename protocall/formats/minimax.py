@@ -17,50 +17,36 @@ R\\n</think>\\n\\ncontent\\n<minimax:tool_call>\\n<invoke name="N">\\n<parameter
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
-from typing import Any
 
-from ..combinators import Parser
 from ..combinators.xmlargs import MINIMAX
-from ..tools import Tools
-from .base import Format
-from .blocks import Reasoning, assistant_turn, render_turn, render_xml_call, xml_calls
-from .turns import ToolUse, Turn
+from .codecs import XmlArguments
+from .spec import Call, Section, Spec, Think, build
 
-THINK, END_THINK = "<think>", "</think>"
-REASONING = Reasoning(THINK, END_THINK)
-WRITTEN = Reasoning(f"{THINK}\n", f"\n{END_THINK}\n\n")
-"""The reasoning block as the model lays it out."""
-BLOCK, END_BLOCK = "<minimax:tool_call>", "</minimax:tool_call>"
-INVOKE, NAMED = '<invoke name="', '">'
-END_OF_TURN = "[e~["
-AI = "]~b]ai\n"
-RESERVED = (THINK, END_THINK, BLOCK, END_BLOCK, INVOKE, MINIMAX.end, MINIMAX.opener,
-            MINIMAX.value_close, END_OF_TURN)  # fmt: skip
-
-
-def grammar(reasoning: Reasoning | None, tools: Tools | None, start: str | None) -> Parser[Any]:
-    calls = xml_calls(tools, MINIMAX, INVOKE, NAMED, stops=(END_OF_TURN,),
-                      section=(BLOCK, END_BLOCK), lead="\n")  # fmt: skip
-    return assistant_turn(calls=calls, stops=(END_OF_TURN,), reasoning=reasoning, start=start)
-
-
-def render(turn: Turn, start: str | None) -> str:
-    def call(use: ToolUse) -> str:
-        return render_xml_call(MINIMAX, INVOKE, NAMED, use, newline=True)
-
-    return render_turn(turn, start, reasoning=WRITTEN, call=call, between_calls="\n",
-                       section=(f"\n{BLOCK}\n", f"\n{END_BLOCK}"), stop=END_OF_TURN)  # fmt: skip
-
-
-CALL = '<minimax:tool_call><invoke name="N"><parameter name="K">V'
-SUMMARY = 'MiniMax-M2 / M2.x: <invoke name="N"> with <parameter name="K"> in <minimax:tool_call>'
-FORMAT = Format("minimax-m2", partial(grammar, REASONING), render, reserved=RESERVED,
-                channels={"reasoning": (THINK, END_THINK)}, default_start="reasoning",
-                prompts={"reasoning": f"{AI}{THINK}\n", None: f"{AI}{THINK}\n{END_THINK}\n\n"},
-                summary=SUMMARY,
-                markers={"reasoning": "<think>…</think>", "call": CALL})  # fmt: skip
-KEEP_THINK = replace(FORMAT, name="minimax-m2-keep-think", grammar=partial(grammar, None),
-                     channels={}, default_start=None, prompts={None: f"{AI}{THINK}\n"},
-                     summary=f"{SUMMARY}; reasoning kept verbatim in the content",
-                     markers={"call": CALL})  # fmt: skip
+SPEC = Spec(
+    name="minimax-m2",
+    summary='MiniMax-M2 / M2.x: <invoke name="N"> with <parameter name="K"> in <minimax:tool_call>',
+    turn=Think(
+        opened_by="<think>\n", off="<think>\n</think>\n\n", written=("<think>\n", "\n</think>\n\n")
+    ),
+    call=Call(
+        '<invoke name="{name}">\n{arguments}</invoke>',
+        XmlArguments(MINIMAX, newline=True),
+        between="\n",
+    ),
+    section=Section(("\n<minimax:tool_call>\n",), ("\n</minimax:tool_call>",)),
+    stops=("[e~[",),
+    prompt="]~b]ai\n",
+    default_start="reasoning",
+)
+FORMAT = build(SPEC)
+RESERVED = FORMAT.reserved
+KEEP_THINK = build(
+    replace(
+        SPEC,
+        name="minimax-m2-keep-think",
+        summary=f"{SPEC.summary}; reasoning kept verbatim in the content",
+        turn=None,
+        prompt="]~b]ai\n<think>\n",
+        default_start=None,
+    )
+)

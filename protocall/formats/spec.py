@@ -20,21 +20,31 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   is allowed around the arguments; `spaced` allows it between every two pieces too.
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
-  dropped.
+  dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
+  where there is none, at an argument opener or the layout's end (`blocks.xml_calls`);
+  the template's (or its section's) leading whitespace is a lead that belongs to the call.
+  A template whose named tag stands in an outer one may be `unclosed` (the outer closer
+  missing before a stop or the next call) and `bare` (the named tag alone is a call, for
+  a declared tool whose arguments follow). A `loose` call (`templates.Template`) allows
+  whitespace around every tag; `empty` is the text after its name that closes a call
+  without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
   spelling (the first is written), with named tolerances: `bare` (a call outside a
   section counts), `noise` (text in a section that is no call belongs to the section),
   `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
   dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
   it) or `"marker"` (where a call opener or the end follows it; the section then ends at
-  its first spelling of the end).
+  its first spelling of the end). With `each` it is written around each call; `opener`
+  is where content stops to try it, a prefix its begins share (`<｜DSML｜`).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
-  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns).
+  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns);
+  `respelled`: (token, spelling) pairs, the same calls with the token so spelled accepted
+  too; `call_stop`: the stop written after a turn with calls (default: the first).
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
-  or channel is pre-opened by it plus the opener, or `Think.opened_by`) and the start state
-  assumed without one.
+  or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
+  what it ends with when thinking is off) and the start state assumed without one.
 
 From this the factory derives, never restated: the grammar (through the blocks of
 `blocks`), the renderer (the same template written back), the reserved markers (the
@@ -56,12 +66,13 @@ issue #16, which adds the fields named here):
   "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
   in a `Section`; pythonic and LFM2 are the same codec in a `[`…`]` section.
 - *gpt-oss: `Messages("harmony", …)`, calls written from the template.
-- DeepSeek (`Template` today): one `Call` and `Section` each; the `respelled` variants
-  become a tuple of alternative spellings on the spec; DSML is `XmlArguments(DSML)`.
-- Qwen3-Coder, GLM / Ling, MiniMax, Seed-OSS: `XmlArguments(layout)` calls; they need
-  named tolerances for an optional closer (`</tool_call>`), a bare call with a proof rule
-  (`<function=NAME>` for a declared tool followed by a parameter), a name ended by what
-  follows it (`Plain` ending at an argument opener) and a `lead` newline.
+- *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
+  DSML is `XmlArguments(DSML)` with `empty='"/>'`, the `Section.opener` `<｜DSML｜` and
+  the proxies' spellings of `｜DSML｜` `respelled`.
+- *Qwen3-Coder: `<tool_call>` around `<function={name}>`, `unclosed` and `bare`. *Ling 3.0,
+  *GLM-4.5 / 4.7: `<tool_call>{name}…{arguments}</tool_call>`, the name ended by an
+  argument; GLM-4.5's `\n` lead, `Think.written` and `call_stop`. *MiniMax-M2 and
+  *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead (`each` for Seed).
 - Mistral, Cohere, Nemotron, Granite, Apertus, Llama 3: `NameAndArguments` objects in a
   JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
   Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
@@ -81,7 +92,7 @@ from ..combinators import Parser, UsageError, alt, literal, optional, peek, rege
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout
 from ..tools import Tools
-from . import blocks
+from . import blocks, templates
 from .base import Format
 from .codecs import (
     Attribute,
@@ -105,7 +116,9 @@ class Think:
     """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
     with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
     (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
-    it (default: `open`)."""
+    it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
+    (thinking off); `written` the block's (open, close) as the model lays it out, where
+    that differs."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -113,6 +126,8 @@ class Think:
     opened_by: str | None = None
     explicit: bool = False
     also: tuple[tuple[str, str], ...] = ()
+    off: str = ""
+    written: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -175,6 +190,10 @@ class Call:
     spaced: bool = False
     between: str = ""
     stray_closers: bool = False
+    unclosed: bool = False
+    bare: bool = False
+    loose: bool = False
+    empty: str | None = None
 
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
@@ -201,6 +220,8 @@ class Section:
     empty: bool = False
     stray_ends: bool = False
     opens_at: str = "call"
+    each: bool = False
+    opener: str = ""
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
@@ -223,6 +244,8 @@ class Spec:
     placeholder: str | None = None
     malformed_as_content: bool = True
     fenced: bool = False
+    call_stop: str | None = None
+    respelled: tuple[tuple[str, str], ...] = ()
 
 
 def build(spec: Spec) -> Format:
@@ -258,8 +281,12 @@ def build(spec: Spec) -> Format:
                 turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also
             )
         prompts: dict[str | None, str] = {None: spec.prompt}
+        written = None
         if turn is not None:
-            prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
+            prompts = {None: spec.prompt + turn.off}
+            if turn.opened_by != "":
+                prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
+            written = blocks.Reasoning(*turn.written) if turn.written else None
         fmt = blocks.turn_format(
             spec.name,
             envelope.calls,
@@ -274,6 +301,8 @@ def build(spec: Spec) -> Format:
             between_calls=spec.call.between,
             section=section,
             fenced=spec.fenced,
+            written=written,
+            call_stop=spec.call_stop,
         )
     return replace(fmt, spec=spec, malformed_as_content=spec.malformed_as_content)
 
@@ -331,20 +360,29 @@ class _Envelope:
         tokens = _PLACEHOLDER.sub(" ", call.template).split()
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
         section = spec.section
-        self.written_section = (section.begins[0], section.ends[0]) if section else None
-        self.section_markers = (*section.begins, *section.ends) if section else ()
+        written = (section.begins[0], section.ends[0]) if section else None
+        self.written_section = None if section and section.each else written
+        self.section_markers = (
+            tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
+        )
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
+        layout = self._xml_layout()
+        if layout is not None:
+            self._check_xml(layout)
+            self.markers = self._xml_markers()
+        if call.loose:
+            self.markers = self._templates()[0].markers
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
         if section is not None and not isinstance(call.arguments, PythonKeywords):
-            shown = section.begins[0] + shown
+            shown = section.begins[0].strip() + shown.strip()
         elif section is not None:
             shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
-        self.shown = shown.replace("\n", "\\n")
+        self.shown = shown.strip().replace("\n", "\\n")
 
     def _shown(self, match: re.Match[str]) -> str:
         call = self.spec.call
@@ -369,7 +407,13 @@ class _Envelope:
                 return name.render(use.name, use.id, index)
             return name.render(use.name)
 
-        return _PLACEHOLDER.sub(part, call.template)
+        written = _PLACEHOLDER.sub(part, call.template)
+        section = self.spec.section
+        return (
+            f"{section.begins[0]}{written}{section.ends[0]}"
+            if section and section.each
+            else written
+        )
 
     def calls(self, tools: Tools | None) -> blocks.Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
@@ -377,6 +421,11 @@ class _Envelope:
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
+        if spec.call.loose:
+            return self._strays(templates.any_of(self._templates(), tools, stops=spec.stops))
+        layout = self._xml_layout()
+        if layout is not None:
+            return self._strays(self._xml(tools, layout))
         lead = None
         if spec.placeholder is not None:
             begins = section.begins if section else ()
@@ -395,10 +444,111 @@ class _Envelope:
             )
         else:
             calls = self._section(section, lead, head, body, resync)
-        if not self.dropped or isinstance(spec.turn, Channels):
+        return self._strays(calls)
+
+    def _strays(self, calls: blocks.Calls) -> blocks.Calls:
+        """`calls`, and the dropped markers where they stand alone."""
+        if not self.dropped or isinstance(self.spec.turn, Channels):
             return calls
         strays = blocks.markers(*self.dropped)
         return blocks.Calls((*calls.openers, *self.dropped), calls.head, alt(calls.call, strays))
+
+    def _xml_layout(self) -> Layout | None:
+        """The layout of a call whose `Plain` name stands right before `XmlArguments`
+        (what is between them, if anything, ends the name; see `blocks.xml_calls`)."""
+        call = self.spec.call
+        if call.loose or not isinstance(call.name, Plain):
+            return None
+        return call.arguments.layout if isinstance(call.arguments, XmlArguments) else None
+
+    def _templates(self) -> tuple[templates.Template, ...]:
+        """A `loose` call read as a `templates.Template` (whitespace, or none, around each
+        tag too), and the same with each `respelled` (token, spelling) swapped in."""
+        spec, call, section = self.spec, self.spec.call, self.spec.section
+        if section is None:
+            raise UsageError(f"a loose call in a section, not {call.template!r} alone")
+        codec = call.arguments
+        layout = codec.layout if isinstance(codec, XmlArguments) else None
+        written = (section.begins[0], section.ends[0])
+        lead = written[0][: len(written[0]) - len(written[0].lstrip())]
+        openers = (lead + section.opener, section.opener) if section.opener else ()
+        template = templates.Template(
+            call.template,
+            written,
+            call.between,
+            tuple(begin.strip() for begin in section.begins),
+            tuple(end.strip() for end in section.ends),
+            tuple(opener for opener in openers if opener),
+            section.bare,
+            layout,
+            call.empty,
+        )
+        return (template, *(template.respelled(token, other) for token, other in spec.respelled))
+
+    def _xml_parts(self) -> tuple[str, str, str]:
+        """The template's text before the name, between the name and the arguments, after."""
+        before, rest = self.spec.call.template.split("{name}")
+        between, after = rest.split("{arguments}")
+        return before, between, after
+
+    def _xml_markers(self) -> tuple[str, ...]:
+        before, _, after = self._xml_parts()
+        layout = self._xml_layout()
+        assert layout is not None
+        tagged = tuple(m for m in (layout.key_close, layout.value_open) if m.startswith("<"))
+        heads = re.split(r"\s+(?=<)", before.strip())  # `<invoke name="` is one
+        return (*heads, *after.split(), layout.opener, *tagged, layout.value_close)
+
+    def _wrapping(self) -> bool:
+        """Whether the template's named tag stands in an outer tag."""
+        return len(re.split(r"\s+(?=<)", self._xml_parts()[0].strip())) == 2
+
+    def _check_xml(self, layout: Layout) -> None:
+        """A `UsageError` for what an XML call's template or section cannot have."""
+        spec, section = self.spec, self.spec.section
+        after = self._xml_parts()[2]
+        if self._wrapping() and section is not None:
+            raise UsageError(f"a call of two tags in no section, not {spec.call.template!r}")
+        if not self._wrapping() and (spec.call.unclosed or spec.call.bare):
+            raise UsageError(
+                f"`unclosed` and `bare` need an outer tag around the named tag, "
+                f"not {spec.call.template!r}"
+            )
+        if section and (
+            section.bare
+            or section.noise
+            or section.empty
+            or section.opener
+            or section.opens_at != "call"
+        ):
+            raise UsageError("a section of XML calls has no tolerance but `stray_ends`")
+        closers = [layout.end, *after.split()[1:2]] if self._wrapping() else [layout.end]
+        if after.split() != closers or (section and len(section.begins + section.ends) > 2):
+            raise UsageError(
+                f"an XML call template ending with {layout.end!r} (one section spelling), "
+                f"not {spec.call.template!r}"
+            )
+
+    def _xml(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
+        """Calls of an XML layout (`blocks.xml_calls`): the template's leading whitespace,
+        or its section's, is the lead that belongs to the call (or section). A template
+        whose named tag stands in an outer one is `_wrapped`."""
+        spec, section = self.spec, self.spec.section
+        before, between, _ = self._xml_parts()
+        if self._wrapping():
+            return self._wrapped(tools, layout)
+        led = section.begins[0] if section else before
+        lead = led[: len(led) - len(led.lstrip())]
+        markers = (section.begins[0].strip(), section.ends[0].strip()) if section else None
+        return blocks.xml_calls(
+            tools,
+            layout,
+            before.strip(),
+            between.strip(),
+            stops=spec.stops,
+            section=markers,
+            lead=lead,
+        )
 
     def _section(
         self,
@@ -431,6 +581,43 @@ class _Envelope:
             return calls
         empty = seq(begin, gap, blocks.markers(*ends))
         return blocks.Calls(calls.openers, calls.head, alt(calls.call, empty))
+
+    def _wrapped(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
+        """Calls whose named tag stands in an outer tag (`<tool_call>` around
+        `<function=N>`), resumed after a failure at the outer closer. With `unclosed`, a
+        missing outer closer is tolerated before a stop or the next call; with `bare`, the
+        named tag alone is a call too, for a declared tool whose arguments (or the layout's
+        end) follow, resumed at the layout's end."""
+        spec, call = self.spec, self.spec.call
+        codec = call.arguments
+        assert isinstance(codec, XmlArguments)
+        before, between, after = self._xml_parts()
+        outer, inner = re.split(r"\s+(?=<)", before.strip())
+        closer = after.split()[-1]
+        values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
+
+        def named(name: Parser[str] | None = None) -> Parser[str]:
+            tag = seq(literal(inner), blocks.tool_name(name), literal(between.strip()))
+            return tag.map(lambda parts: parts[1])
+
+        def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
+            return lambda name: seq(values(name), literal(layout.end), close)
+
+        closed: Parser[Any] = literal(closer)
+        if call.unclosed:
+            closed = alt(closed, peek(blocks.markers(*spec.stops, outer)))
+        closed = ws.then(closed)
+        head = literal(outer).then(ws).then(named())
+        resync = (closer, outer, *spec.stops)
+        wrapped = blocks.tool_calls((outer,), head, body(closed), resync)
+        if not call.bare:
+            return blocks.in_runs(wrapped)
+        follows = peek(ws.then(blocks.markers(layout.opener, layout.end)))
+        resync = (layout.end, outer, *spec.stops)
+        bare_head = named(blocks.declared(tools)).skip(follows)
+        bare = blocks.tool_calls((inner,), bare_head, body(optional(closed)), resync)
+        heads, calls = alt(wrapped.head, bare.head), alt(wrapped.call, bare.call)
+        return blocks.in_runs(blocks.Calls((outer, inner), heads, calls))
 
     def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
         """The template up to the arguments; its value is the name (or the id)."""

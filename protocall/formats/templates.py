@@ -1,20 +1,18 @@
-"""Tool calls described by a template: the way a family writes one call, as data.
+"""Tool calls described by a template: how a spec's `loose` calls are read (`spec.Call`).
 
 `Template("<|call|>{name}<|args|>{arguments}<|end|>", section=("<|calls|>", "</calls|>"))`
-is a parser and a renderer at once. The text around `{name}` and `{arguments}` is matched
-loosely (`blocks.loose`: any whitespace, or none, where it has whitespace and around each
-tag), the name is a `tool_name`, the arguments a JSON object or, with a `layout`, XML-style
-arguments typed by the tool's schema. Calls come in a section whose markers may have
-several accepted spellings; with `bare`, a call outside a section counts too.
+is the parser of such calls (the spec writes them from the same template). The text
+around `{name}` and `{arguments}` is matched loosely (`blocks.loose`: any whitespace, or
+none, where it has whitespace and around each tag), the name is a `tool_name`, the
+arguments a JSON object or, with a `layout`, XML-style arguments typed by the tool's
+schema. Calls come in a section whose markers may have several accepted spellings; with
+`bare`, a call outside a section counts too; `any_of` reads alternative spellings.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -22,7 +20,6 @@ from ..combinators import Parser, alt, json_object, literal, optional, peek, seq
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
-from .base import Format
 from .blocks import (
     Calls,
     arguments,
@@ -30,12 +27,9 @@ from .blocks import (
     loose,
     markers,
     per_tool,
-    render_argument,
     section_calls,
     tool_name,
-    turn_format,
 )
-from .turns import ToolUse
 
 _FIRST_ATTRIBUTE = re.compile(r'\s+[\w-]+="')
 _TAG = re.compile(r"<[^<>]*>?")
@@ -89,8 +83,12 @@ class Template:
         before, rest = self.call.split("{name}")
         after_name, after = rest.split("{arguments}")
         layout = self.layout
-        values = per_tool(tools, lambda schema: arguments(
-            json_object() if layout is None else xml_arguments(layout, schema)))  # fmt: skip
+        values = per_tool(
+            tools,
+            lambda schema: arguments(
+                json_object() if layout is None else xml_arguments(layout, schema)
+            ),
+        )
         ending = loose(after_name).result(True)  # the value: whether arguments follow
         if self.empty is not None:
             ending = alt(ending, loose(self.empty).result(False))
@@ -104,17 +102,15 @@ class Template:
             name, has_arguments = head
             return seq(ws, values(name), ws, loose(after)) if has_arguments else success(None)
 
-        return section_calls(self.openers, seq(optional(literal(lead)), begin) if lead else begin,
-                             head, body, resync, closer(*self.ends), bare=self.bare)  # fmt: skip
-
-    def render(self, use: ToolUse, index: int) -> str:
-        """One call written from the template (arguments of a layout one per line)."""
-        if self.layout is None:
-            values = json.dumps(use.arguments, ensure_ascii=False)
-        else:
-            layout = self.layout
-            values = "\n".join(render_argument(layout, k, v) for k, v in use.arguments.items())
-        return self.call.replace("{name}", use.name).replace("{arguments}", values)
+        return section_calls(
+            self.openers,
+            seq(optional(literal(lead)), begin) if lead else begin,
+            head,
+            body,
+            resync,
+            closer(*self.ends),
+            bare=self.bare,
+        )
 
     def respelled(self, token: str, spelling: str) -> Template:
         """This template with `token` spelled `spelling` in every marker."""
@@ -125,8 +121,14 @@ class Template:
             if isinstance(value, tuple):
                 return tuple(map(swap, value))
             if isinstance(value, Layout):
-                return replace(value, **{f.name: swap(getattr(value, f.name)) for f in fields(value)
-                                         if isinstance(getattr(value, f.name), str)})  # fmt: skip
+                return replace(
+                    value,
+                    **{
+                        f.name: swap(getattr(value, f.name))
+                        for f in fields(value)
+                        if isinstance(getattr(value, f.name), str)
+                    },
+                )
             return value
 
         return replace(self, **{f.name: swap(getattr(self, f.name)) for f in fields(self)})
@@ -149,26 +151,8 @@ def any_of(
     if not others:
         return usual
     opening = peek(markers(*chain.from_iterable(c.openers for c in others)))
-    return Calls(tuple(chain(usual.openers, *(c.openers for c in others))),
-                 alt(usual.head, opening.then(alt(*(c.head for c in others)))),
-                 alt(usual.call, opening.then(alt(*(c.call for c in others)))))  # fmt: skip
-
-
-def template_format(
-    name: str,
-    summary: str,
-    templates: tuple[Template, ...],
-    *,
-    stops: tuple[str, ...],
-    prompts: Mapping[str | None, str],
-    fenced: bool = False,
-) -> Format:
-    """The `turn_format` of a family whose calls are written from `templates`: the first
-    is how it writes them (rendering, markers), all are accepted (alternative spellings).
-    With `fenced`, calls quoted in Markdown code are text (see `blocks.code_span`)."""
-    canonical = templates[0]
-    return turn_format(name, partial(any_of, templates, stops=stops), stops=stops,
-                       render_call=canonical.render, prompts=prompts, summary=summary,
-                       call_marker=canonical.call, reserved=canonical.markers,
-                       between_calls=canonical.between, section=canonical.section,
-                       fenced=fenced)  # fmt: skip
+    return Calls(
+        tuple(chain(usual.openers, *(c.openers for c in others))),
+        alt(usual.head, opening.then(alt(*(c.head for c in others)))),
+        alt(usual.call, opening.then(alt(*(c.call for c in others)))),
+    )
