@@ -1,0 +1,291 @@
+"""The SGLang adapter driven the way SGLang 0.5.23's chat endpoint drives it: its real
+`ReasoningParser` and `FunctionCallParser` (built with the arguments `serving_chat` gives
+them) and its protocol types, from the sglang wheel imported through tests/servers_shim.py
+(without torch, and without running `sglang/__init__`), compared with a plain session.
+
+`serving_chat` itself imports the model runtime, so `stream` and `whole` repeat its order
+of calls: per delta `_process_reasoning_stream` (the reasoning parser first, its end
+flushed on the last delta) and then `_process_tool_call_stream` on the normal text (the
+function-call parser built on first use, flushed on the last delta); whole, the reasoning
+parser's `parse_non_stream`, then `has_tool_call` and `parse_non_stream` of the tool
+parser on the text it left."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+import servers_shim
+from clients import sdk_accumulated, seen
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import protocall
+from protocall.formats.turns import ToolUse, Turn
+
+servers_shim.sglang_packages()
+servers_shim.require("sglang.srt.function_call.function_call_parser")
+
+from sglang.srt.entrypoints.openai.protocol import (  # noqa: E402
+    ChatCompletionRequest,
+    ChatCompletionResponseStreamChoice,
+    ChatCompletionStreamResponse,
+    DeltaMessage,
+    FunctionResponse,
+    ToolCall,
+)
+from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
+from sglang.srt.parser.reasoning_parser import ReasoningParser  # noqa: E402
+
+import protocall.integrations.sglang as adapter  # noqa: E402  (registers protocall-<format>)
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "lines": {"type": "integer"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
+CALL = ToolUse("write_file", {"path": 'a <b> "c".py', "lines": 3})
+
+
+def case(name: str, start: str | None, turn: Turn) -> tuple[Any, bool, str]:
+    return protocall.formats.get(name), start is not None, protocall.formats.get(name).render(
+        turn, start
+    )
+
+
+CASES = {
+    "qwen3-coder": case("qwen3-coder", "reasoning", Turn("Plan it.", ("Writing.", CALL, "Done."))),
+    "ling-3 call inside pre-opened reasoning": (
+        protocall.formats.get("ling-3"),
+        True,
+        "I should write.\n<tool_call>write_file\n<arg_key>path</arg_key>\n"
+        "<arg_value>x.py</arg_value>\n</tool_call><|role_end|>",
+    ),
+    "kimi-k2": case("kimi-k2", None, Turn(None, ("Sure.", CALL))),
+    "deepseek-v3.2": case("deepseek-v3.2", "reasoning", Turn("Think.", ("Ok.", CALL))),
+    "glm-4.7": case("glm-4.7", "reasoning", Turn("Hmm.", (CALL, "After."))),
+}
+
+
+def expected(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str, Any]:
+    """A plain session's message, its generation prompt the format's for `thinking`."""
+    session = fmt.parser(tools, fmt.prompt_for("reasoning" if thinking else None))
+    session.feed(output)
+    session.finish()
+    return normal(session.message.to_openai())
+
+
+def normal(message: dict[str, Any]) -> dict[str, Any]:
+    calls = [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in message.get("tool_calls") or ()
+    ]
+    return {
+        "content": message.get("content") or None,
+        "reasoning_content": message.get("reasoning_content") or None,
+        "tool_calls": calls,
+    }
+
+
+def request(tools: Any = TOOLS, stream: bool = True) -> ChatCompletionRequest:
+    return ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=stream
+    )
+
+
+def sse(delta: DeltaMessage) -> dict[str, Any]:
+    """The chunk SGLang serialises for `delta`, read back as the client reads it."""
+    choice = ChatCompletionResponseStreamChoice(index=0, delta=delta, finish_reason=None)
+    response = ChatCompletionStreamResponse(id="chat", created=0, model="m", choices=[choice])
+    return dict(json.loads(response.model_dump_json()))
+
+
+def stream(
+    fmt: Any, thinking: bool, output: str, sizes: list[int], tool: bool = True,
+    reasoning: bool = True, tools: Any = TOOLS,
+) -> dict[str, Any]:  # fmt: skip
+    """`output` in chunks of `sizes` characters through SGLang's per-delta calls."""
+    name = adapter.PREFIX + fmt.name
+    req = request(tools)
+    active = tool and bool(req.tools)
+    chunks: list[dict[str, Any]] = [sse(DeltaMessage(role="assistant", content=""))]
+    reasoner = parser = None
+    at = 0
+    for size in sizes:
+        if at >= len(output):
+            break
+        delta, at = output[at : at + size], at + size
+        last = at >= len(output)
+        if reasoning:
+            if reasoner is None:
+                reasoner = ReasoningParser(name, req.stream_reasoning, thinking, req,
+                                           tokenizer=None, tool_call_parser_active=active)  # fmt: skip
+            reasoning_text, delta = reasoner.parse_stream_chunk(delta)
+            if last:
+                end_reasoning, end_normal = reasoner.parse_stream_end()
+                reasoning_text = (reasoning_text or "") + (end_reasoning or "")
+                delta = (delta or "") + (end_normal or "")
+            if reasoning_text:
+                chunks.append(sse(DeltaMessage(reasoning_content=reasoning_text)))
+        if active:
+            if parser is None:
+                parser = FunctionCallParser(tools=req.tools, tool_call_parser=name, tokenizer=None)
+            normal_text, calls = parser.parse_stream_chunk(delta)
+            if last:
+                end_text, end_calls = parser.parse_stream_end()
+                normal_text, calls = (normal_text or "") + end_text, [*calls, *end_calls]
+            if normal_text:
+                chunks.append(sse(DeltaMessage(content=normal_text)))
+            for item in calls:
+                call_id = f"call_{item.tool_index}" if item.name else None
+                function = FunctionResponse(name=item.name, arguments=item.parameters)
+                call = ToolCall(id=call_id, index=item.tool_index, function=function)
+                chunks.append(sse(DeltaMessage(tool_calls=[call])))
+        elif delta:
+            chunks.append(sse(DeltaMessage(content=delta)))
+    return normal(seen(sdk_accumulated(chunks))["message"])
+
+
+def whole(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str, Any]:
+    """`output` through SGLang's non-streaming calls."""
+    name = adapter.PREFIX + fmt.name
+    req = request(tools, stream=False)
+    reasoner = ReasoningParser(name, stream_reasoning=False, force_reasoning=thinking,
+                               request=req, tokenizer=None, tool_call_parser_active=True)  # fmt: skip
+    reasoning_text, text = reasoner.parse_non_stream(output)
+    parser = FunctionCallParser(req.tools, name, tokenizer=None, tool_choice=req.tool_choice)
+    calls: list[Any] = []
+    if parser.has_tool_call(text):
+        text, calls = parser.parse_non_stream(text)
+    return {
+        "content": text or None,
+        "reasoning_content": reasoning_text or None,
+        "tool_calls": [(c.name, json.loads(c.parameters)) for c in calls],
+    }
+
+
+def chunkings(n: int, seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    return [[n], [1] * n, [rng.randint(1, 6) for _ in range(n)]]
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_streamed_through_sglang_calls_equals_session(label: str) -> None:
+    fmt, thinking, output = CASES[label]
+    want = expected(fmt, thinking, output)
+    assert want["tool_calls"], "the sample has a call"
+    for sizes in chunkings(len(output), seed=len(label)):
+        assert stream(fmt, thinking, output, sizes) == want
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_non_streaming_parse_equals_session(label: str) -> None:
+    fmt, thinking, output = CASES[label]
+    assert whole(fmt, thinking, output) == expected(fmt, thinking, output)
+
+
+def test_ling3_call_inside_pre_opened_reasoning_is_a_call() -> None:
+    fmt, thinking, output = CASES["ling-3 call inside pre-opened reasoning"]
+    got = stream(fmt, thinking, output, [3] * len(output))
+    assert got["reasoning_content"] == "I should write."
+    assert got["tool_calls"] == [("write_file", {"path": "x.py"})]
+
+
+def test_schema_types_raw_values_from_the_first_delta() -> None:
+    """The request's tools reach the session before the reasoning parser reads anything."""
+    fmt, thinking, output = CASES["qwen3-coder"]
+    got = stream(fmt, thinking, output, [len(output)])
+    assert got["tool_calls"] == [("write_file", {"path": 'a <b> "c".py', "lines": 3})]
+
+
+def test_request_without_tools_keeps_a_call_as_content() -> None:
+    fmt, thinking, output = CASES["qwen3-coder"]
+    got = stream(fmt, thinking, output, [4] * len(output), tools=None)
+    assert got == expected(fmt, thinking, output, tools=[])  # no tool declared
+    assert got["tool_calls"] == [] and "<function=write_file>" in got["content"]
+
+
+def test_reasoning_parser_alone_keeps_a_call_as_content() -> None:
+    fmt, thinking, output = CASES["qwen3-coder"]
+    got = stream(fmt, thinking, output, [4] * len(output), tool=False)
+    assert got["tool_calls"] == []
+    assert got["reasoning_content"] == "Plan it."
+    assert "<function=write_file>" in got["content"]
+
+
+def test_tool_parser_alone_reports_reasoning_as_content() -> None:
+    fmt, thinking, output = CASES["deepseek-v3.2"]
+    want = expected(fmt, thinking, output)
+    got = stream(fmt, thinking, output, [2] * len(output), reasoning=False)
+    assert got["tool_calls"] == want["tool_calls"]
+    assert got["content"] == want["reasoning_content"] + want["content"]
+
+
+def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
+    fmt, thinking, output = CASES["qwen3-coder"]
+    cut = output[: output.index("</parameter>")]
+    got = whole(fmt, thinking, cut)
+    assert got == expected(fmt, thinking, cut)
+    assert got["tool_calls"] == [] and "<tool_call>" not in (got["content"] or "")
+    with pytest.raises(json.JSONDecodeError):
+        stream(fmt, thinking, cut, [4] * len(cut))  # the arguments never close
+
+
+def test_concurrent_requests_keep_their_own_turns() -> None:
+    """Two requests interleaved in one thread, each in its own context (as SGLang's
+    requests run in their own asyncio tasks), do not swap sessions."""
+    import contextvars
+
+    fmt, thinking, output = CASES["kimi-k2"]
+    name = adapter.PREFIX + fmt.name
+    first, second = contextvars.copy_context(), contextvars.copy_context()
+    made = {}
+    for label, context in (("a", first), ("b", second)):
+        made[label] = context.run(ReasoningParser, name, True, thinking, request(),
+                                  tool_call_parser_active=True)  # fmt: skip
+    tools = request().tools
+    parsers = {label: context.run(FunctionCallParser, tools, name)
+               for label, context in (("a", first), ("b", second))}  # fmt: skip
+    for label in "ab":
+        assert parsers[label].detector.turn is made[label].detector.turn
+
+
+def test_every_format_is_registered_under_its_protocall_name() -> None:
+    for name in protocall.formats.names():
+        assert FunctionCallParser.ToolCallParserEnum["protocall-" + name].format_name == name
+        assert ReasoningParser.DetectorMap["protocall-" + name].format_name == name
+
+
+def test_declared_as_an_sglang_general_plugin() -> None:
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    point = project["project"]["entry-points"]["sglang.srt.plugins"]["protocall"]
+    assert point == "protocall.integrations.sglang:register"
+    adapter.register()  # idempotent: the hook is registered once
+    assert len(adapter._hooked) == 1
+
+
+def test_no_structural_tag_and_required_parsed_natively() -> None:
+    parser = FunctionCallParser(request().tools, "protocall-qwen3-coder", tool_choice="required")
+    assert parser.owns_tool_format()  # `required` reads the model's own format
+    assert not parser.detector.supports_structural_tag()
+
+
+@settings(max_examples=25)
+@given(label=st.sampled_from(sorted(CASES)), sizes=st.lists(st.integers(1, 9), min_size=1))
+def test_any_chunking_through_sglang_calls_equals_session(label: str, sizes: list[int]) -> None:
+    fmt, thinking, output = CASES[label]
+    sizes = (sizes * (len(output) // len(sizes) + 1))[: len(output)]  # cover the output
+    assert stream(fmt, thinking, output, sizes) == expected(fmt, thinking, output)
