@@ -134,7 +134,7 @@ def sglang_packages() -> None:
     spec = importlib.util.find_spec("sglang")
     if spec is None or "sglang" in sys.modules or not spec.submodule_search_locations:
         return
-    root = list(spec.submodule_search_locations)[0]
+    root = next(iter(spec.submodule_search_locations))
     for name, path in (("sglang", root), ("sglang.srt", root + "/srt")):
         package = types.ModuleType(name)
         package.__path__ = [path]

@@ -58,8 +58,10 @@ CALL = ToolUse("write_file", {"path": 'a <b> "c".py', "lines": 3})
 
 
 def case(name: str, start: str | None, turn: Turn) -> tuple[Any, bool, str]:
-    return protocall.formats.get(name), start is not None, protocall.formats.get(name).render(
-        turn, start
+    return (
+        protocall.formats.get(name),
+        start is not None,
+        protocall.formats.get(name).render(turn, start),
     )
 
 
@@ -97,10 +99,11 @@ def normal(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def request(tools: Any = TOOLS, stream: bool = True) -> ChatCompletionRequest:
+def request(tools: Any = TOOLS, stream: bool = True, **fields: Any) -> ChatCompletionRequest:
     return ChatCompletionRequest(
-        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=stream
-    )
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=stream,
+        **fields,
+    )  # fmt: skip
 
 
 def sse(delta: DeltaMessage) -> dict[str, Any]:
@@ -112,13 +115,27 @@ def sse(delta: DeltaMessage) -> dict[str, Any]:
 
 def stream(
     fmt: Any, thinking: bool, output: str, sizes: list[int], tool: bool = True,
-    reasoning: bool = True, tools: Any = TOOLS,
+    reasoning: bool = True, tools: Any = TOOLS, **fields: Any,
 ) -> dict[str, Any]:  # fmt: skip
     """`output` in chunks of `sizes` characters through SGLang's per-delta calls."""
+    return accumulated(deltas(fmt, thinking, output, sizes, tool, reasoning, tools, **fields))
+
+
+def accumulated(deltas: list[DeltaMessage]) -> dict[str, Any]:
+    """What the official SDK's accumulator builds from SGLang's chunks for `deltas`."""
+    first = DeltaMessage(role="assistant", content="")
+    return normal(seen(sdk_accumulated([sse(d) for d in (first, *deltas)]))["message"])
+
+
+def deltas(
+    fmt: Any, thinking: bool, output: str, sizes: list[int], tool: bool = True,
+    reasoning: bool = True, tools: Any = TOOLS, **fields: Any,
+) -> list[DeltaMessage]:  # fmt: skip
+    """The deltas SGLang's chat endpoint sends for `output` in chunks of `sizes`."""
     name = adapter.PREFIX + fmt.name
-    req = request(tools)
+    req = request(tools, **fields)
     active = tool and bool(req.tools)
-    chunks: list[dict[str, Any]] = [sse(DeltaMessage(role="assistant", content=""))]
+    chunks: list[DeltaMessage] = []
     reasoner = parser = None
     at = 0
     for size in sizes:
@@ -128,15 +145,16 @@ def stream(
         last = at >= len(output)
         if reasoning:
             if reasoner is None:
-                reasoner = ReasoningParser(name, req.stream_reasoning, thinking, req,
-                                           tokenizer=None, tool_call_parser_active=active)  # fmt: skip
+                reasoner = ReasoningParser(
+                    name, req.stream_reasoning, thinking, req, tool_call_parser_active=active
+                )
             reasoning_text, delta = reasoner.parse_stream_chunk(delta)
             if last:
                 end_reasoning, end_normal = reasoner.parse_stream_end()
                 reasoning_text = (reasoning_text or "") + (end_reasoning or "")
                 delta = (delta or "") + (end_normal or "")
             if reasoning_text:
-                chunks.append(sse(DeltaMessage(reasoning_content=reasoning_text)))
+                chunks.append(DeltaMessage(reasoning_content=reasoning_text))
         if active:
             if parser is None:
                 parser = FunctionCallParser(tools=req.tools, tool_call_parser=name, tokenizer=None)
@@ -145,23 +163,24 @@ def stream(
                 end_text, end_calls = parser.parse_stream_end()
                 normal_text, calls = (normal_text or "") + end_text, [*calls, *end_calls]
             if normal_text:
-                chunks.append(sse(DeltaMessage(content=normal_text)))
+                chunks.append(DeltaMessage(content=normal_text))
             for item in calls:
                 call_id = f"call_{item.tool_index}" if item.name else None
                 function = FunctionResponse(name=item.name, arguments=item.parameters)
                 call = ToolCall(id=call_id, index=item.tool_index, function=function)
-                chunks.append(sse(DeltaMessage(tool_calls=[call])))
+                chunks.append(DeltaMessage(tool_calls=[call]))
         elif delta:
-            chunks.append(sse(DeltaMessage(content=delta)))
-    return normal(seen(sdk_accumulated(chunks))["message"])
+            chunks.append(DeltaMessage(content=delta))
+    return chunks
 
 
 def whole(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str, Any]:
     """`output` through SGLang's non-streaming calls."""
     name = adapter.PREFIX + fmt.name
     req = request(tools, stream=False)
-    reasoner = ReasoningParser(name, stream_reasoning=False, force_reasoning=thinking,
-                               request=req, tokenizer=None, tool_call_parser_active=True)  # fmt: skip
+    reasoner = ReasoningParser(
+        name, False, thinking, request=req, tokenizer=None, tool_call_parser_active=True
+    )
     reasoning_text, text = reasoner.parse_non_stream(output)
     parser = FunctionCallParser(req.tools, name, tokenizer=None, tool_choice=req.tool_choice)
     calls: list[Any] = []
@@ -215,6 +234,15 @@ def test_request_without_tools_keeps_a_call_as_content() -> None:
     assert got["tool_calls"] == [] and "<function=write_file>" in got["content"]
 
 
+@pytest.mark.parametrize("label", ["qwen3-coder", "glm-4.7"])
+def test_unstreamed_reasoning_arrives_in_one_piece(label: str) -> None:
+    fmt, thinking, output = CASES[label]
+    sent = deltas(fmt, thinking, output, [2] * len(output), stream_reasoning=False)
+    pieces = [d.reasoning_content for d in sent if d.reasoning_content]
+    assert pieces == [expected(fmt, thinking, output)["reasoning_content"]]
+    assert accumulated(sent) == expected(fmt, thinking, output)
+
+
 def test_reasoning_parser_alone_keeps_a_call_as_content() -> None:
     fmt, thinking, output = CASES["qwen3-coder"]
     got = stream(fmt, thinking, output, [4] * len(output), tool=False)
@@ -246,7 +274,7 @@ def test_concurrent_requests_keep_their_own_turns() -> None:
     requests run in their own asyncio tasks), do not swap sessions."""
     import contextvars
 
-    fmt, thinking, output = CASES["kimi-k2"]
+    fmt, thinking, _ = CASES["kimi-k2"]
     name = adapter.PREFIX + fmt.name
     first, second = contextvars.copy_context(), contextvars.copy_context()
     made = {}
@@ -267,12 +295,11 @@ def test_every_format_is_registered_under_its_protocall_name() -> None:
 
 
 def test_declared_as_an_sglang_general_plugin() -> None:
-    import tomllib
     from pathlib import Path
 
-    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
-    point = project["project"]["entry-points"]["sglang.srt.plugins"]["protocall"]
-    assert point == "protocall.integrations.sglang:register"
+    project = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    section = project.split('[project.entry-points."sglang.srt.plugins"]\n', 1)[1]
+    assert section.startswith('protocall = "protocall.integrations.sglang:register"\n')
     adapter.register()  # idempotent: the hook is registered once
     assert len(adapter._hooked) == 1
 

@@ -43,9 +43,6 @@ from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta
 from .turn import Turn, tool_dicts
 
 PREFIX = "protocall-"
-_pending: contextvars.ContextVar[Turn | None] = contextvars.ContextVar(
-    "protocall_sglang_turn", default=None
-)  # the reasoning detector's turn, until the function-call detector of its request takes it
 
 
 class _SharedTurn(Turn):
@@ -55,6 +52,12 @@ class _SharedTurn(Turn):
         super().__init__(fmt)
         self.calls: list[ToolCallItem] = []
         self.tool_parser = False  # a function-call detector reads the calls
+
+
+# The reasoning detector's turn, until the function-call detector of its request takes it.
+_pending: contextvars.ContextVar[_SharedTurn | None] = contextvars.ContextVar(
+    "protocall_sglang_turn", default=None
+)
 
 
 def _split(turn: _SharedTurn, events: Iterable[Event]) -> tuple[str, str]:
@@ -68,9 +71,11 @@ def _split(turn: _SharedTurn, events: Iterable[Event]) -> tuple[str, str]:
         elif isinstance(event, ReasoningDelta):
             reasoning.append(event.text)
         elif isinstance(event, ToolCallStart):
-            turn.calls.append(ToolCallItem(tool_index=event.index, name=event.name, parameters=""))
+            start = ToolCallItem(tool_index=event.index, name=event.name, parameters="")
+            turn.calls.append(start)
         elif isinstance(event, ToolCallArgumentsDelta):
-            turn.calls.append(ToolCallItem(tool_index=event.index, name=None, parameters=event.text))
+            part = ToolCallItem(tool_index=event.index, name=None, parameters=event.text)
+            turn.calls.append(part)
     return "".join(reasoning), "".join(content)
 
 
@@ -83,7 +88,9 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     """SGLang's reasoning detector for the format `format_name`: it feeds the request's
     turn and returns its reasoning and content; tool calls wait for the function-call
     detector. `force_reasoning` (the template opened reasoning) picks the format's
-    generation prompt for that case; unset, the format's default start applies."""
+    generation prompt for that case; unset, the format's default start applies. With
+    `stream_reasoning=False` the reasoning is held back and sent in one piece once
+    anything else arrives, or at the end of the stream."""
 
     format_name: str = ""
 
@@ -96,27 +103,31 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     ) -> None:
         fmt = formats.get(self.format_name)
         opener, closer = fmt.channels.get("reasoning", ("", ""))
-        super().__init__(opener, closer, force_reasoning=bool(force_reasoning))
+        super().__init__(opener, closer, bool(force_reasoning), stream_reasoning=stream_reasoning)
+        self._held: list[str] = []  # reasoning not yet sent (stream_reasoning=False)
         self.turn = _SharedTurn(fmt)
         self.turn.thinking = force_reasoning
         self.turn.tool_parser = tool_call_parser_active
         _pending.set(self.turn)
 
-    def _result(self, events: list[Event]) -> ReasoningResult:
+    def _result(self, events: list[Event], end: bool = False) -> ReasoningResult:
         reasoning, content = _split(self.turn, events)
-        if not self.turn.tool_parser:
-            self.turn.calls.clear()  # no tool is declared: none can be made
+        if not self.stream_reasoning:
+            self._held.append(reasoning)
+            reasoning = ""
+            if end or content or self.turn.calls:
+                reasoning, self._held = "".join(self._held), []
         return ReasoningResult(normal_text=content, reasoning_text=reasoning)
 
     def detect_and_parse(self, text: str) -> ReasoningResult:
         message = self.turn.whole(text)
-        return ReasoningResult(normal_text=message.content, reasoning_text=message.reasoning_content)
+        return ReasoningResult(message.content, message.reasoning_content)
 
     def parse_streaming_increment(self, new_text: str) -> ReasoningResult:
         return self._result(self.turn.feed(new_text))
 
     def finish(self) -> ReasoningResult:
-        return self._result(self.turn.finish())
+        return self._result(self.turn.finish(), end=True)
 
 
 class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, unused-ignore]
@@ -134,7 +145,7 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
         pending = _pending.get()
         _pending.set(None)
         self.shared = pending is not None and pending.format is fmt and pending.tool_parser
-        self.turn: _SharedTurn = pending if self.shared else _SharedTurn(fmt)  # type: ignore[assignment]
+        self.turn = pending if self.shared and pending is not None else _SharedTurn(fmt)
 
     def _own(self, tools: Any) -> None:
         if self.turn.session is None:
@@ -156,8 +167,10 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
         message = self.turn.whole(text)
         calls = [ToolCallItem(tool_index=i, name=call.name, parameters=call.arguments_json)
                  for i, call in enumerate(message.tool_calls)]  # fmt: skip
-        content = text if self.shared else (message.reasoning_content or "") + message.content
-        return ToolResult(normal_text=content, calls=calls)
+        if self.shared:  # `text` is the content the reasoning detector gave
+            return ToolResult(normal_text=text, calls=calls)
+        reasoning = message.reasoning_content or ""
+        return ToolResult(normal_text=reasoning + (message.content or ""), calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> ToolResult:
         if self.shared:
