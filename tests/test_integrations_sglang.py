@@ -13,7 +13,6 @@ parser on the text it left."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
@@ -21,9 +20,10 @@ import servers_shim
 from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from server_samples import LING3_IN_REASONING, TOOLS, TURNS, chunkings, cover, normal
 
 import protocall
-from protocall.formats.turns import ToolUse, Turn
+from protocall.formats.turns import Turn
 
 servers_shim.sglang_packages()
 servers_shim.require("sglang.srt.function_call.function_call_parser")
@@ -41,21 +41,6 @@ from sglang.srt.parser.reasoning_parser import ReasoningParser  # noqa: E402
 
 import protocall.integrations.sglang as adapter  # noqa: E402  (registers protocall-<format>)
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "lines": {"type": "integer"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
-CALL = ToolUse("write_file", {"path": 'a <b> "c".py', "lines": 3})
-
 
 def case(name: str, start: str | None, turn: Turn) -> tuple[Any, bool, str]:
     return (
@@ -65,18 +50,12 @@ def case(name: str, start: str | None, turn: Turn) -> tuple[Any, bool, str]:
     )
 
 
-CASES = {
-    "qwen3-coder": case("qwen3-coder", "reasoning", Turn("Plan it.", ("Writing.", CALL, "Done."))),
-    "ling-3 call inside pre-opened reasoning": (
-        protocall.formats.get("ling-3"),
-        True,
-        "I should write.\n<tool_call>write_file\n<arg_key>path</arg_key>\n"
-        "<arg_value>x.py</arg_value>\n</tool_call><|role_end|>",
-    ),
-    "kimi-k2": case("kimi-k2", None, Turn(None, ("Sure.", CALL))),
-    "deepseek-v3.2": case("deepseek-v3.2", "reasoning", Turn("Think.", ("Ok.", CALL))),
-    "glm-4.7": case("glm-4.7", "reasoning", Turn("Hmm.", (CALL, "After."))),
-}
+CASES = {name: case(name, start, turn) for name, (start, turn) in TURNS.items()}
+CASES["ling-3 call inside pre-opened reasoning"] = (
+    protocall.formats.get("ling-3"),
+    True,  # the template opened `<think>`
+    LING3_IN_REASONING,
+)
 
 
 def expected(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str, Any]:
@@ -85,18 +64,6 @@ def expected(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[
     session.feed(output)
     session.finish()
     return normal(session.message.to_openai())
-
-
-def normal(message: dict[str, Any]) -> dict[str, Any]:
-    calls = [
-        (c["function"]["name"], json.loads(c["function"]["arguments"]))
-        for c in message.get("tool_calls") or ()
-    ]
-    return {
-        "content": message.get("content") or None,
-        "reasoning_content": message.get("reasoning_content") or None,
-        "tool_calls": calls,
-    }
 
 
 def request(tools: Any = TOOLS, stream: bool = True, **fields: Any) -> ChatCompletionRequest:
@@ -193,18 +160,13 @@ def whole(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str
     }
 
 
-def chunkings(n: int, seed: int) -> list[list[int]]:
-    rng = random.Random(seed)
-    return [[n], [1] * n, [rng.randint(1, 6) for _ in range(n)]]
-
-
 @pytest.mark.parametrize("label", sorted(CASES))
-def test_streamed_through_sglang_calls_equals_session(label: str) -> None:
+@pytest.mark.parametrize("chunking", [0, 1, 2], ids=["one-shot", "per-character", "random"])
+def test_streamed_through_sglang_calls_equals_session(label: str, chunking: int) -> None:
     fmt, thinking, output = CASES[label]
     want = expected(fmt, thinking, output)
     assert want["tool_calls"], "the sample has a call"
-    for sizes in chunkings(len(output), seed=len(label)):
-        assert stream(fmt, thinking, output, sizes) == want
+    assert stream(fmt, thinking, output, chunkings(len(output), 7)[chunking]) == want
 
 
 @pytest.mark.parametrize("label", sorted(CASES))
@@ -314,5 +276,5 @@ def test_no_structural_tag_and_required_parsed_natively() -> None:
 @given(label=st.sampled_from(sorted(CASES)), sizes=st.lists(st.integers(1, 9), min_size=1))
 def test_any_chunking_through_sglang_calls_equals_session(label: str, sizes: list[int]) -> None:
     fmt, thinking, output = CASES[label]
-    sizes = (sizes * (len(output) // len(sizes) + 1))[: len(output)]  # cover the output
+    sizes = cover(sizes, len(output))
     assert stream(fmt, thinking, output, sizes) == expected(fmt, thinking, output)
