@@ -266,10 +266,25 @@ def test_declared_as_an_sglang_general_plugin() -> None:
     assert len(adapter._hooked) == 1
 
 
-def test_no_structural_tag_and_required_parsed_natively() -> None:
-    parser = FunctionCallParser(request().tools, "protocall-qwen3-coder", tool_choice="required")
-    assert parser.owns_tool_format()  # `required` reads the model's own format
-    assert not parser.detector.supports_structural_tag()
+@pytest.mark.parametrize("choice", ["auto", "required"])
+@pytest.mark.parametrize("strict", [False, True])
+def test_no_constraint_the_model_writes_its_own_format(choice: str, strict: bool) -> None:
+    """SGLang asks the parser for a generation constraint when it builds the request:
+    there is none (no structural tag, no JSON schema), and `required` reads the model's
+    own format."""
+    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "strict": strict}}]
+    parser = FunctionCallParser(request(tools).tools, "protocall-qwen3-coder", tool_choice=choice)
+    assert parser.get_structure_constraint(choice) is None
+    assert parser.owns_tool_format()
+
+
+def test_template_detector_the_server_builds_at_start_has_the_format_markers() -> None:
+    """SGLang builds one reasoning detector at start (no request) for the template's
+    think markers; it shares nothing with the requests' turns."""
+    detector = ReasoningParser("protocall-qwen3-coder", stream_reasoning=True).detector
+    assert (detector.think_start_token, detector.think_end_token) == ("<think>", "</think>")
+    alone = FunctionCallParser(request().tools, "protocall-qwen3-coder").detector
+    assert alone.turn is not detector.turn and not alone.shared
 
 
 @settings(max_examples=25)
