@@ -141,14 +141,16 @@ def deltas(
     return chunks
 
 
-def whole(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str, Any]:
+def whole(fmt: Any, thinking: bool, output: str, reasoning: bool = True) -> dict[str, Any]:
     """`output` through SGLang's non-streaming calls."""
     name = adapter.PREFIX + fmt.name
-    req = request(tools, stream=False)
-    reasoner = ReasoningParser(
-        name, False, thinking, request=req, tokenizer=None, tool_call_parser_active=True
-    )
-    reasoning_text, text = reasoner.parse_non_stream(output)
+    req = request(TOOLS, stream=False)
+    reasoning_text, text = None, output
+    if reasoning:
+        reasoner = ReasoningParser(
+            name, False, thinking, request=req, tokenizer=None, tool_call_parser_active=True
+        )
+        reasoning_text, text = reasoner.parse_non_stream(output)
     parser = FunctionCallParser(req.tools, name, tokenizer=None, tool_choice=req.tool_choice)
     calls: list[Any] = []
     if parser.has_tool_call(text):
@@ -217,6 +219,14 @@ def test_tool_parser_alone_reports_reasoning_as_content() -> None:
     fmt, thinking, output = CASES["deepseek-v3.2"]
     want = expected(fmt, thinking, output)
     got = stream(fmt, thinking, output, [2] * len(output), reasoning=False)
+    assert got["tool_calls"] == want["tool_calls"]
+    assert got["content"] == want["reasoning_content"] + want["content"]
+
+
+def test_tool_parser_alone_non_streaming_reports_reasoning_as_content() -> None:
+    fmt, thinking, output = CASES["glm-4.7"]
+    want = expected(fmt, thinking, output)
+    got = whole(fmt, thinking, output, reasoning=False)
     assert got["tool_calls"] == want["tool_calls"]
     assert got["content"] == want["reasoning_content"] + want["content"]
 

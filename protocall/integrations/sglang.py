@@ -158,8 +158,11 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
         return ToolResult(normal_text=reasoning + content, calls=_taken(self.turn))
 
     def has_tool_call(self, text: str) -> bool:
-        """Whether the turn's output holds a call (read whole: SGLang asks this only of a
-        complete output, before `detect_and_parse`)."""
+        """Whether the complete output `text` holds a call, as the session reads it.
+        SGLang asks before `detect_and_parse`, without the tools: a detector alone that
+        has not parsed yet answers True, and the session decides there, with them."""
+        if not self.shared and self.turn.session is None:
+            return True
         return bool(self.turn.whole(text).tool_calls)
 
     def detect_and_parse(self, text: str, tools: Any) -> ToolResult:
