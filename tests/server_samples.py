@@ -37,6 +37,8 @@ LING3_IN_REASONING = (
     "<arg_value>x.py</arg_value>\n</tool_call><|role_end|>"
 )
 """Ling 3.0 output after a template that pre-opened `<think>`: a call inside reasoning."""
+LING3_READ = ("I should write.", [("write_file", {"path": "x.py"})])
+"""Its reasoning and calls (in `normal` form): the call is a call."""
 
 
 def normal(message: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import servers_shim
 from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server_samples import LING3_IN_REASONING, TOOLS, TURNS, chunkings, cover, normal
+from server_samples import LING3_IN_REASONING, LING3_READ, TOOLS, TURNS, chunkings, cover, normal
 
 import protocall
 from protocall.formats.turns import Turn
@@ -177,11 +177,12 @@ def test_non_streaming_parse_equals_session(label: str) -> None:
     assert whole(fmt, thinking, output) == expected(fmt, thinking, output)
 
 
-def test_ling3_call_inside_pre_opened_reasoning_is_a_call() -> None:
+@pytest.mark.parametrize("size", [1, 3, 200])
+def test_ling3_call_inside_pre_opened_reasoning_is_a_call(size: int) -> None:
+    """Streamed (in deltas of `size` characters) and whole."""
     fmt, thinking, output = CASES["ling-3 call inside pre-opened reasoning"]
-    got = stream(fmt, thinking, output, [3] * len(output))
-    assert got["reasoning_content"] == "I should write."
-    assert got["tool_calls"] == [("write_file", {"path": "x.py"})]
+    for got in (stream(fmt, thinking, output, [size] * len(output)), whole(fmt, thinking, output)):
+        assert (got["reasoning_content"], got["tool_calls"]) == LING3_READ
 
 
 def test_schema_types_raw_values_from_the_first_delta() -> None:
@@ -210,9 +211,8 @@ def test_unstreamed_reasoning_arrives_in_one_piece(label: str) -> None:
 def test_reasoning_parser_alone_keeps_a_call_as_content() -> None:
     fmt, thinking, output = CASES["qwen3-coder"]
     got = stream(fmt, thinking, output, [4] * len(output), tool=False)
-    assert got["tool_calls"] == []
-    assert got["reasoning_content"] == "Plan it."
-    assert "<function=write_file>" in got["content"]
+    assert got == expected(fmt, thinking, output, tools=[])  # no tool declared
+    assert got["reasoning_content"] == "Plan it." and "<function=write_file>" in got["content"]
 
 
 def test_tool_parser_alone_reports_reasoning_as_content() -> None:
@@ -297,9 +297,17 @@ def test_template_detector_the_server_builds_at_start_has_the_format_markers() -
     assert alone.turn is not detector.turn and not alone.shared
 
 
-@settings(max_examples=25)
-@given(label=st.sampled_from(sorted(CASES)), sizes=st.lists(st.integers(1, 9), min_size=1))
-def test_any_chunking_through_sglang_calls_equals_session(label: str, sizes: list[int]) -> None:
+@settings(max_examples=40)
+@given(
+    label=st.sampled_from(sorted(CASES)),
+    sizes=st.lists(st.integers(1, 9), min_size=1),
+    stream_reasoning=st.booleans(),
+)
+def test_any_chunking_through_sglang_calls_equals_session(
+    label: str, sizes: list[int], stream_reasoning: bool
+) -> None:
+    """Whatever the deltas, and whether reasoning streams or arrives in one piece."""
     fmt, thinking, output = CASES[label]
     sizes = cover(sizes, len(output))
-    assert stream(fmt, thinking, output, sizes) == expected(fmt, thinking, output)
+    got = stream(fmt, thinking, output, sizes, stream_reasoning=stream_reasoning)
+    assert got == expected(fmt, thinking, output)
