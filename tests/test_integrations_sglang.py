@@ -192,6 +192,15 @@ def test_schema_types_raw_values_from_the_first_delta() -> None:
     assert got["tool_calls"] == [("write_file", {"path": 'a <b> "c".py', "lines": 3})]
 
 
+def test_tools_a_system_message_declares_are_declared() -> None:
+    """SGLang's function-call parser gets the request's tools and those of its system
+    messages; the session declares the same."""
+    system = {"role": "system", "content": "Tools.", "tools": TOOLS}
+    req = ChatCompletionRequest(model="m", messages=[system, {"role": "user", "content": "hi"}])
+    parser = ReasoningParser("protocall-qwen3-coder", True, True, req, tool_call_parser_active=True)
+    assert [t["function"]["name"] for t in parser.detector.turn.tools] == ["write_file"]
+
+
 def test_request_without_tools_keeps_a_call_as_content() -> None:
     fmt, thinking, output = CASES["qwen3-coder"]
     got = stream(fmt, thinking, output, [4] * len(output), tools=None)

@@ -206,8 +206,17 @@ def _tools_hook(result: Any, parser: Any, *args: Any, **kwargs: Any) -> None:
     detector = getattr(parser, "detector", None)
     if isinstance(detector, ProtocallReasoningDetector) and detector.turn.tool_parser:
         bound = _INIT_SIGNATURE.bind(parser, *args, **kwargs)
-        request = bound.arguments.get("request")
-        detector.turn.tools = tool_dicts(getattr(request, "tools", None))
+        detector.turn.tools = tool_dicts(_request_tools(bound.arguments.get("request")))
+
+
+def _request_tools(request: Any) -> list[Any]:
+    """The tools a request declares, as SGLang hands them to its function-call parser:
+    the request's own, then those its root, system and developer messages carry."""
+    tools = list(getattr(request, "tools", None) or ())
+    for message in getattr(request, "messages", None) or ():
+        if getattr(message, "role", None) in ("root", "system", "developer"):
+            tools.extend(getattr(message, "tools", None) or ())
+    return tools
 
 
 _INIT_SIGNATURE = inspect.signature(ReasoningParser.__init__)
