@@ -68,9 +68,12 @@ def expected(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[
 
 def request(tools: Any = TOOLS, stream: bool = True, **fields: Any) -> ChatCompletionRequest:
     return ChatCompletionRequest(
-        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=stream,
+        model="m",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=tools,
+        stream=stream,
         **fields,
-    )  # fmt: skip
+    )
 
 
 def sse(delta: DeltaMessage) -> dict[str, Any]:
@@ -81,9 +84,15 @@ def sse(delta: DeltaMessage) -> dict[str, Any]:
 
 
 def stream(
-    fmt: Any, thinking: bool, output: str, sizes: list[int], tool: bool = True,
-    reasoning: bool = True, tools: Any = TOOLS, **fields: Any,
-) -> dict[str, Any]:  # fmt: skip
+    fmt: Any,
+    thinking: bool,
+    output: str,
+    sizes: list[int],
+    tool: bool = True,
+    reasoning: bool = True,
+    tools: Any = TOOLS,
+    **fields: Any,
+) -> dict[str, Any]:
     """`output` in chunks of `sizes` characters through SGLang's per-delta calls."""
     return accumulated(deltas(fmt, thinking, output, sizes, tool, reasoning, tools, **fields))
 
@@ -95,9 +104,15 @@ def accumulated(deltas: list[DeltaMessage]) -> dict[str, Any]:
 
 
 def deltas(
-    fmt: Any, thinking: bool, output: str, sizes: list[int], tool: bool = True,
-    reasoning: bool = True, tools: Any = TOOLS, **fields: Any,
-) -> list[DeltaMessage]:  # fmt: skip
+    fmt: Any,
+    thinking: bool,
+    output: str,
+    sizes: list[int],
+    tool: bool = True,
+    reasoning: bool = True,
+    tools: Any = TOOLS,
+    **fields: Any,
+) -> list[DeltaMessage]:
     """The deltas SGLang's chat endpoint sends for `output` in chunks of `sizes`."""
     name = adapter.PREFIX + fmt.name
     req = request(tools, **fields)
@@ -260,11 +275,14 @@ def test_concurrent_requests_keep_their_own_turns() -> None:
     first, second = contextvars.copy_context(), contextvars.copy_context()
     made = {}
     for label, context in (("a", first), ("b", second)):
-        made[label] = context.run(ReasoningParser, name, True, thinking, request(),
-                                  tool_call_parser_active=True)  # fmt: skip
+        made[label] = context.run(
+            ReasoningParser, name, True, thinking, request(), tool_call_parser_active=True
+        )
     tools = request().tools
-    parsers = {label: context.run(FunctionCallParser, tools, name)
-               for label, context in (("a", first), ("b", second))}  # fmt: skip
+    parsers = {
+        label: context.run(FunctionCallParser, tools, name)
+        for label, context in (("a", first), ("b", second))
+    }
     for label in "ab":
         assert parsers[label].detector.turn is made[label].detector.turn
 

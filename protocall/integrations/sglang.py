@@ -168,8 +168,10 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
     def detect_and_parse(self, text: str, tools: Any) -> ToolResult:
         self._own(tools)
         message = self.turn.whole(text)
-        calls = [ToolCallItem(tool_index=i, name=call.name, parameters=call.arguments_json)
-                 for i, call in enumerate(message.tool_calls)]  # fmt: skip
+        calls = [
+            ToolCallItem(tool_index=i, name=call.name, parameters=call.arguments_json)
+            for i, call in enumerate(message.tool_calls)
+        ]
         if self.shared:  # `text` is the content the reasoning detector gave
             return ToolResult(normal_text=text, calls=calls)
         reasoning = message.reasoning_content or ""
@@ -228,8 +230,9 @@ def detector_classes(
     """The reasoning and function-call detector classes for the registered format `name`."""
     formats.get(name)  # an unknown name lists the known ones
     title = "".join(part.capitalize() for part in name.replace(".", "-").split("-"))
-    reasoning = type(f"{title}ReasoningDetector", (ProtocallReasoningDetector,),
-                     {"format_name": name})  # fmt: skip
+    reasoning = type(
+        f"{title}ReasoningDetector", (ProtocallReasoningDetector,), {"format_name": name}
+    )
     tool = type(f"{title}Detector", (ProtocallFunctionCallDetector,), {"format_name": name})
     return reasoning, tool
 
