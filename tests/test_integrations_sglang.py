@@ -83,18 +83,10 @@ def sse(delta: DeltaMessage) -> dict[str, Any]:
     return dict(json.loads(response.model_dump_json()))
 
 
-def stream(
-    fmt: Any,
-    thinking: bool,
-    output: str,
-    sizes: list[int],
-    tool: bool = True,
-    reasoning: bool = True,
-    tools: Any = TOOLS,
-    **fields: Any,
-) -> dict[str, Any]:
-    """`output` in chunks of `sizes` characters through SGLang's per-delta calls."""
-    return accumulated(deltas(fmt, thinking, output, sizes, tool, reasoning, tools, **fields))
+def stream(fmt: Any, thinking: bool, output: str, sizes: list[int], **options: Any) -> dict:
+    """`output` in chunks of `sizes` characters through SGLang's per-delta calls, as the
+    client ends up with it (`options`: those of `deltas`)."""
+    return accumulated(deltas(fmt, thinking, output, sizes, **options))
 
 
 def accumulated(deltas: list[DeltaMessage]) -> dict[str, Any]:
@@ -113,7 +105,9 @@ def deltas(
     tools: Any = TOOLS,
     **fields: Any,
 ) -> list[DeltaMessage]:
-    """The deltas SGLang's chat endpoint sends for `output` in chunks of `sizes`."""
+    """The deltas SGLang's chat endpoint sends for `output` in chunks of `sizes`, with a
+    function-call parser (`tool`) and a reasoning parser (`reasoning`) or not; `fields`
+    are request fields."""
     name = adapter.PREFIX + fmt.name
     req = request(tools, **fields)
     active = tool and bool(req.tools)
