@@ -124,3 +124,18 @@ class Tokenizer:
 
     def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
         return "".join(self.strings[i] for i in ids)
+
+
+def sglang_packages() -> None:
+    """Make `sglang` and `sglang.srt` importable without running their `__init__` files
+    (which patch transformers and import the model runtime): each becomes a bare package
+    module over its installed directory, so only the submodules a test imports load.
+    Nothing when the wheel is absent (`require` then skips or fails)."""
+    spec = importlib.util.find_spec("sglang")
+    if spec is None or "sglang" in sys.modules or not spec.submodule_search_locations:
+        return
+    root = next(iter(spec.submodule_search_locations))
+    for name, path in (("sglang", root), ("sglang.srt", root + "/srt")):
+        package = types.ModuleType(name)
+        package.__path__ = [path]
+        sys.modules[name] = package

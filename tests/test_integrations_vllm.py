@@ -5,7 +5,6 @@ through tests/servers_shim.py, without torch), compared with a plain protocall s
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
@@ -13,10 +12,20 @@ import servers_shim
 from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from server_samples import (
+    CALL,
+    LING3_IN_REASONING,
+    LING3_READ,
+    TOOLS,
+    TURNS,
+    chunkings,
+    cover,
+    normal,
+)
 from servers_shim import Tokenizer
 
 import protocall
-from protocall.formats.turns import ToolUse, Turn
+from protocall.formats.turns import Turn
 from protocall.openai import chunk as completion_chunk
 
 servers_shim.require("vllm.parser.parser_manager")
@@ -29,21 +38,6 @@ from vllm.parser.parser_manager import ParserManager  # noqa: E402
 
 import protocall.integrations.vllm  # noqa: E402  (registers protocall-<format>)
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "lines": {"type": "integer"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
-CALL = ToolUse("write_file", {"path": 'a <b> "c".py', "lines": 3})
-
 
 def case(name: str, start: str | None, turn: Turn) -> tuple[Any, str, str]:
     fmt = protocall.formats.get(name)
@@ -52,18 +46,12 @@ def case(name: str, start: str | None, turn: Turn) -> tuple[Any, str, str]:
     return fmt, "<|im_start|>user\nhi<|im_end|>\n" + prompt, fmt.render(turn, start)
 
 
-CASES = {
-    "qwen3-coder": case("qwen3-coder", "reasoning", Turn("Plan it.", ("Writing.", CALL, "Done."))),
-    "ling-3 call inside pre-opened reasoning": (
-        protocall.formats.get("ling-3"),
-        "<role>ASSISTANT</role>\n<think>",
-        "I should write.\n<tool_call>write_file\n<arg_key>path</arg_key>\n"
-        "<arg_value>x.py</arg_value>\n</tool_call><|role_end|>",
-    ),
-    "kimi-k2": case("kimi-k2", None, Turn(None, ("Sure.", CALL))),
-    "deepseek-v3.2": case("deepseek-v3.2", "reasoning", Turn("Think.", ("Ok.", CALL))),
-    "glm-4.7": case("glm-4.7", "reasoning", Turn("Hmm.", (CALL, "After."))),
-}
+CASES = {name: case(name, start, turn) for name, (start, turn) in TURNS.items()}
+CASES["ling-3 call inside pre-opened reasoning"] = (
+    protocall.formats.get("ling-3"),
+    "<role>ASSISTANT</role>\n<think>",
+    LING3_IN_REASONING,
+)
 
 
 def expected(fmt: Any, prompt: str, output: str, tools: Any = TOOLS) -> dict[str, Any]:
@@ -71,18 +59,6 @@ def expected(fmt: Any, prompt: str, output: str, tools: Any = TOOLS) -> dict[str
     session.feed(output)
     session.finish()
     return normal(session.message.to_openai())
-
-
-def normal(message: dict[str, Any]) -> dict[str, Any]:
-    calls = [
-        (c["function"]["name"], json.loads(c["function"]["arguments"]))
-        for c in message.get("tool_calls") or ()
-    ]
-    return {
-        "content": message.get("content") or None,
-        "reasoning_content": message.get("reasoning_content") or None,
-        "tool_calls": calls,
-    }
 
 
 def server(fmt: Any, tool: bool = True, reasoning: bool = True) -> tuple[Any, Tokenizer]:
@@ -137,11 +113,6 @@ def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) 
     return normal(seen(sdk_accumulated(chunks))["message"])
 
 
-def chunkings(n: int, seed: int) -> list[list[int]]:
-    rng = random.Random(seed)
-    return [[n], [1] * n, [rng.randint(1, 6) for _ in range(n)]]
-
-
 @pytest.mark.parametrize("label", sorted(CASES))
 def test_streamed_through_vllm_loop_equals_session(label: str) -> None:
     fmt, prompt, output = CASES[label]
@@ -170,8 +141,7 @@ def test_non_streaming_parse_equals_session(label: str) -> None:
 def test_ling3_call_inside_pre_opened_reasoning_is_a_call() -> None:
     fmt, prompt, output = CASES["ling-3 call inside pre-opened reasoning"]
     got = stream(fmt, prompt, output, [3] * len(output))
-    assert got["reasoning_content"] == "I should write."
-    assert got["tool_calls"] == [("write_file", {"path": "x.py"})]
+    assert (got["reasoning_content"], got["tool_calls"]) == LING3_READ
 
 
 def test_reasoning_parser_alone_keeps_a_call_as_content() -> None:
@@ -258,5 +228,5 @@ def test_loadable_as_a_parser_plugin_by_its_module_name() -> None:
 @given(label=st.sampled_from(sorted(CASES)), sizes=st.lists(st.integers(1, 9), min_size=1))
 def test_any_chunking_through_vllm_loop_equals_session(label: str, sizes: list[int]) -> None:
     fmt, prompt, output = CASES[label]
-    sizes = (sizes * (len(output) // len(sizes) + 1))[: len(output)]  # cover the output
+    sizes = cover(sizes, len(output))
     assert stream(fmt, prompt, output, sizes) == expected(fmt, prompt, output)
