@@ -80,7 +80,8 @@ issue #16, which adds the fields named here):
   *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead (`each` for Seed).
 - *Nemotron: `Call("{call}", NameAndArguments(…), between=", ")` in an `array` section;
   `Think.prompt`, Nano v2's prompt that pre-opens the block where Super-49B's opens none.
-- Mistral, Cohere, Granite, Apertus, Llama 3: `NameAndArguments` objects in a
+- *Apertus: `Call("{call}", NameKey(), between=", ")` in an `array` section.
+- Mistral, Cohere, Granite, Llama 3: `NameAndArguments` objects in a
   JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
   Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
   hook (`<|"|>` strings), the `call:` prefix as an alternative spelling.
