@@ -81,10 +81,13 @@ issue #16, which adds the fields named here):
 - *Nemotron: `Call("{call}", NameAndArguments(…), between=", ")` in an `array` section;
   `Think.prompt`, Nano v2's prompt that pre-opens the block where Super-49B's opens none.
 - *Apertus: `Call("{call}", NameKey(), between=", ")` in an `array` section.
-- Mistral, Cohere, Granite, Llama 3: `NameAndArguments` objects in a
-  JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
-  Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
-  hook (`<|"|>` strings), the `call:` prefix as an alternative spelling.
+- *Granite 3.x: the same in an `array` section of two spellings and no end (the array
+  runs to its `]`; a failed one resumes at a stop or a begin), `Think.phrases` for 3.2's
+  `Here is my thought process:` … `Here is my response:`.
+- Mistral, Cohere, Llama 3: `NameAndArguments` objects in a JSON array section
+  (`blocks.json_call_list`); Llama 3's bare object needs a proof hook. Gemma 4:
+  `Channels` with a `label`, a value codec hook (`<|"|>` strings), the `call:` prefix as
+  an alternative spelling.
 """
 
 from __future__ import annotations
@@ -128,7 +131,9 @@ class Think:
     it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
     (thinking off); `written` the block's (open, close) as the model lays it out, where
     that differs; `prompt` the generation prompt before `opened_by` where it is another
-    than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing)."""
+    than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing);
+    `phrases` (openings, closings) reasoning written as text phrases instead, at the
+    turn's start only (Granite 3.2, see `blocks.Reasoning`)."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -139,6 +144,7 @@ class Think:
     off: str = ""
     written: tuple[str, str] | None = None
     prompt: str | None = None
+    phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 @dataclass(frozen=True)
@@ -292,7 +298,7 @@ def build(spec: Spec) -> Format:
         reasoning = None
         if turn is not None:
             reasoning = blocks.Reasoning(
-                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also
+                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also, turn.phrases
             )
         prompts: dict[str | None, str] = {None: spec.prompt}
         written = None
@@ -310,7 +316,7 @@ def build(spec: Spec) -> Format:
             prompts=prompts,
             summary=spec.summary,
             call_marker=envelope.shown,
-            reserved=reserved,
+            reserved=(*(sum(turn.phrases, ()) if turn else ()), *reserved),
             reasoning=reasoning,
             default_start=spec.default_start,
             between_calls=spec.call.between,
@@ -320,8 +326,15 @@ def build(spec: Spec) -> Format:
             call_stop=spec.call_stop,
         )
     reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]` are JSON
+    shown = dict(fmt.markers)
+    if isinstance(turn, Think) and turn.phrases[0]:
+        shown["reasoning"] += f" or {turn.phrases[0][0]} …"
     return replace(
-        fmt, spec=spec, malformed_as_content=spec.malformed_as_content, reserved=reserved
+        fmt,
+        spec=spec,
+        malformed_as_content=spec.malformed_as_content,
+        reserved=reserved,
+        markers=shown,
     )
 
 
@@ -386,7 +399,8 @@ class _Envelope:
                 f"a call template of `{{call}}` alone exactly in a section holding a JSON "
                 f"array (NameKey only there), not {call.template!r}"
             )
-        written = (section.begins[0], section.ends[0]) if section else None
+        self.end = section.ends[0] if section and section.ends else ""
+        written = (section.begins[0], self.end) if section else None
         brackets = ("[", "]") if self.array else ("", "")
         written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
         self.brackets = tuple(m for m in (written or ()) if self.array)
@@ -408,7 +422,7 @@ class _Envelope:
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
         if section is not None and self.array:
-            shown = f"{section.begins[0]}[{shown}]{section.ends[0]}"
+            shown = f"{section.begins[0]}[{shown}]{self.end}"
         elif section is not None and not isinstance(call.arguments, PythonKeywords):
             shown = section.begins[0].strip() + shown.strip()
         elif section is not None:
@@ -454,8 +468,9 @@ class _Envelope:
             return self._python(tools)
         if section is not None and self.array:
             assert isinstance(codec, (NameAndArguments, NameKey))
-            resync = (*section.ends, *spec.stops)
-            calls = blocks.json_call_list(section.begins, codec.element(), resync, section.ends[0])
+            end = section.ends[0] if section.ends else None
+            resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
+            calls = blocks.json_call_list(section.begins, codec.element(), resync, end)
             return self._strays(calls)
         if spec.call.loose:
             return self._strays(templates.any_of(self._templates(), tools, stops=spec.stops))
