@@ -161,6 +161,10 @@ class Reasoning:
     reasoning. So does one inside a block the model opened, unless `explicit` (the model
     writes the opener itself and quotes calls in it): that block ends only at its close, an
     end-of-turn marker or the end of input, and a call inside it is reasoning text.
+
+    `phrases` (openings, closings) is reasoning written as text (Granite 3.2): a turn that
+    starts, after whitespace, with an opening phrase is reasoning up to a closing one (or
+    a stop, or a genuine call); the phrase counts only there, held back until decided.
     """
 
     open: str
@@ -168,6 +172,7 @@ class Reasoning:
     ends_at_call: bool = True
     explicit: bool = False
     also: tuple[tuple[str, str], ...] = ()
+    phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     @property
     def spellings(self) -> tuple[tuple[str, str], ...]:
@@ -264,6 +269,12 @@ def assistant_turn(
         if reasoning is not None
         else success(None)
     )
+    if reasoning is not None and reasoning.phrases[0] and start != "reasoning":
+        opening, closing = reasoning.phrases
+        thought = prose(ast.REASONING, (*closing, *stops), calls)
+        lead = alt(
+            seq(whitespace, markers(*opening), cut, thought, optional(markers(*closing))), lead
+        )
     strays = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
     if calls is not None:

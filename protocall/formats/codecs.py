@@ -11,7 +11,7 @@ reads back:
   tag layout, typed by the tool's schema), `PythonKeywords` (`k=v, …` inside a pseudo
   function call);
 - call codecs, the `{call}` of a template, which carry the name too: `NameAndArguments`
-  (`{"name": N, "arguments": {…}}`).
+  (`{"name": N, "arguments": {…}}`), `NameKey` (`{"NAME": {…}}`, in a JSON array only).
 
 Each parses (`parser`, `head`/`body`) with the building blocks of `blocks` and writes
 (`render`) what it parses back, and shows itself in a marker summary (`shown`).
@@ -44,6 +44,7 @@ from ..tools import Tools
 from .blocks import (
     NAME_CHARS,
     arguments,
+    call_object,
     escape_attribute,
     json_name,
     markers,
@@ -217,22 +218,34 @@ class PythonKeywords:
 
 @dataclass(frozen=True)
 class NameAndArguments:
-    """A call as a JSON object with the name first, `{"name": N, "arguments": {…}}`; the
-    arguments may be under any of `keys` (the first is written), or absent (`{}`)."""
+    """A call as a JSON object with the name first, `{"name": N, "arguments": {…}}`: the
+    name under `name`, the arguments under any of `keys` (the first is written), or absent
+    (`{}`). As an element of a JSON array (`element`) its members come in any order and
+    the value under `id`, where given, is the call id (written first: the id, or the call's
+    position)."""
 
     keys: tuple[str, ...] = ("arguments",)
+    name: str = "name"
+    id: str | None = None
 
     def head(self) -> Parser[str]:
         """`{"name": N`: its value is the name."""
-        return seq(literal("{"), self._key("name"), ws, json_name()).map(lambda parts: parts[-1])
+        name = seq(literal("{"), self._key(self.name), ws, json_name())
+        return name.map(lambda parts: parts[-1])
+
+    def element(self) -> Parser[Any]:
+        """The whole object, its members in any order (`blocks.call_object`)."""
+        return call_object(self.name, self.keys, self.id)
 
     def body(self) -> Parser[Any]:
         """The rest of the object after the name, through its `}`."""
         values = seq(literal(","), cut, self._key(*self.keys), ws, arguments(json_object()), ws)
         return seq(ws, optional(values), literal("}"))
 
-    def render(self, name: str, values: dict[str, Any]) -> str:
-        return json.dumps({"name": name, self.keys[0]: values}, ensure_ascii=False)
+    def render(self, name: str, values: dict[str, Any], call_id: str = "") -> str:
+        written: dict[str, Any] = {self.id: call_id} if self.id is not None else {}
+        written |= {self.name: name, self.keys[0]: values}
+        return json.dumps(written, ensure_ascii=False)
 
     @staticmethod
     def _key(*names: str) -> Parser[Any]:
@@ -242,7 +255,23 @@ class NameAndArguments:
 
     @property
     def shown(self) -> str:
-        return '{"name", "' + self.keys[0] + '"}'
+        return '{"' + self.name + '", "' + self.keys[0] + '"}'
 
 
-Codec = JsonObject | XmlArguments | PythonKeywords | NameAndArguments
+@dataclass(frozen=True)
+class NameKey:
+    """A call as a single-key JSON object, `{"NAME": {…}}`: the key is the name (final once
+    its closing quote has arrived), the value the arguments, streamed as they arrive."""
+
+    def element(self) -> Parser[Any]:
+        colon = seq(ws, literal(":"), ws)
+        return seq(literal("{"), ws, json_name(), colon, arguments(json_object()), ws, literal("}"))
+
+    def render(self, name: str, values: dict[str, Any], call_id: str = "") -> str:
+        return json.dumps({name: values}, ensure_ascii=False)
+
+    markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
+    shown = '{"NAME": {…}}'
+
+
+Codec = JsonObject | XmlArguments | PythonKeywords | NameAndArguments | NameKey

@@ -36,6 +36,11 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   it) or `"marker"` (where a call opener or the end follows it; the section then ends at
   its first spelling of the end). With `each` it is written around each call; `opener`
   is where content stops to try it, a prefix its begins share (`<｜DSML｜`).
+  With `array`, the calls are one JSON array after the begin (`blocks.json_call_list`),
+  the template `{call}` alone: each element is the call codec's `element`
+  (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
+  calls' envelope (they complete together once it closes); `[`, `]` are written with the
+  section's markers, which are reserved without them.
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
@@ -73,10 +78,16 @@ issue #16, which adds the fields named here):
   *GLM-4.5 / 4.7: `<tool_call>{name}…{arguments}</tool_call>`, the name ended by an
   argument; GLM-4.5's `\n` lead, `Think.written` and `call_stop`. *MiniMax-M2 and
   *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead (`each` for Seed).
-- Mistral, Cohere, Nemotron, Granite, Apertus, Llama 3: `NameAndArguments` objects in a
-  JSON array section (`blocks.json_call_list`); Llama 3's bare object needs a proof hook,
-  Granite's thought phrases a turn hook. Gemma 4: `Channels` with a `label`, a value codec
-  hook (`<|"|>` strings), the `call:` prefix as an alternative spelling.
+- *Nemotron: `Call("{call}", NameAndArguments(…), between=", ")` in an `array` section;
+  `Think.prompt`, Nano v2's prompt that pre-opens the block where Super-49B's opens none.
+- *Apertus: `Call("{call}", NameKey(), between=", ")` in an `array` section.
+- *Granite 3.x: the same in an `array` section of two spellings and no end (the array
+  runs to its `]`; a failed one resumes at a stop or a begin), `Think.phrases` for 3.2's
+  `Here is my thought process:` … `Here is my response:`.
+- Mistral, Cohere, Llama 3: `NameAndArguments` objects in a JSON array section
+  (`blocks.json_call_list`); Llama 3's bare object needs a proof hook. Gemma 4:
+  `Channels` with a `label`, a value codec hook (`<|"|>` strings), the `call:` prefix as
+  an alternative spelling.
 """
 
 from __future__ import annotations
@@ -102,6 +113,7 @@ from .codecs import (
     JsonObject,
     Name,
     NameAndArguments,
+    NameKey,
     Plain,
     PythonKeywords,
     XmlArguments,
@@ -118,7 +130,10 @@ class Think:
     (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
     it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
     (thinking off); `written` the block's (open, close) as the model lays it out, where
-    that differs."""
+    that differs; `prompt` the generation prompt before `opened_by` where it is another
+    than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing);
+    `phrases` (openings, closings) reasoning written as text phrases instead, at the
+    turn's start only (Granite 3.2, see `blocks.Reasoning`)."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -128,6 +143,8 @@ class Think:
     also: tuple[tuple[str, str], ...] = ()
     off: str = ""
     written: tuple[str, str] | None = None
+    prompt: str | None = None
+    phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 @dataclass(frozen=True)
@@ -198,7 +215,7 @@ class Call:
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
         named = "{id}" if isinstance(self.name, IdName) else "{name}"
-        together = isinstance(self.arguments, NameAndArguments)
+        together = isinstance(self.arguments, (NameAndArguments, NameKey))
         wanted = ["{call}"] if together else sorted(("{arguments}", named))
         if sorted(hole for hole in holes if hole != "{index}") != wanted:
             kinds = f"{type(self.name).__name__} names and {type(self.arguments).__name__}"
@@ -222,10 +239,13 @@ class Section:
     opens_at: str = "call"
     each: bool = False
     opener: str = ""
+    array: bool = False
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
             raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
+        if self.array and (self.bare or self.noise or self.empty or self.each or self.opener):
+            raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
 
 
 @dataclass(frozen=True)
@@ -278,14 +298,15 @@ def build(spec: Spec) -> Format:
         reasoning = None
         if turn is not None:
             reasoning = blocks.Reasoning(
-                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also
+                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also, turn.phrases
             )
         prompts: dict[str | None, str] = {None: spec.prompt}
         written = None
         if turn is not None:
             prompts = {None: spec.prompt + turn.off}
             if turn.opened_by != "":
-                prompts["reasoning"] = spec.prompt + (turn.opened_by or turn.open)
+                prompt = spec.prompt if turn.prompt is None else turn.prompt
+                prompts["reasoning"] = prompt + (turn.opened_by or turn.open)
             written = blocks.Reasoning(*turn.written) if turn.written else None
         fmt = blocks.turn_format(
             spec.name,
@@ -295,7 +316,7 @@ def build(spec: Spec) -> Format:
             prompts=prompts,
             summary=spec.summary,
             call_marker=envelope.shown,
-            reserved=reserved,
+            reserved=(*(sum(turn.phrases, ()) if turn else ()), *reserved),
             reasoning=reasoning,
             default_start=spec.default_start,
             between_calls=spec.call.between,
@@ -304,7 +325,17 @@ def build(spec: Spec) -> Format:
             written=written,
             call_stop=spec.call_stop,
         )
-    return replace(fmt, spec=spec, malformed_as_content=spec.malformed_as_content)
+    reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]` are JSON
+    shown = dict(fmt.markers)
+    if isinstance(turn, Think) and turn.phrases[0]:
+        shown["reasoning"] += f" or {turn.phrases[0][0]} …"
+    return replace(
+        fmt,
+        spec=spec,
+        malformed_as_content=spec.malformed_as_content,
+        reserved=reserved,
+        markers=shown,
+    )
 
 
 def _messages(spec: Spec, turn: Messages, envelope: _Envelope) -> Format:
@@ -357,10 +388,22 @@ class _Envelope:
         self.spec = spec
         call = spec.call
         self.pieces = [p for p in _PLACEHOLDER.split(call.template) if p]
-        tokens = _PLACEHOLDER.sub(" ", call.template).split()
+        tokens = _PLACEHOLDER.sub(" ", call.template).split() or [""]
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
         section = spec.section
-        written = (section.begins[0], section.ends[0]) if section else None
+        self.array = section is not None and section.array
+        if self.array != (call.template == "{call}") or (
+            isinstance(call.arguments, NameKey) and not self.array
+        ):
+            raise UsageError(
+                f"a call template of `{{call}}` alone exactly in a section holding a JSON "
+                f"array (NameKey only there), not {call.template!r}"
+            )
+        self.end = section.ends[0] if section and section.ends else ""
+        written = (section.begins[0], self.end) if section else None
+        brackets = ("[", "]") if self.array else ("", "")
+        written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
+        self.brackets = tuple(m for m in (written or ()) if self.array)
         self.written_section = None if section and section.each else written
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
@@ -378,7 +421,9 @@ class _Envelope:
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
-        if section is not None and not isinstance(call.arguments, PythonKeywords):
+        if section is not None and self.array:
+            shown = f"{section.begins[0]}[{shown}]{self.end}"
+        elif section is not None and not isinstance(call.arguments, PythonKeywords):
             shown = section.begins[0].strip() + shown.strip()
         elif section is not None:
             shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
@@ -399,8 +444,8 @@ class _Envelope:
         def part(match: re.Match[str]) -> str:  # `Call` checked which placeholders it has
             if match[1] == "{index}":
                 return str(index)
-            if isinstance(codec, NameAndArguments):
-                return codec.render(use.name, use.arguments)
+            if isinstance(codec, (NameAndArguments, NameKey)):
+                return codec.render(use.name, use.arguments, use.id or str(index))
             if match[1] == "{arguments}":
                 return codec.render(use.arguments)
             if isinstance(name, IdName):
@@ -421,6 +466,12 @@ class _Envelope:
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
+        if section is not None and self.array:
+            assert isinstance(codec, (NameAndArguments, NameKey))
+            end = section.ends[0] if section.ends else None
+            resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
+            calls = blocks.json_call_list(section.begins, codec.element(), resync, end)
+            return self._strays(calls)
         if spec.call.loose:
             return self._strays(templates.any_of(self._templates(), tools, stops=spec.stops))
         layout = self._xml_layout()
@@ -431,6 +482,7 @@ class _Envelope:
             begins = section.begins if section else ()
             follows = peek(blocks.markers(*begins, self.opener))
             lead = optional(seq(literal(spec.placeholder), ws, follows))
+        assert not isinstance(codec, NameKey)  # `_Envelope` checked: a JSON array's only
         head, body = self._head(lead), self._body(tools, codec)
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
         if section is None:
@@ -690,10 +742,8 @@ class _Envelope:
 
 
 _PARTS = (Think, Channel, Channels, Messages, Call, Section, Plain, Attribute, IdName, JsonObject)
-_KINDS: dict[str, type] = {
-    kind.__name__: kind
-    for kind in (Spec, *_PARTS, JsonBlock, XmlArguments, PythonKeywords, NameAndArguments, Layout)
-}
+_CODECS = (JsonBlock, XmlArguments, PythonKeywords, NameAndArguments, NameKey, Layout)
+_KINDS: dict[str, type] = {kind.__name__: kind for kind in (Spec, *_PARTS, *_CODECS)}
 
 
 def to_data(value: Any) -> Any:
