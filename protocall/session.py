@@ -111,8 +111,16 @@ class _Call:
     """A tool call in progress."""
 
     __slots__ = (
-        "announced", "argument", "arguments", "id", "index", "model_id", "name", "pieces", "start",
-    )  # fmt: skip
+        "announced",
+        "argument",
+        "arguments",
+        "id",
+        "index",
+        "model_id",
+        "name",
+        "pieces",
+        "start",
+    )
 
     def __init__(self, start: int) -> None:
         self.start = start
@@ -327,8 +335,7 @@ class Session:
             self._on_error(item.value, events)
         elif tag == ast.TOOL_CALLS:
             for index, done in self._enveloped or ():
-                self._calls.append(done)
-                events.append(ToolCallEnd(index, done))
+                self._release(index, done, events)
             self._enveloped = None
         elif call is None:
             return
@@ -404,9 +411,13 @@ class Session:
         done = ToolCall(call.id, call.name, arguments, arguments_json, problems, call.model_id)
         if self._enveloped is not None:
             self._enveloped.append((call.index, done))  # complete when its envelope closes
-            return
+        else:
+            self._release(call.index, done, events)
+
+    def _release(self, index: int, done: ToolCall, events: list[Event]) -> None:
+        """Call `index` is complete: into the message, and its `ToolCallEnd`."""
         self._calls.append(done)
-        events.append(ToolCallEnd(call.index, done))
+        events.append(ToolCallEnd(index, done))
 
     def _on_error(self, recovered: Recovered, events: list[Event]) -> None:
         call = self._call
