@@ -257,12 +257,14 @@ def assistant_turn(
     reasoning: Reasoning | None = None,
     start: str | None = None,
     fenced: bool = False,
+    dropped: Iterable[str] = (),
 ) -> Parser[Any]:
     """A whole assistant turn (see the module docstring); `start == "reasoning"` when the
     generation prompt pre-opened the reasoning block. With `fenced`, Markdown code in the
-    content and the reasoning is text, calls quoted in it included (see `code_span`). A
-    reasoning close marker in the content (the block ended at a call, or was closed
-    already) is a stray and dropped, never content."""
+    content and the reasoning is text, calls quoted in it included (see `code_span`).
+    Strays are dropped where they stand in the content, never content: the `dropped`
+    markers and a reasoning close marker (the block ended at a call, or was closed
+    already); in the reasoning they are its text."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -275,7 +277,8 @@ def assistant_turn(
         lead = alt(
             seq(whitespace, markers(*opening), cut, thought, optional(markers(*closing))), lead
         )
-    strays = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
+    closes = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
+    strays = (*closes, *dropped)
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
     if calls is not None:
         segments.append(calls.call)
@@ -341,6 +344,7 @@ def turn_format(
     fenced: bool = False,
     written: Reasoning | None = None,
     call_stop: str | None = None,
+    dropped: tuple[str, ...] = (),
 ) -> Format:
     """The `Format` of a family whose turn is a reasoning block, then content and calls,
     then one of `stops` (`assistant_turn`; `calls(tools)` gives the calls), rendered by
@@ -349,11 +353,17 @@ def turn_format(
     reasoning block laid out as `written` where given. Its
     reasoning channel and marker summary follow from `reasoning`; its reserved markers are
     the reasoning block's, the section's, `reserved` and the stops (and a backtick when
-    `fenced`: Markdown code in prose is text, see `assistant_turn`)."""
+    `fenced`: Markdown code in prose is text, see `assistant_turn`). `dropped` markers are
+    strays, dropped where they stand in the content."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         return assistant_turn(
-            calls=calls(tools), stops=stops, reasoning=reasoning, start=start, fenced=fenced
+            calls=calls(tools),
+            stops=stops,
+            reasoning=reasoning,
+            start=start,
+            fenced=fenced,
+            dropped=dropped,
         )
 
     def render(turn: Turn, start: str | None) -> str:

@@ -324,6 +324,7 @@ def build(spec: Spec) -> Format:
             fenced=spec.fenced,
             written=written,
             call_stop=spec.call_stop,
+            dropped=envelope.dropped,
         )
     reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]` are JSON
     shown = dict(fmt.markers)
@@ -471,12 +472,12 @@ class _Envelope:
             end = section.ends[0] if section.ends else None
             resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
             calls = blocks.json_call_list(section.begins, codec.element(), resync, end)
-            return self._strays(calls)
+            return calls
         if spec.call.loose:
-            return self._strays(templates.any_of(self._templates(), tools, stops=spec.stops))
+            return templates.any_of(self._templates(), tools, stops=spec.stops)
         layout = self._xml_layout()
         if layout is not None:
-            return self._strays(self._xml(tools, layout))
+            return self._xml(tools, layout)
         lead = None
         if spec.placeholder is not None:
             begins = section.begins if section else ()
@@ -496,14 +497,7 @@ class _Envelope:
             )
         else:
             calls = self._section(section, lead, head, body, resync)
-        return self._strays(calls)
-
-    def _strays(self, calls: blocks.Calls) -> blocks.Calls:
-        """`calls`, and the dropped markers where they stand alone."""
-        if not self.dropped or isinstance(self.spec.turn, Channels):
-            return calls
-        strays = blocks.markers(*self.dropped)
-        return blocks.Calls((*calls.openers, *self.dropped), calls.head, alt(calls.call, strays))
+        return calls
 
     def _xml_layout(self) -> Layout | None:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
