@@ -249,3 +249,26 @@ def test_xml_calls_render_one_argument_a_line_and_parse_back() -> None:
     )
     message = verify(fmt, text, fmt.prompt_for(None), tools=WEATHER)
     assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_weather", use.arguments)]
+
+
+def test_an_interleaved_channel_turn_writes_each_part_in_order_in_its_array_framing() -> None:
+    fmt = formats.get("cohere")
+    first, second = ToolUse("get_weather", {"location": "Paris"}), ToolUse("get_time")
+    text = fmt.render(Turn("Hmm.", ("Hi.", first, second, "Bye.", first)), None)
+    call = '{{"tool_call_id": "{}", "tool_name": "get_{}", "parameters": {}}}'
+    weather, time = call.format(0, "weather", '{"location": "Paris"}'), call.format(1, "time", "{}")
+    action = "<|START_ACTION|>[\n    {}\n]<|END_ACTION|>"
+    assert text == (
+        "<|START_THINKING|>Hmm.<|END_THINKING|><|START_RESPONSE|>Hi.<|END_RESPONSE|>"
+        + action.format(f"{weather},\n    {time}")
+        + "<|START_RESPONSE|>Bye.<|END_RESPONSE|>"
+        + action.format(call.format(2, "weather", '{"location": "Paris"}'))
+        + "<|END_OF_TURN_TOKEN|>"
+    )
+    assert "<|START_ACTION|>" in fmt.reserved and "[" not in fmt.reserved
+    assert fmt.channels == {"reasoning": ("<|START_THINKING|>", "<|END_THINKING|>")}
+
+
+def test_an_array_framing_is_its_brackets_and_whitespace() -> None:
+    with pytest.raises(UsageError, match="framing"):
+        Section(("<a>",), ("</a>",), array=True, framing=("{", "}"))

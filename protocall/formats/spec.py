@@ -5,7 +5,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
 
 - `turn`: the turn's shape. `Think(open, close, …)`: a reasoning block, then content and
   calls in any order (`blocks.assistant_turn`); `Channels(channels, tokens)`: channels
-  over special tokens, text outside them content (`blocks.channelled_turn`);
+  over special tokens, text outside them content (`blocks.channelled_turn`), those named
+  in `starts` the ones a prompt can leave open, written `interleaved` (each content part
+  in a channel of its own, each run of calls in a section, in the turn's order) or not;
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
   calls only.
 - `stops`: the end-of-turn markers (the first, or all joined for channels, is written).
@@ -39,8 +41,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   With `array`, the calls are one JSON array after the begin (`blocks.json_call_list`),
   the template `{call}` alone: each element is the call codec's `element`
   (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
-  calls' envelope (they complete together once it closes); `[`, `]` are written with the
-  section's markers, which are reserved without them.
+  calls' envelope (they complete together once it closes); its `framing` (`[`, `]` and
+  any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
+  markers, which are reserved without it.
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
@@ -84,7 +87,10 @@ issue #16, which adds the fields named here):
 - *Granite 3.x: the same in an `array` section of two spellings and no end (the array
   runs to its `]`; a failed one resumes at a stop or a begin), `Think.phrases` for 3.2's
   `Here is my thought process:` … `Here is my response:`.
-- Mistral, Cohere, Llama 3: `NameAndArguments` objects in a JSON array section
+- *Cohere: `Channels` (`starts`: only the thinking; `interleaved`) and an `array` section
+  of `NameAndArguments(("parameters",), "tool_name", "tool_call_id")`, its `framing`
+  `[\n    ` … `\n]` and `between` `,\n    ` (one object a line), ids counted from 0.
+- Mistral, Llama 3: `NameAndArguments` objects in a JSON array section
   (`blocks.json_call_list`); Llama 3's bare object needs a proof hook. Gemma 4:
   `Channels` with a `label`, a value codec hook (`<|"|>` strings), the `call:` prefix as
   an alternative spelling.
@@ -92,6 +98,7 @@ issue #16, which adds the fields named here):
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -160,10 +167,16 @@ class Channel:
 
 @dataclass(frozen=True)
 class Channels:
-    """A turn of `channels` in which every marker begins with one of `tokens`."""
+    """A turn of `channels` in which every marker begins with one of `tokens`. A generation
+    prompt can leave those named in `starts` open (default: all). A turn is written as its
+    channels in order, all its content in each content channel, then its calls in one
+    section; with `interleaved`, as its reasoning channel, then each content part in the
+    first content channel and each run of calls in a section, in the turn's order."""
 
     channels: tuple[Channel, ...]
     tokens: tuple[str, ...]
+    starts: tuple[str, ...] | None = None
+    interleaved: bool = False
 
 
 @dataclass(frozen=True)
@@ -240,12 +253,15 @@ class Section:
     each: bool = False
     opener: str = ""
     array: bool = False
+    framing: tuple[str, str] = ("[", "]")
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
             raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
         if self.array and (self.bare or self.noise or self.empty or self.each or self.opener):
             raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
+        if tuple(bracket.strip() for bracket in self.framing) != ("[", "]"):
+            raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
 
 
 @dataclass(frozen=True)
@@ -293,6 +309,8 @@ def build(spec: Spec) -> Format:
             dropped=envelope.dropped,
             reserved=reserved,
             default_start=spec.default_start,
+            starts=turn.starts,
+            render=_interleaved(spec, turn, envelope) if turn.interleaved else None,
         )
     else:
         reasoning = None
@@ -326,7 +344,7 @@ def build(spec: Spec) -> Format:
             call_stop=spec.call_stop,
             dropped=envelope.dropped,
         )
-    reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]` are JSON
+    reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]`: JSON
     shown = dict(fmt.markers)
     if isinstance(turn, Think) and turn.phrases[0]:
         shown["reasoning"] += f" or {turn.phrases[0][0]} …"
@@ -361,6 +379,35 @@ def _messages(spec: Spec, turn: Messages, envelope: _Envelope) -> Format:
         summary=spec.summary,
         markers=shown | {"call": envelope.shown},
     )
+
+
+def _interleaved(
+    spec: Spec, turn: Channels, envelope: _Envelope
+) -> Callable[[Turn, str | None], str]:
+    """The renderer of an `interleaved` channel turn: the reasoning channel (its opener
+    omitted when pre-opened), each content part in the first content channel and each run
+    of calls in the section, calls numbered from 0, then the stops."""
+    thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
+    response = next(c for c in turn.channels if c.name != "reasoning")
+    block = blocks.Reasoning(thinking.open, thinking.close) if thinking else None
+
+    def render(parsed: Turn, start: str | None) -> str:
+        parts = tuple(
+            f"{response.open}{part}{response.close}" if isinstance(part, str) else part
+            for part in parsed.parts
+        )
+        index = itertools.count()
+        return blocks.render_turn(
+            replace(parsed, parts=parts),
+            start,
+            reasoning=block,
+            call=lambda use: envelope.render(use, next(index)),
+            between_calls=spec.call.between,
+            section=envelope.written_section,
+            stop="".join(spec.stops),
+        )
+
+    return render
 
 
 def _channel(channel: Channel) -> blocks.Channel:
@@ -402,9 +449,9 @@ class _Envelope:
             )
         self.end = section.ends[0] if section and section.ends else ""
         written = (section.begins[0], self.end) if section else None
-        brackets = ("[", "]") if self.array else ("", "")
+        brackets = section.framing if section and self.array else ("", "")
         written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
-        self.brackets = tuple(m for m in (written or ()) if self.array)
+        self.brackets = tuple(m.strip() for m in (written or ()) if self.array)
         self.written_section = None if section and section.each else written
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
@@ -423,7 +470,8 @@ class _Envelope:
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
         if section is not None and self.array:
-            shown = f"{section.begins[0]}[{shown}]{self.end}"
+            framing = (bracket.strip() for bracket in section.framing)
+            shown = f"{section.begins[0]}{shown.join(framing)}{self.end}"
         elif section is not None and not isinstance(call.arguments, PythonKeywords):
             shown = section.begins[0].strip() + shown.strip()
         elif section is not None:
