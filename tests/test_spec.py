@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from protocall import cli, formats
 from protocall.combinators import UsageError
 from protocall.combinators.xmlargs import GLM
-from protocall.formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, XmlArguments
+from protocall.formats.codecs import (
+    Attribute,
+    IdName,
+    JsonObject,
+    NameAndArguments,
+    PythonKeywords,
+    XmlArguments,
+)
 from protocall.formats.spec import (
     Call,
     Section,
@@ -272,3 +279,20 @@ def test_an_interleaved_channel_turn_writes_each_part_in_order_in_its_array_fram
 def test_an_array_framing_is_its_brackets_and_whitespace() -> None:
     with pytest.raises(UsageError, match="framing"):
         Section(("<a>",), ("</a>",), array=True, framing=("{", "}"))
+
+
+def test_pseudo_function_calls_with_a_list_separator_are_a_python_list() -> None:
+    use = ToolUse("f", {"s": "x", "flag": True, "none": None})
+    for name, written in (("pythonic", "{}"), ("llama-4", "{}"), ("lfm2", "<|tool_call_start|>{}")):
+        fmt = formats.get(name)
+        text = fmt.render(Turn(None, ("Hi", use, use)), None)
+        call = "f(s='x', flag=True, none=None)"
+        assert text.startswith("Hi" + written.format(f"[{call}, {call}]"))
+        assert "[" not in fmt.reserved and "]" not in fmt.reserved
+        assert [c.arguments for c in verify(fmt, text, fmt.prompt_for(None)).tool_calls] == [
+            use.arguments
+        ] * 2
+    with pytest.raises(UsageError, match='"json" or "python"'):
+        PythonKeywords(literals="repr")
+    with pytest.raises(UsageError, match="written bare"):
+        Section(("<a>",), ("</a>",), written_bare=True)

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from .. import ast
 from ..combinators import (
     Parser,
+    UsageError,
     alt,
     cut,
     emit,
@@ -207,9 +208,18 @@ class XmlArguments:
 @dataclass(frozen=True)
 class PythonKeywords:
     """Keyword arguments of a pseudo-function call, `k=v, …` with Python or JSON literal
-    values (read by `blocks.python_call_lines` and `python_call_list`), written `k=JSON`."""
+    values (read by `blocks.python_call_lines` and `python_call_list`), written `k=JSON`
+    or, with `literals="python"`, `k=repr(v)` (`'x'`, `True`, `None`)."""
+
+    literals: str = "json"
+
+    def __post_init__(self) -> None:
+        if self.literals not in ("json", "python"):
+            raise UsageError(f'literals are "json" or "python", not {self.literals!r}')
 
     def render(self, values: dict[str, Any]) -> str:
+        if self.literals == "python":
+            return ", ".join(f"{k}={v!r}" for k, v in values.items())
         return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in values.items())
 
     markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own

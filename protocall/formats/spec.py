@@ -36,8 +36,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
   dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
   it) or `"marker"` (where a call opener or the end follows it; the section then ends at
-  its first spelling of the end). With `each` it is written around each call; `opener`
-  is where content stops to try it, a prefix its begins share (`<｜DSML｜`).
+  its first spelling of the end). With `each` it is written around each call, with
+  `written_bare` not at all (the calls are written `bare`); `opener` is where content
+  stops to try it, a prefix its begins share (`<｜DSML｜`).
   With `array`, the calls are one JSON array after the begin (`blocks.json_call_list`),
   the template `{call}` alone: each element is the call codec's `element`
   (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
@@ -72,7 +73,10 @@ issue #16, which adds the fields named here):
   `name=Attribute()` and `XmlArguments(KIMI_K3, block=JsonBlock(…))`; `opens_at="marker"`.
 - *Hermes: `Call("<tool_call>\n{call}\n</tool_call>", NameAndArguments(("arguments",
   "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
-  in a `Section`; pythonic and LFM2 are the same codec in a `[`…`]` section.
+  in a `Section`. *Pythonic (Llama 3.2), *Llama 4, *LFM2: the same codec with
+  `literals="python"` and `between=", "`, which makes the calls a Python list `[…]`
+  (`blocks.python_call_list`; the brackets are written, not reserved): bare, in a `bare`
+  section `written_bare` (Llama 4's `<|python_start|>`), or in a section (LFM2).
 - *gpt-oss: `Messages("harmony", …)`, calls written from the template.
 - *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
   DSML is `XmlArguments(DSML)` with `empty='"/>'`, the `Section.opener` `<｜DSML｜` and
@@ -254,6 +258,7 @@ class Section:
     opener: str = ""
     array: bool = False
     framing: tuple[str, str] = ("[", "]")
+    written_bare: bool = False
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
@@ -262,6 +267,8 @@ class Section:
             raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
         if tuple(bracket.strip() for bracket in self.framing) != ("[", "]"):
             raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
+        if self.written_bare and not self.bare:
+            raise UsageError("a section whose calls are written bare has `bare` calls")
 
 
 @dataclass(frozen=True)
@@ -448,10 +455,12 @@ class _Envelope:
                 f"array (NameKey only there), not {call.template!r}"
             )
         self.end = section.ends[0] if section and section.ends else ""
-        written = (section.begins[0], self.end) if section else None
-        brackets = section.framing if section and self.array else ("", "")
+        listed = isinstance(call.arguments, PythonKeywords) and call.between != "\n"
+        written = (section.begins[0], self.end) if section else ("", "") if listed else None
+        written = ("", "") if section and section.written_bare else written
+        brackets = section.framing if section and self.array else ("[", "]") if listed else ("", "")
         written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
-        self.brackets = tuple(m.strip() for m in (written or ()) if self.array)
+        self.brackets = tuple(m.strip() for m in (written or ()) if self.array or listed)
         self.written_section = None if section and section.each else written
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
@@ -470,12 +479,12 @@ class _Envelope:
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, call.template)
         if section is not None and self.array:
-            framing = (bracket.strip() for bracket in section.framing)
-            shown = f"{section.begins[0]}{shown.join(framing)}{self.end}"
-        elif section is not None and not isinstance(call.arguments, PythonKeywords):
-            shown = section.begins[0].strip() + shown.strip()
+            shown = f"{section.begins[0]}{shown.join(b.strip() for b in brackets)}{self.end}"
+        elif isinstance(call.arguments, PythonKeywords):
+            begin, end = (section.begins[0], section.ends[0]) if section else ("", "")
+            shown = f"{begin}{brackets[0]}{shown}{call.between}…{brackets[1]}{end}"
         elif section is not None:
-            shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
+            shown = section.begins[0].strip() + shown.strip()
         self.shown = shown.strip().replace("\n", "\\n")
 
     def _shown(self, match: re.Match[str]) -> str:
