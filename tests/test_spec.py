@@ -296,3 +296,32 @@ def test_pseudo_function_calls_with_a_list_separator_are_a_python_list() -> None
         PythonKeywords(literals="repr")
     with pytest.raises(UsageError, match="written bare"):
         Section(("<a>",), ("</a>",), written_bare=True)
+
+
+def test_optional_template_pieces_may_be_missing_and_an_id_piece_is_written_with_an_id() -> None:
+    fmt = formats.get("mistral")
+    uses = (ToolUse("get_weather", {"location": "Paris"}, "a1b2c3d4e"), ToolUse("get_time"))
+    text = fmt.render(Turn(None, uses), None)
+    assert text == (
+        '[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"location": "Paris"}'
+        "[TOOL_CALLS]get_time[ARGS]{}</s>"
+    )
+    message = verify(fmt, text.replace("[ARGS]", "", 1), "[/INST]", tools=None)
+    assert [c.name for c in message.tool_calls] == ["get_weather", "get_time"]
+    assert message.tool_calls[0].id == "a1b2c3d4e"
+    assert fmt.markers["call"] == "[TOOL_CALLS]NAME[ARGS]{…}"
+    listed = '[TOOL_CALLS] [{"id": "x", "name": "get_weather", "arguments": {}}]</s>'
+    assert [c.id for c in verify(fmt, listed, "[/INST]", tools=WEATHER).tool_calls] == ["x"]
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        lambda: Call("<c>{name}[A]{arguments}</c>", optional=("[B]",)),
+        lambda: Call("<c>{name}[A]{arguments}</c>", PythonKeywords(), optional=("[A]",)),
+        lambda: Section(("<s>",), (), element=NameAndArguments()),
+    ],
+)
+def test_optional_pieces_and_an_alternative_array_are_checked(made: Any) -> None:
+    with pytest.raises(UsageError, match=r"optional pieces|`element`"):
+        made()

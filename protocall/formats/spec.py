@@ -14,12 +14,19 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
   `name` encoding says: `Plain`, `Attribute`), `{id}` (an `IdName`, an id that carries
-  the name), `{index}` (the call's position), `{arguments}` (an argument codec:
+  the name; with another name, the call id, a token of `id_pattern`, written as the
+  call's id or else its position), `{index}` (the call's position), `{arguments}` (an
+  argument codec:
   `JsonObject`, `XmlArguments`, `PythonKeywords`) or `{call}` (a codec that carries the
   name too: `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's
   head, what proves a call has begun; its first token is the call's opener, its last the
   closer. Whitespace in the template is any whitespace, or none, when read, and whitespace
   is allowed around the arguments; `spaced` allows it between every two pieces too.
+  `optional` pieces of the template, right before JSON arguments, may be missing: the
+  head then ends at the first and is proven by the first token of any or the arguments'
+  `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
+  `[CALL_ID]{id}`, `[ARGS]`), and the call has no closer (a failed one resumes at the
+  next opener or a stop).
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
   dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
@@ -44,7 +51,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
   calls' envelope (they complete together once it closes); its `framing` (`[`, `]` and
   any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
-  markers, which are reserved without it.
+  markers, which are reserved without it. With `element` (a call codec), that array is an
+  alternative behind the same opener to the template's calls, which are then `bare` (and
+  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
@@ -94,8 +103,10 @@ issue #16, which adds the fields named here):
 - *Cohere: `Channels` (`starts`: only the thinking; `interleaved`) and an `array` section
   of `NameAndArguments(("parameters",), "tool_name", "tool_call_id")`, its `framing`
   `[\n    ` … `\n]` and `between` `,\n    ` (one object a line), ids counted from 0.
-- Mistral, Llama 3: `NameAndArguments` objects in a JSON array section
-  (`blocks.json_call_list`); Llama 3's bare object needs a proof hook. Gemma 4:
+- *Mistral: `Call("[TOOL_CALLS]{name}[CALL_ID]{id}[ARGS]{arguments}", spaced=True,
+  optional=("[CALL_ID]{id}", "[ARGS]"))` and the pre-v11 array, an `array` section of
+  `element=NameAndArguments(id="id")` behind `[TOOL_CALLS]`; `Think` with `also`.
+- Llama 3: `NameAndArguments` objects; its bare object needs a proof hook. Gemma 4:
   `Channels` with a `label`, a value codec hook (`<|"|>` strings), the `call:` prefix as
   an alternative spelling.
 """
@@ -110,7 +121,20 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from .. import ast
-from ..combinators import Parser, UsageError, alt, literal, optional, peek, regex, seq, until
+from ..combinators import (
+    Parser,
+    UsageError,
+    alt,
+    cut,
+    literal,
+    optional,
+    peek,
+    recover,
+    regex,
+    seq,
+    tag,
+    until,
+)
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout
 from ..tools import Tools
@@ -228,17 +252,28 @@ class Call:
     bare: bool = False
     loose: bool = False
     empty: str | None = None
+    optional: tuple[str, ...] = ()
+    id_pattern: str = r"[^\s\[{]+"
 
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
         named = "{id}" if isinstance(self.name, IdName) else "{name}"
         together = isinstance(self.arguments, (NameAndArguments, NameKey))
         wanted = ["{call}"] if together else sorted(("{arguments}", named))
-        if sorted(hole for hole in holes if hole != "{index}") != wanted:
+        free = ("{index}",) if named == "{id}" or together else ("{index}", "{id}")
+        if sorted(hole for hole in holes if hole not in free) != wanted:
             kinds = f"{type(self.name).__name__} names and {type(self.arguments).__name__}"
             raise UsageError(
                 f"a call template with {' and '.join(wanted)} once each for {kinds}, "
                 f"not {self.template!r}"
+            )
+        if self.optional and (
+            "".join(self.optional) + "{arguments}" not in self.template
+            or not isinstance(self.arguments, JsonObject)
+        ):
+            raise UsageError(
+                f"optional pieces {self.optional} right before JSON {{arguments}}, "
+                f"in {self.template!r}"
             )
 
 
@@ -259,12 +294,16 @@ class Section:
     array: bool = False
     framing: tuple[str, str] = ("[", "]")
     written_bare: bool = False
+    element: NameAndArguments | NameKey | None = None
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
             raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
-        if self.array and (self.bare or self.noise or self.empty or self.each or self.opener):
+        bare = self.bare and self.element is None  # an alternative's template calls are bare
+        if self.array and (bare or self.noise or self.empty or self.each or self.opener):
             raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
+        if self.element is not None and not self.array:
+            raise UsageError("a section's `element` is that of a JSON `array`")
         if tuple(bracket.strip() for bracket in self.framing) != ("[", "]"):
             raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
         if self.written_bare and not self.bare:
@@ -442,12 +481,14 @@ class _Envelope:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         call = spec.call
-        self.pieces = [p for p in _PLACEHOLDER.split(call.template) if p]
+        required = call.template.replace("".join(call.optional), "")  # what every call has
+        self.pieces = [p for p in _PLACEHOLDER.split(required) if p]
         tokens = _PLACEHOLDER.sub(" ", call.template).split() or [""]
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
         section = spec.section
         self.array = section is not None and section.array
-        if self.array != (call.template == "{call}") or (
+        alone = section is not None and section.element is not None  # the array: an alternative
+        if (self.array and not alone) != (call.template == "{call}") or (
             isinstance(call.arguments, NameKey) and not self.array
         ):
             raise UsageError(
@@ -456,9 +497,10 @@ class _Envelope:
             )
         self.end = section.ends[0] if section and section.ends else ""
         listed = isinstance(call.arguments, PythonKeywords) and call.between != "\n"
-        written = (section.begins[0], self.end) if section else ("", "") if listed else None
-        written = ("", "") if section and section.written_bare else written
         brackets = section.framing if section and self.array else ("[", "]") if listed else ("", "")
+        written = (section.begins[0], self.end) if section else ("", "") if listed else None
+        if section and section.written_bare:  # the calls as the template writes them
+            written = ("", "") if listed else None
         written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
         self.brackets = tuple(m.strip() for m in (written or ()) if self.array or listed)
         self.written_section = None if section and section.each else written
@@ -477,19 +519,21 @@ class _Envelope:
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
-        shown = _PLACEHOLDER.sub(self._shown, call.template)
-        if section is not None and self.array:
+        shown = _PLACEHOLDER.sub(self._shown, self._template(None))
+        if section is not None and self.array and not alone:
             shown = f"{section.begins[0]}{shown.join(b.strip() for b in brackets)}{self.end}"
         elif isinstance(call.arguments, PythonKeywords):
             begin, end = (section.begins[0], section.ends[0]) if section else ("", "")
             shown = f"{begin}{brackets[0]}{shown}{call.between}…{brackets[1]}{end}"
-        elif section is not None:
+        elif section is not None and not alone:
             shown = section.begins[0].strip() + shown.strip()
         self.shown = shown.strip().replace("\n", "\\n")
 
     def _shown(self, match: re.Match[str]) -> str:
         call = self.spec.call
         key = match[1]
+        if key == "{id}" and not isinstance(call.name, IdName):
+            return "ID"
         if key in ("{name}", "{id}"):
             return call.name.shown
         return "IDX" if key == "{index}" else call.arguments.shown
@@ -502,6 +546,8 @@ class _Envelope:
         def part(match: re.Match[str]) -> str:  # `Call` checked which placeholders it has
             if match[1] == "{index}":
                 return str(index)
+            if match[1] == "{id}" and not isinstance(name, IdName):
+                return use.id or str(index)
             if isinstance(codec, (NameAndArguments, NameKey)):
                 return codec.render(use.name, use.arguments, use.id or str(index))
             if match[1] == "{arguments}":
@@ -510,13 +556,22 @@ class _Envelope:
                 return name.render(use.name, use.id, index)
             return name.render(use.name)
 
-        written = _PLACEHOLDER.sub(part, call.template)
+        written = _PLACEHOLDER.sub(part, self._template(use.id))
         section = self.spec.section
         return (
             f"{section.begins[0]}{written}{section.ends[0]}"
             if section and section.each
             else written
         )
+
+    def _template(self, call_id: str | None) -> str:
+        """The template as written for a call with `call_id`: an optional piece holding
+        `{id}` is left out for a call without one."""
+        template = self.spec.call.template
+        for piece in self.spec.call.optional:
+            if "{id}" in piece and not call_id:
+                template = template.replace(piece, "", 1)
+        return template
 
     def calls(self, tools: Tools | None) -> blocks.Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
@@ -525,11 +580,16 @@ class _Envelope:
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
         if section is not None and self.array:
-            assert isinstance(codec, (NameAndArguments, NameKey))
+            element = section.element or codec
+            assert isinstance(element, (NameAndArguments, NameKey))
             end = section.ends[0] if section.ends else None
             resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
-            calls = blocks.json_call_list(section.begins, codec.element(), resync, end)
-            return calls
+            calls = blocks.json_call_list(section.begins, element.element(), resync, end)
+            if section.element is None:
+                return calls
+            alone = self._alone(tools, codec)
+            heads, bodies = alt(calls.head, alone.head), alt(calls.call, alone.call)
+            return blocks.in_runs(blocks.Calls(calls.openers, heads, bodies))
         if spec.call.loose:
             return templates.any_of(self._templates(), tools, stops=spec.stops)
         layout = self._xml_layout()
@@ -541,6 +601,8 @@ class _Envelope:
             follows = peek(blocks.markers(*begins, self.opener))
             lead = optional(seq(literal(spec.placeholder), ws, follows))
         assert not isinstance(codec, NameKey)  # `_Envelope` checked: a JSON array's only
+        if spec.call.optional:
+            return blocks.in_runs(self._alone(tools, codec))
         head, body = self._head(lead), self._body(tools, codec)
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
         if section is None:
@@ -555,6 +617,43 @@ class _Envelope:
         else:
             calls = self._section(section, lead, head, body, resync)
         return calls
+
+    def _alone(self, tools: Tools | None, codec: Codec) -> blocks.Calls:
+        """Calls in no section whose template has `optional` pieces and no closer (Mistral
+        v11): the head is proven once the first token of an optional piece or the
+        arguments' `{` follows the name; a failed call is skipped to the next opener or a
+        stop, which it leaves in place."""
+        assert isinstance(codec, JsonObject)  # `Call` checked: optional pieces need JSON
+        follows = blocks.markers(*self._firsts(), "{")  # `{`: the arguments' opening
+        head = self._head(None).skip(peek(ws.then(follows)))
+        body = self._body(tools, codec)
+        skip = until(self.opener, *self.spec.stops, emit=False)
+        one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+        return blocks.Calls((self.opener,), blocks.unfinished(head), blocks.unfinished(one))
+
+    def _optional(self) -> list[Parser[Any]]:
+        """Each `optional` piece, read where its first token stands, its `{id}` the call
+        id; committed to once what has arrived of that token begins no later piece (nor
+        the arguments' `{`), so a piece cut off there is a truncated call."""
+        firsts = self._firsts()
+        pieces = []
+        for number, piece in enumerate(self.spec.call.optional):
+            first, later = firsts[number], (*firsts[number + 1 :], "{")
+            ends = range(1, len(first))
+            own = (first[:end] for end in ends if not any(o.startswith(first[:end]) for o in later))
+            parts: list[Parser[Any]] = [peek(literal(next(own, first))), cut]
+            for part in _PLACEHOLDER.split(piece):
+                parts += [self._id()] if part == "{id}" else _text(part)
+            pieces.append(optional(seq(ws, *parts)))
+        return pieces
+
+    def _firsts(self) -> list[str]:
+        """The first token of each `optional` piece."""
+        return [_PLACEHOLDER.split(piece)[0].split()[0] for piece in self.spec.call.optional]
+
+    def _id(self) -> Parser[str]:
+        """A call id that carries no name: a token of `Call.id_pattern`."""
+        return tag(ast.TOOL_ID, regex(self.spec.call.id_pattern).desc("a call id"))
 
     def _xml_layout(self) -> Layout | None:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
@@ -732,6 +831,8 @@ class _Envelope:
             if piece == "{call}" and isinstance(call.arguments, NameAndArguments):
                 value = call.arguments.head()
                 parts.append(value)
+            elif piece == "{id}" and not isinstance(call.name, IdName):
+                parts.append(self._id())
             elif piece in ("{name}", "{id}"):
                 value = call.name.parser()
                 parts.append(value)
@@ -773,12 +874,15 @@ class _Envelope:
             return lambda _: rest
         values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
 
+        pieces = self._optional()
+
         def body(head: str) -> Parser[Any]:
             start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
             arguments = values(name.name(head) if isinstance(name, IdName) else head)
             if call.spaced:
-                return seq(*_spaced([*start, arguments, *after], True))
-            return seq(*start, ws, arguments, ws, *after)
+                spaced = _spaced([*start, arguments, *after], True)
+                return seq(*pieces, ws, *spaced) if pieces else seq(*spaced)
+            return seq(*start, *pieces, ws, arguments, ws, *after)
 
         return body
 
