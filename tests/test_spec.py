@@ -325,3 +325,16 @@ def test_optional_template_pieces_may_be_missing_and_an_id_piece_is_written_with
 def test_optional_pieces_and_an_alternative_array_are_checked(made: Any) -> None:
     with pytest.raises(UsageError, match=r"optional pieces|`element`"):
         made()
+
+
+def test_a_name_prefix_is_written_and_optional_and_a_channel_opener_is_written_labelled() -> None:
+    fmt = formats.get("gemma-4")
+    text = fmt.render(Turn("Hmm.", (ToolUse("get_weather", {"location": "Paris"}),)), None)
+    call = '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>'
+    assert text == f"<|channel>thought\nHmm.<channel|>{call}<|tool_response>"
+    assert fmt.prompt_for("reasoning") == "<|turn>model\n<|channel>thought\n"
+    message = verify(fmt, text.replace("call:", ""), "<|turn>model\n", tools=WEATHER)
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [
+        ("get_weather", {"location": "Paris"})
+    ]
+    assert verify(fmt, "<|tool_call>get_weather and more<turn|>", tools=WEATHER).tool_calls == ()

@@ -13,15 +13,16 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
 - `stops`: the end-of-turn markers (the first, or all joined for channels, is written).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
-  `name` encoding says: `Plain`, `Attribute`), `{id}` (an `IdName`, an id that carries
-  the name; with another name, the call id, a token of `id_pattern`, written as the
-  call's id or else its position), `{index}` (the call's position), `{arguments}` (an
-  argument codec:
-  `JsonObject`, `XmlArguments`, `PythonKeywords`) or `{call}` (a codec that carries the
-  name too: `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's
-  head, what proves a call has begun; its first token is the call's opener, its last the
-  closer. Whitespace in the template is any whitespace, or none, when read, and whitespace
-  is allowed around the arguments; `spaced` allows it between every two pieces too.
+  `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`
+  (an `IdName`, an id that carries the name; with another name, the call id, a token of
+  `id_pattern`, written as the call's id or else its position), `{index}` (the call's
+  position), `{arguments}` (an argument codec: `JsonObject`, `XmlArguments`,
+  `PythonKeywords`, `BareObject`) or `{call}` (a codec that carries the name too:
+  `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's head,
+  what proves a call has begun (a name right before JSON or `BareObject` arguments is
+  proven by their `{`); its first token is the call's opener, its last the closer.
+  Whitespace in the template is any whitespace, or none, when read, and whitespace is
+  allowed around the arguments; `spaced` allows it between every two pieces too.
   `optional` pieces of the template, right before JSON arguments, may be missing: the
   head then ends at the first and is proven by the first token of any or the arguments'
   `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
@@ -106,9 +107,11 @@ issue #16, which adds the fields named here):
 - *Mistral: `Call("[TOOL_CALLS]{name}[CALL_ID]{id}[ARGS]{arguments}", spaced=True,
   optional=("[CALL_ID]{id}", "[ARGS]"))` and the pre-v11 array, an `array` section of
   `element=NameAndArguments(id="id")` behind `[TOOL_CALLS]`; `Think` with `also`.
-- Llama 3: `NameAndArguments` objects; its bare object needs a proof hook. Gemma 4:
-  `Channels` with a `label`, a value codec hook (`<|"|>` strings), the `call:` prefix as
-  an alternative spelling.
+- *Gemma 4: `Channels` of one `Channel` with a `label` and its `written` opener
+  (`<|channel>thought\n`), `interleaved`; `Call("<|tool_call>{name}{arguments}<tool_call|>",
+  BareObject(), name=Plain(prefix="call:"), stray_closers=True)`: the `<|"|>` value codec,
+  the `call:` prefix written but optional when read; `call_stop`.
+- Llama 3: `NameAndArguments` objects; its bare object needs a proof hook.
 """
 
 from __future__ import annotations
@@ -142,6 +145,7 @@ from . import blocks, templates
 from .base import Format
 from .codecs import (
     Attribute,
+    BareObject,
     Codec,
     IdName,
     JsonBlock,
@@ -185,12 +189,15 @@ class Think:
 @dataclass(frozen=True)
 class Channel:
     """A channel `open` … `close` named `name` (`reasoning`, or else content), with an
-    optional `label` after the opener (see `blocks.Channel`)."""
+    optional `label` after the opener (see `blocks.Channel`); `written` is its opener as
+    the model writes it (label included) where that differs, in the prompt that pre-opens
+    it, the renderer and the marker summary (Gemma 4's `<|channel>thought\n`)."""
 
     name: str
     open: str
     close: str
     label: str = ""
+    written: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,8 +205,9 @@ class Channels:
     """A turn of `channels` in which every marker begins with one of `tokens`. A generation
     prompt can leave those named in `starts` open (default: all). A turn is written as its
     channels in order, all its content in each content channel, then its calls in one
-    section; with `interleaved`, as its reasoning channel, then each content part in the
-    first content channel and each run of calls in a section, in the turn's order."""
+    section; with `interleaved`, as a `Think` turn is: its reasoning channel, then each
+    content part in the first content channel (as it is where there is none) and each run
+    of calls in a section, in the turn's order, then the first stop (or `call_stop`)."""
 
     channels: tuple[Channel, ...]
     tokens: tuple[str, ...]
@@ -434,15 +442,18 @@ def _interleaved(
     omitted when pre-opened), each content part in the first content channel and each run
     of calls in the section, calls numbered from 0, then the stops."""
     thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
-    response = next(c for c in turn.channels if c.name != "reasoning")
-    block = blocks.Reasoning(thinking.open, thinking.close) if thinking else None
+    response = next((c for c in turn.channels if c.name != "reasoning"), None)
+    block = (
+        blocks.Reasoning(thinking.written or thinking.open, thinking.close) if thinking else None
+    )
 
     def render(parsed: Turn, start: str | None) -> str:
         parts = tuple(
-            f"{response.open}{part}{response.close}" if isinstance(part, str) else part
+            f"{response.open}{part}{response.close}" if response and isinstance(part, str) else part
             for part in parsed.parts
         )
         index = itertools.count()
+        stop = spec.call_stop if spec.call_stop is not None and parsed.calls else spec.stops[0]
         return blocks.render_turn(
             replace(parsed, parts=parts),
             start,
@@ -450,7 +461,7 @@ def _interleaved(
             call=lambda use: envelope.render(use, next(index)),
             between_calls=spec.call.between,
             section=envelope.written_section,
-            stop="".join(spec.stops),
+            stop=stop,
         )
 
     return render
@@ -458,7 +469,7 @@ def _interleaved(
 
 def _channel(channel: Channel) -> blocks.Channel:
     node = ast.REASONING if channel.name == "reasoning" else ast.CONTENT
-    return blocks.Channel(channel.open, channel.close, node, channel.label)
+    return blocks.Channel(channel.open, channel.close, node, channel.label, channel.written)
 
 
 def _text(text: str) -> list[Parser[Any]]:
@@ -604,6 +615,8 @@ class _Envelope:
         if spec.call.optional:
             return blocks.in_runs(self._alone(tools, codec))
         head, body = self._head(lead), self._body(tools, codec)
+        if self._split()[0][-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
+            head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
         if section is None:
             calls = blocks.in_runs(blocks.tool_calls((self.opener,), head, body, resync))
@@ -863,7 +876,7 @@ class _Envelope:
         return self.pieces[:upto], self.pieces[at + 1 :]
 
     def _body(
-        self, tools: Tools | None, codec: JsonObject | XmlArguments | NameAndArguments
+        self, tools: Tools | None, codec: JsonObject | XmlArguments | BareObject | NameAndArguments
     ) -> Callable[[Any], Parser[Any]]:
         """`value of the head -> the rest of the call`, through its closer."""
         call = self.spec.call
@@ -897,7 +910,7 @@ class _Envelope:
 
 
 _PARTS = (Think, Channel, Channels, Messages, Call, Section, Plain, Attribute, IdName, JsonObject)
-_CODECS = (JsonBlock, XmlArguments, PythonKeywords, NameAndArguments, NameKey, Layout)
+_CODECS = (JsonBlock, XmlArguments, PythonKeywords, BareObject, NameAndArguments, NameKey, Layout)
 _KINDS: dict[str, type] = {kind.__name__: kind for kind in (Spec, *_PARTS, *_CODECS)}
 
 
