@@ -54,6 +54,7 @@ ACME = Spec(
 
 def test_the_ported_families_are_written_as_specs() -> None:
     assert {"kimi-k2", "kimi-k3", "hermes", "olmo-3"} <= set(SPECCED)
+    assert set(SPECCED) == set(formats.names())  # every built-in family
 
 
 @pytest.mark.parametrize("name", SPECCED)
@@ -215,9 +216,12 @@ def test_the_formats_command_prints_a_spec_as_json_or_python(
 
 
 def test_the_formats_command_names_a_format_without_a_spec(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    unported = next(name for name in formats.names() if formats.get(name).spec is None)
+    unported = "hermes-in-code"  # every built-in family is a spec: one made in code
+    formats.names()  # the built-ins loaded first
+    in_code = replace(formats.get("hermes"), name=unported, spec=None)
+    monkeypatch.setitem(formats._REGISTRY, unported, in_code)
     assert cli.main(["formats", "--spec", unported]) == 2
     assert "is not written as a spec yet" in capsys.readouterr().err
     assert cli.main(["formats", "--python"]) == 2
@@ -338,3 +342,24 @@ def test_a_name_prefix_is_written_and_optional_and_a_channel_opener_is_written_l
         ("get_weather", {"location": "Paris"})
     ]
     assert verify(fmt, "<|tool_call>get_weather and more<turn|>", tools=WEATHER).tool_calls == ()
+
+
+def test_bare_call_objects_are_proven_by_a_named_hook() -> None:
+    spec = Spec(
+        "bare",
+        "bare",
+        Call("{call}", NameAndArguments(), between=" | ", proof="llama-3"),
+        ("<eot>",),
+        turn=None,
+    )
+    fmt = build(spec)
+    call = '{"name": "get_weather", "arguments": {}}'
+    text = f'{{"answer": 1}} then {call} | {call.replace("arguments", "parameters")}'
+    message = verify(fmt, text + "<eot>", tools=WEATHER)
+    assert [c.name for c in message.tool_calls] == ["get_weather"] * 2
+    assert message.content == '{"answer": 1} then'
+    assert fmt.render(Turn(None, (ToolUse("f"), ToolUse("g"))), None) == (
+        '{"name": "f", "arguments": {}} | {"name": "g", "arguments": {}}<eot>'
+    )
+    with pytest.raises(UsageError, match="no proof hook named 'nope'"):
+        build(replace(spec, call=replace(spec.call, proof="nope")))

@@ -72,9 +72,11 @@ the channels, the prompts and the marker summary (`Format.markers["call"]`).
 
 A turn no data describes is a named hook: `Messages(hook, …)` names a `TurnHook` (a
 grammar and a renderer in code, registered with `register_turn`), as gpt-oss's headers.
+So is what proves a call object standing bare in the content a call: a `{call}` template
+in no array section names a `ProofHook` (`Call.proof`, registered with `register_proof`;
+Llama 3's); such calls follow one another separated by `between`'s text (`;`).
 
-How every family maps (those marked * are written as specs; the rest are phase 2 of
-issue #16, which adds the fields named here):
+How every family maps (every one is written as a spec):
 
 - *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
   name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
@@ -111,7 +113,9 @@ issue #16, which adds the fields named here):
   (`<|channel>thought\n`), `interleaved`; `Call("<|tool_call>{name}{arguments}<tool_call|>",
   BareObject(), name=Plain(prefix="call:"), stray_closers=True)`: the `<|"|>` value codec,
   the `call:` prefix written but optional when read; `call_stop`.
-- Llama 3: `NameAndArguments` objects; its bare object needs a proof hook.
+- *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
+  proof="llama-3")`: bare objects proven by the hook its module registers, after an
+  optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).
 """
 
 from __future__ import annotations
@@ -130,6 +134,7 @@ from ..combinators import (
     alt,
     cut,
     literal,
+    many,
     optional,
     peek,
     recover,
@@ -247,6 +252,26 @@ def register_turn(name: str, hook: TurnHook) -> None:
 
 
 @dataclass(frozen=True)
+class ProofHook:
+    """What proves a call object standing bare in the content a call, in code: `proof(tools)`
+    matches (without a cut) from a `{` that begins a call; `openers` are where such an
+    object may begin (the content stops there to try it)."""
+
+    openers: tuple[str, ...]
+    proof: Callable[[Tools | None], Parser[Any]]
+
+
+_PROOF_HOOKS: dict[str, ProofHook] = {}
+
+
+def register_proof(name: str, hook: ProofHook) -> None:
+    """Make `hook` the proof that `Call(…, proof=name)` names."""
+    if _PROOF_HOOKS.get(name, hook) is not hook:
+        raise UsageError(f"a proof hook named {name!r} is already registered")
+    _PROOF_HOOKS[name] = hook
+
+
+@dataclass(frozen=True)
 class Call:
     """One call as a template (see the module docstring)."""
 
@@ -262,6 +287,7 @@ class Call:
     empty: str | None = None
     optional: tuple[str, ...] = ()
     id_pattern: str = r"[^\s\[{]+"
+    proof: str = ""
 
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
@@ -499,13 +525,16 @@ class _Envelope:
         section = spec.section
         self.array = section is not None and section.array
         alone = section is not None and section.element is not None  # the array: an alternative
-        if (self.array and not alone) != (call.template == "{call}") or (
+        if ((self.array and not alone) or bool(call.proof)) != (call.template == "{call}") or (
             isinstance(call.arguments, NameKey) and not self.array
         ):
             raise UsageError(
                 f"a call template of `{{call}}` alone exactly in a section holding a JSON "
                 f"array (NameKey only there), not {call.template!r}"
             )
+        if call.proof and call.proof not in _PROOF_HOOKS:
+            known = ", ".join(_PROOF_HOOKS) or "none"
+            raise UsageError(f"no proof hook named {call.proof!r} (registered: {known})")
         self.end = section.ends[0] if section and section.ends else ""
         listed = isinstance(call.arguments, PythonKeywords) and call.between != "\n"
         brackets = section.framing if section and self.array else ("[", "]") if listed else ("", "")
@@ -614,6 +643,9 @@ class _Envelope:
         assert not isinstance(codec, NameKey)  # `_Envelope` checked: a JSON array's only
         if spec.call.optional:
             return blocks.in_runs(self._alone(tools, codec))
+        if spec.call.proof:
+            assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
+            return self._proven(tools, codec)
         head, body = self._head(lead), self._body(tools, codec)
         if self._split()[0][-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
             head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
@@ -643,6 +675,28 @@ class _Envelope:
         skip = until(self.opener, *self.spec.stops, emit=False)
         one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
         return blocks.Calls((self.opener,), blocks.unfinished(head), blocks.unfinished(one))
+
+    def _proven(self, tools: Tools | None, codec: NameAndArguments) -> blocks.Calls:
+        """Call objects standing bare in the content, each proven a call by the hook
+        `Call.proof` (or, for the first, by a section begin before it, after which it is
+        one whatever it holds), separated by the text of `between` (any whitespace
+        around it); a failed one is skipped to a stop."""
+        hook = _PROOF_HOOKS[self.spec.call.proof]  # `_Envelope` checked it is registered
+        proof, skip = hook.proof(tools), until(*self.spec.stops, emit=False)
+
+        def one(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
+            return recover(tag(ast.TOOL_CALL, seq(peek(head), lead, cut, codec.element())), skip)
+
+        bare = one(proof, ws)
+        first, heads = bare, peek(proof)
+        begins = self.spec.section.begins if self.spec.section else ()
+        if begins:
+            tagged = seq(blocks.markers(*begins), ws, literal("{"))
+            first = alt(blocks.unfinished(one(tagged, blocks.markers(*begins).then(ws))), bare)
+            heads = alt(blocks.unfinished(tagged), heads)
+        separator = self.spec.call.between.strip()
+        more = many(blocks.unfinished(seq(ws, literal(separator), ws, bare)))
+        return blocks.Calls((*begins, *hook.openers), heads, seq(first, more))
 
     def _optional(self) -> list[Parser[Any]]:
         """Each `optional` piece, read where its first token stands, its `{id}` the call
