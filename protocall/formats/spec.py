@@ -10,7 +10,8 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   in a channel of its own, each run of calls in a section, in the turn's order) or not;
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
   calls only.
-- `stops`: the end-of-turn markers (the first, or all joined for channels, is written).
+- `stops`: the end-of-turn markers (the first, or all joined for channels not
+  `interleaved`, is written).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
   `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`
@@ -466,7 +467,8 @@ def _interleaved(
 ) -> Callable[[Turn, str | None], str]:
     """The renderer of an `interleaved` channel turn: the reasoning channel (its opener
     omitted when pre-opened), each content part in the first content channel and each run
-    of calls in the section, calls numbered from 0, then the stops."""
+    of calls in the section, calls numbered from 0, then the first stop (`call_stop`
+    after a turn with calls, where given)."""
     thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
     response = next((c for c in turn.channels if c.name != "reasoning"), None)
     block = (
@@ -524,13 +526,13 @@ class _Envelope:
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
         section = spec.section
         self.array = section is not None and section.array
-        alone = section is not None and section.element is not None  # the array: an alternative
-        if ((self.array and not alone) or bool(call.proof)) != (call.template == "{call}") or (
-            isinstance(call.arguments, NameKey) and not self.array
-        ):
+        alternative = section is not None and section.element is not None  # to the template
+        if ((self.array and not alternative) or bool(call.proof)) != (
+            call.template == "{call}"
+        ) or (isinstance(call.arguments, NameKey) and not self.array):
             raise UsageError(
                 f"a call template of `{{call}}` alone exactly in a section holding a JSON "
-                f"array (NameKey only there), not {call.template!r}"
+                f"array (NameKey only there) or with a `proof`, not {call.template!r}"
             )
         if call.proof and call.proof not in _PROOF_HOOKS:
             known = ", ".join(_PROOF_HOOKS) or "none"
@@ -560,12 +562,12 @@ class _Envelope:
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
         shown = _PLACEHOLDER.sub(self._shown, self._template(None))
-        if section is not None and self.array and not alone:
+        if section is not None and self.array and not alternative:
             shown = f"{section.begins[0]}{shown.join(b.strip() for b in brackets)}{self.end}"
         elif isinstance(call.arguments, PythonKeywords):
             begin, end = (section.begins[0], section.ends[0]) if section else ("", "")
             shown = f"{begin}{brackets[0]}{shown}{call.between}…{brackets[1]}{end}"
-        elif section is not None and not alone:
+        elif section is not None and not alternative:
             shown = section.begins[0].strip() + shown.strip()
         self.shown = shown.strip().replace("\n", "\\n")
 
@@ -627,8 +629,8 @@ class _Envelope:
             calls = blocks.json_call_list(section.begins, element.element(), resync, end)
             if section.element is None:
                 return calls
-            alone = self._alone(tools, codec)
-            heads, bodies = alt(calls.head, alone.head), alt(calls.call, alone.call)
+            called = self._with_optional(tools, codec)
+            heads, bodies = alt(calls.head, called.head), alt(calls.call, called.call)
             return blocks.in_runs(blocks.Calls(calls.openers, heads, bodies))
         if spec.call.loose:
             return templates.any_of(self._templates(), tools, stops=spec.stops)
@@ -642,7 +644,7 @@ class _Envelope:
             lead = optional(seq(literal(spec.placeholder), ws, follows))
         assert not isinstance(codec, NameKey)  # `_Envelope` checked: a JSON array's only
         if spec.call.optional:
-            return blocks.in_runs(self._alone(tools, codec))
+            return blocks.in_runs(self._with_optional(tools, codec))
         if spec.call.proof:
             assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
             return self._proven(tools, codec)
@@ -663,7 +665,7 @@ class _Envelope:
             calls = self._section(section, lead, head, body, resync)
         return calls
 
-    def _alone(self, tools: Tools | None, codec: Codec) -> blocks.Calls:
+    def _with_optional(self, tools: Tools | None, codec: Codec) -> blocks.Calls:
         """Calls in no section whose template has `optional` pieces and no closer (Mistral
         v11): the head is proven once the first token of an optional piece or the
         arguments' `{` follows the name; a failed call is skipped to the next opener or a
