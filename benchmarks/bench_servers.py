@@ -93,7 +93,7 @@ def deltas(fmt: protocall.formats.Format, output: str, size: int) -> tuple[Any, 
     tokenizer = servers_shim.Tokenizer([*markers, *fmt.prompts.values()])
     ids = tokenizer.encode(output)
     pieces = [
-        ("".join(tokenizer.strings[i] for i in ids[at : at + size]), ids[at : at + size])
+        (tokenizer.decode(ids[at : at + size]), ids[at : at + size])
         for at in range(0, len(ids), size)
     ]
     return tokenizer, pieces, ids

@@ -80,9 +80,17 @@ def request(tools: Any = TOOLS, stream: bool = True) -> ChatCompletionRequest:
     )
 
 
-def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) -> dict:
-    """Run `output` through vLLM's per-choice stream processor in chunks of `sizes`
-    characters (token-aligned), the prompt ids given with every step as the server does."""
+def stream(
+    fmt: Any,
+    prompt: str,
+    output: str | list[int],
+    sizes: list[int],
+    skipped: bool = False,
+    **which: bool,
+) -> dict:
+    """Run `output` (text, or its token ids) through vLLM's per-choice stream processor in
+    chunks of `sizes` tokens, the prompt ids given with every step as the server does; with
+    `skipped`, the deltas' text lacks the special tokens (`skip_special_tokens=True`)."""
     parser_cls, tokenizer = server(fmt, **which)
     req = request()
     parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
@@ -90,8 +98,8 @@ def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) 
         req, parser, enable_auto_tools=which.get("tool", True), parser_cls=parser_cls
     )
     prompt_ids = tokenizer.encode(prompt)
-    ids = tokenizer.encode(output)
-    pieces = [tokenizer.decode([i]) for i in ids]
+    ids = tokenizer.encode(output) if isinstance(output, str) else output
+    pieces = [tokenizer.decode([i], skip_special_tokens=skipped) for i in ids]
     deltas: list[dict[str, Any]] = []
     at = 0
     for size in sizes:
@@ -230,3 +238,65 @@ def test_any_chunking_through_vllm_loop_equals_session(label: str, sizes: list[i
     fmt, prompt, output = CASES[label]
     sizes = cover(sizes, len(output))
     assert stream(fmt, prompt, output, sizes) == expected(fmt, prompt, output)
+
+
+@pytest.mark.parametrize("label", sorted(TURNS))
+def test_a_marker_spelled_out_of_ordinary_tokens_stays_text(label: str) -> None:
+    """The format's markers copied into the content as ordinary tokens open nothing and
+    reach the client verbatim, the real call (special tokens) parsing as ever; one delta
+    holding both the copy and the real markers (the whole output at once) included."""
+    fmt = protocall.formats.get(label)
+    start, turn = TURNS[label]
+    prompt = "<|im_start|>user\nhi<|im_end|>\n" + (fmt.prompt_for(start) or "")
+    honest = fmt.render(Turn(turn.reasoning, ("Look: SENTINEL", CALL)), start)
+    _, tokenizer = server(fmt)
+    copied = " ".join(tokenizer.specials)
+    before, after = honest.split("SENTINEL")
+    ids = [*tokenizer.encode(before), *tokenizer.ordinary(copied), *tokenizer.encode(after)]
+    want = expected(fmt, prompt, honest)
+    want["content"] = want["content"].replace("SENTINEL", copied)
+    assert want["tool_calls"] == [("write_file", CALL.arguments)]
+    for sizes in chunkings(len(ids), seed=len(label)):
+        assert stream(fmt, prompt, ids, sizes) == want
+
+
+@pytest.mark.parametrize("label", sorted(TURNS))
+def test_special_tokens_missing_from_the_text_are_put_back(label: str) -> None:
+    """A server that skipped special tokens in the text still has them in the ids."""
+    fmt, prompt, output = CASES[label]
+    for sizes in chunkings(len(output), seed=3):
+        assert stream(fmt, prompt, output, sizes, skipped=True) == expected(fmt, prompt, output)
+
+
+def test_the_added_tokens_among_the_markers_are_the_special_tokens() -> None:
+    from protocall.integrations.vllm import special_ids
+
+    fmt = protocall.formats.get("kimi-k3")
+    tokenizer = Tokenizer(["<|open|>", "<|sep|>", "<|close|>", "<|im_start|>"])
+    found = special_ids(tokenizer, fmt)
+    assert sorted(found.values()) == ["<|close|>", "<|open|>", "<|sep|>"]
+    assert special_ids(tokenizer, fmt) is found  # once per tokenizer
+
+
+def test_a_delta_holding_a_copy_and_the_special_token_places_each() -> None:
+    from protocall.integrations.vllm import spans
+
+    tokenizer = Tokenizer(["<tool_call>"])
+    special = tokenizer.encode("<tool_call>")
+    copy = tokenizer.ordinary("<tool_call>")
+    specials = {special[0]: "<tool_call>"}
+    text = "<tool_call><tool_call>"
+    assert spans(text, copy + special, specials, tokenizer) == [
+        ("<tool_call>", False),
+        ("<tool_call>", True),
+    ]
+    assert spans(text, special + copy, specials, tokenizer) == [
+        ("<tool_call>", True),
+        ("<tool_call>", False),
+    ]
+    assert spans(
+        "ab",
+        [*tokenizer.ordinary("a"), *special, *tokenizer.ordinary("b")],
+        specials,
+        tokenizer,
+    ) == [("a", False), ("<tool_call>", True), ("b", False)]

@@ -18,12 +18,22 @@ so the reasoning parser never hands the stream over (`has_engine_confirmed_reaso
 stays False) and no text is parsed twice. With no tool parser configured (no
 `--enable-auto-tool-choice`), or a request without tools, no tool is declared and a call's
 raw text stays in the content.
+
+Special tokens (the defence against marker injection): the format's markers, or parts of
+them, that the tokenizer holds as added tokens are recognised only where their token id
+arrives in `delta_token_ids`; the same text spelled out of ordinary tokens (a document the
+model copies) stays text (see `protocall.special_tokens`). Each delta is split at those ids
+(the text of a delta with none is ordinary, the common case). The request is set to keep
+special tokens in the text (`skip_special_tokens=False`, no spaces around them); where the
+text lacks one the ids show anyway, its text is put back where the ids place it. A
+non-streaming request is parsed from its text alone (vLLM passes no token ids there), with
+every marker recognised.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from vllm.entrypoints.generate.base.protocol import (
@@ -95,6 +105,66 @@ def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
         return str(tokenizer.decode(list(ids)))
 
 
+_specials_cache: dict[tuple[int, str], tuple[Any, dict[int, str]]] = {}
+
+
+def special_ids(tokenizer: Any, fmt: Format) -> dict[int, str]:
+    """The ids of the tokenizer's added tokens whose text is a marker of `fmt` or part of
+    one, with their text (computed once per tokenizer and format)."""
+    key = (id(tokenizer), fmt.name)
+    cached = _specials_cache.get(key)
+    if cached is not None and cached[0] is tokenizer:
+        return cached[1]
+    added = getattr(tokenizer, "get_added_vocab", None)
+    vocab: Mapping[str, int] = added() if added is not None else {}
+    markers = [*fmt.reserved, *(marker for pair in fmt.channels.values() for marker in pair)]
+    found = {i: text for text, i in vocab.items() if text and any(text in m for m in markers)}
+    _specials_cache[key] = (tokenizer, found)
+    return found
+
+
+def spans(
+    text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
+) -> list[tuple[str, bool]]:
+    """`text` (one delta) split into ordinary text and the special tokens its `ids` hold,
+    as (text, special) pairs in order. Each special token is placed at the occurrence of
+    its text nearest to where the ordinary ids before it end (their text decoded), so a
+    copy of the same text spelled out of ordinary tokens in the same delta stays ordinary;
+    a special token whose text is missing (the server skipped special tokens) is put there."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    run: list[int] = []  # ordinary ids since the last special token
+    for token in ids:
+        marker = specials.get(token)
+        if marker is None:
+            run.append(token)
+            continue
+        hint = at + (len(_decode(tokenizer, run)) if run else 0)
+        start = _nearest(text, marker, at, hint)
+        if start is None:
+            start = min(hint, len(text))
+            end = start
+        else:
+            end = start + len(marker)
+        pieces += ((text[at:start], False), (marker, True))
+        at, run = end, []
+    pieces.append((text[at:], False))
+    return [piece for piece in pieces if piece[0]]
+
+
+def _nearest(text: str, marker: str, at: int, hint: int) -> int | None:
+    """The start of the occurrence of `marker` in `text` from `at` nearest to `hint`."""
+    best = None
+    start = text.find(marker, at)
+    while start >= 0:
+        if best is None or abs(start - hint) < abs(best - hint):
+            best = start
+        if start > hint:
+            break
+        start = text.find(marker, start + 1)
+    return best
+
+
 def _keep_markers(request: Any) -> Any:
     """Markers must survive detokenization: keep special tokens, no spaces between them."""
     if hasattr(request, "skip_special_tokens"):
@@ -102,6 +172,18 @@ def _keep_markers(request: Any) -> Any:
     if hasattr(request, "spaces_between_special_tokens"):
         request.spaces_between_special_tokens = False
     return request
+
+
+def _feed(
+    turn: Turn, text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
+) -> list[Event]:
+    """The events of one delta: its text ordinary unless its ids hold special tokens."""
+    if not specials or specials.keys().isdisjoint(ids):
+        return turn.feed(text)
+    events: list[Event] = []
+    for piece, special in spans(text, ids, specials, tokenizer):
+        events += turn.feed(piece, special)
+    return events
 
 
 class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ignore]
@@ -114,6 +196,8 @@ class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
         self.turn = Turn(formats.get(self.format_name))
+        self.specials = special_ids(tokenizer, self.turn.format)
+        self.turn.special_tokens = tuple(dict.fromkeys(self.specials.values()))
         template = kwargs.get("chat_template_kwargs") or {}
         thinking = template.get("enable_thinking", template.get("thinking"))
         self.turn.thinking = None if thinking is None else bool(thinking)
@@ -169,7 +253,8 @@ class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
         current_token_ids: Sequence[int],
         delta_token_ids: Sequence[int],
     ) -> DeltaMessage | None:
-        return delta_message(self.turn.feed(delta_text))
+        events = _feed(self.turn, delta_text, delta_token_ids, self.specials, self.model_tokenizer)
+        return delta_message(events)
 
     def finish_streaming(self) -> DeltaMessage | None:
         return delta_message(self.turn.finish())
@@ -192,6 +277,8 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
             self.turn: Turn = pending[1]
         else:
             self.turn = Turn(fmt)
+        self.specials = special_ids(tokenizer, fmt)
+        self.turn.special_tokens = tuple(dict.fromkeys(self.specials.values()))
         self.turn.tools = tool_dicts(self.tools)
 
     def adjust_request(self, request: Any) -> Any:
@@ -219,7 +306,8 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
-        return delta_message(self.turn.feed(delta_text))
+        events = _feed(self.turn, delta_text, delta_token_ids, self.specials, self.model_tokenizer)
+        return delta_message(events)
 
     def finish_streaming(self) -> DeltaMessage | None:
         return delta_message(self.turn.finish())
