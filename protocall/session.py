@@ -208,10 +208,9 @@ class Session:
         self._finished = False
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
+        self._masked: SpecialTokens | None = None  # `_special`, once it has masked text
         # Finished, failed, decoding bytes or masking special tokens: `feed` checks first.
         self._guarded = self._special is not None
-        if self._special is not None:
-            self._sink = self._restoring(self._sink)
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -268,8 +267,18 @@ class Session:
         if self._special is None:
             return tail + chunk
         if special:
-            return self._special.ordinary(tail) + self._special.special(chunk)
-        return self._special.ordinary(tail + chunk)
+            chunk = self._special.ordinary(tail) + self._special.special(chunk)
+        else:
+            chunk = self._special.ordinary(tail + chunk)
+        self._unmasking()
+        return chunk
+
+    def _unmasking(self) -> None:
+        """Once the special tokens' masks are in the text parsed, they are put back in all
+        the output (before, there are none)."""
+        if self._masked is None and self._special is not None and self._special.masked:
+            self._masked = self._special
+            self._sink = self._restoring(self._sink)
 
     def finish(self) -> list[Event]:
         """End of stream: open constructs decide (a call cut off becomes a `truncated` error)."""
@@ -280,6 +289,7 @@ class Session:
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         if self._special is not None:
             tail = self._special.ordinary(tail) + self._special.flush()
+            self._unmasking()
         self._finished = self._guarded = True
         if tail:
             self._raw.append(tail)
@@ -330,17 +340,17 @@ class Session:
             opened = self._open.pop()
             self._on_close(opened.start, item, events)
         self._sink = self._innermost_sink()
-        if self._special is not None:
+        if self._masked is not None:
             self._sink = self._restoring(self._sink)
 
     def _restoring(self, sink: Callable[[str], Event | None]) -> Callable[[str], Event | None]:
         """`sink` taking the grammar's text with the special tokens' masks put back."""
-        assert self._special is not None
-        restore = self._special.restore
+        assert self._masked is not None
+        restore = self._masked.restore
         return lambda text: sink(restore(text))
 
     def _restore(self, text: str) -> str:
-        return text if self._special is None else self._special.restore(text)
+        return text if self._masked is None else self._masked.restore(text)
 
     def _innermost_sink(self) -> Callable[[str], Event | None]:
         """Where text goes: the innermost content, reasoning or arguments node decides;
@@ -430,9 +440,9 @@ class Session:
         arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         # Raw values that did not convert to their declared type (kept as strings).
         problems: tuple[str, ...] = tuple(getattr(call.arguments, "problems", ()))
-        if self._special is not None:
-            arguments = self._special.restore_value(arguments)
-            problems = tuple(map(self._special.restore, problems))
+        if self._masked is not None:
+            arguments = self._masked.restore_value(arguments)
+            problems = tuple(map(self._masked.restore, problems))
         if not call.pieces:
             call.pieces.append("{}")
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
@@ -521,16 +531,16 @@ class Session:
 
     def _restore_item(self, item: Item) -> Item:
         """`item` with the special tokens' masks put back in its text or value."""
-        if self._special is None or type(item) is Open:
+        if self._masked is None or type(item) is Open:
             return item
         if type(item) is Text:
-            return Text(self._special.restore(item.text), item.start)
+            return Text(self._masked.restore(item.text), item.start)
         assert isinstance(item, Close)
         value = item.value
         if isinstance(value, Recovered):
-            raw = self._special.restore(value.raw)
+            raw = self._masked.restore(value.raw)
             value = Recovered(value.failure, raw, value.start, value.truncated)
-        return Close(item.tag, item.end, self._special.restore_value(value))
+        return Close(item.tag, item.end, self._masked.restore_value(value))
 
     @property
     def finished(self) -> bool:

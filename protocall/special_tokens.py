@@ -55,7 +55,9 @@ class SpecialTokens:
     `ordinary(text)` and `special(text)` give the text to parse for the next input (ordinary
     text with its occurrences of special tokens masked, a tail that could still become one
     held back); `flush()` gives the held tail at the end of the stream; `restore` and
-    `restore_value` put the masked characters back in what the grammar gives.
+    `restore_value` put the masked characters back in what the grammar gives. `masked`
+    tells whether any text given so far was changed (until then there is nothing to put
+    back).
     """
 
     __slots__ = (
@@ -68,6 +70,7 @@ class SpecialTokens:
         "_stand_in",
         "_tokens",
         "_top",
+        "masked",
         "tokens",
     )
 
@@ -90,6 +93,7 @@ class SpecialTokens:
         self._longest = max(map(len, tokens))
         self._maybe = re.compile(f"[{re.escape(''.join(firsts))}{_IN_SEQUENCE}]")
         self._held = ""
+        self.masked = False
 
     def ordinary(self, text: str) -> str:
         """The part of ordinary `text` (after the held tail) that can be parsed now."""
@@ -114,6 +118,9 @@ class SpecialTokens:
         held, self._held = self._held, ""
         held = self._mask(held, len(held))
         starts = [p for p in range(len(held)) if self._hold.match(held, p)]
+        if not starts:
+            return held
+        self.masked = True
         chars = list(held)
         for start in starts:
             chars[start] = self._stand_in[held[start]]
@@ -140,6 +147,7 @@ class SpecialTokens:
         bad = next((c for c in text if c in self._top), None)
         if bad is not None:
             raise UsageError(f"U+{ord(bad):04X} (a lone surrogate) is not text")
+        self.masked = True
         return text.translate(self._shift)
 
     def _mask(self, text: str, limit: int) -> str:
@@ -151,6 +159,7 @@ class SpecialTokens:
             start = match.start()
             if chars is None:
                 chars = list(text)
+                self.masked = True
             chars[start] = self._stand_in[text[start]]
             match = self._tokens.search(text, start + 1)
         return text if chars is None else "".join(chars)

@@ -300,3 +300,32 @@ def test_a_delta_holding_a_copy_and_the_special_token_places_each() -> None:
         specials,
         tokenizer,
     ) == [("a", False), ("<tool_call>", True), ("b", False)]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"role": None, "content": "hi", "reasoning": None, "tool_calls": []},
+        {"id": "call_1", "type": "function", "index": 0, "function": None},
+        {"name": "write_file", "arguments": ""},
+    ],
+)
+def test_the_fast_constructor_builds_what_model_construct_builds(values: dict) -> None:
+    from vllm.entrypoints.generate.base.protocol import (
+        DeltaFunctionCall,
+        DeltaMessage,
+        DeltaToolCall,
+    )
+
+    from protocall.integrations.vllm import constructor
+
+    models = (DeltaMessage, DeltaToolCall, DeltaFunctionCall)
+    model = next(m for m in models if set(m.model_fields) == set(values))
+    fast, slow = constructor(model)(**values), model.model_construct(**values)
+    assert type(fast) is model and fast == slow
+    assert fast.model_fields_set == slow.model_fields_set
+    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (
+        slow.__pydantic_extra__,
+        slow.__pydantic_private__,
+    )
+    assert fast.model_dump_json() == slow.model_dump_json()
