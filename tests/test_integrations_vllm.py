@@ -329,3 +329,72 @@ def test_the_fast_constructor_builds_what_model_construct_builds(values: dict) -
         slow.__pydantic_private__,
     )
     assert fast.model_dump_json() == slow.model_dump_json()
+
+
+def responses_stream(fmt: Any, prompt: str, ids: list[int], size: int) -> dict[str, Any]:
+    """`ids` through vLLM's Responses API streaming path: the request's `parse_delta` per
+    delta and the `SimpleStreamingEventProcessor` that turns deltas into output items, as
+    `_process_simple_streaming_events` runs them; the items read back as a message."""
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+    from vllm.entrypoints.openai.responses.streaming_events import (
+        SimpleStreamingEventProcessor,
+        split_delta,
+    )
+
+    parser_cls, tokenizer = server(fmt)
+    tools = [{"type": "function", **tool["function"]} for tool in TOOLS]
+    req = ResponsesRequest(model="m", input="hi", tools=tools, stream=True)
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
+    req = parser.adjust_request(req)
+    processor = SimpleStreamingEventProcessor(tools=req.tools)
+    prompt_ids = tokenizer.encode(prompt)
+    for at in range(0, len(ids), size):
+        chunk = ids[at : at + size]
+        finished = at + size >= len(ids)
+        delta = parser.parse_delta(
+            tokenizer.decode(chunk), chunk, req, prompt_ids, finished=finished
+        )
+        for part in split_delta(delta) if delta else ():
+            state, call = processor.resolve_target_state(part)
+            if state.name == "NONE":
+                continue
+            if processor.needs_transition(state, call):
+                processor.close_current()
+                processor.open(state, call)
+            processor.emit_delta(part, None)
+    processor.close_current()
+    items = [item.model_dump() for item in processor.output_items]
+    texts = {"message": "", "reasoning": ""}
+    for item in items:
+        if item["type"] in texts:
+            texts[item["type"]] += "".join(part["text"] for part in item["content"])
+    calls = [(i["name"], json.loads(i["arguments"])) for i in items if i["type"] == "function_call"]
+    return {
+        "content": texts["message"] or None,
+        "reasoning_content": texts["reasoning"] or None,
+        "tool_calls": calls,
+    }
+
+
+@pytest.mark.parametrize("label", sorted(TURNS))
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_streamed_through_the_responses_api_equals_session(label: str, size: int) -> None:
+    fmt, prompt, output = CASES[label]
+    _, tokenizer = server(fmt)
+    got = responses_stream(fmt, prompt, tokenizer.encode(output), size)
+    assert got == expected(fmt, prompt, output)
+
+
+def test_a_marker_spelled_out_stays_text_through_the_responses_api() -> None:
+    fmt = protocall.formats.get("qwen3-coder")
+    start, turn = TURNS["qwen3-coder"]
+    prompt = "<|im_start|>user\nhi<|im_end|>\n" + (fmt.prompt_for(start) or "")
+    before, after = fmt.render(Turn(turn.reasoning, ("Look: SENTINEL", CALL)), start).split(
+        "SENTINEL"
+    )
+    _, tokenizer = server(fmt)
+    copied = "<tool_call>\n<function=write_file>\n</tool_call>"
+    ids = [*tokenizer.encode(before), *tokenizer.ordinary(copied), *tokenizer.encode(after)]
+    got = responses_stream(fmt, prompt, ids, 2)
+    assert got["content"] == "Look: " + copied
+    assert got["tool_calls"] == [("write_file", CALL.arguments)]

@@ -195,16 +195,53 @@ def _keep_markers(request: Any) -> Any:
     return request
 
 
-def _feed(
-    turn: Turn, text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
-) -> list[Event]:
-    """The events of one delta: its text ordinary unless its ids hold special tokens."""
-    if not specials or specials.keys().isdisjoint(ids):
-        return turn.feed(text)
-    events: list[Event] = []
-    for piece, special in spans(text, ids, specials, tokenizer):
-        events += turn.feed(piece, special)
-    return events
+class _Turn(Turn):
+    """A request's turn as vLLM's parsers feed it: deltas with their token ids in, one
+    `DeltaMessage` per delta out."""
+
+    def __init__(self, fmt: Format, tokenizer: Any) -> None:
+        super().__init__(fmt)
+        self.tokenizer = tokenizer
+        self.specials = special_ids(tokenizer, fmt)
+        self.special_tokens = tuple(dict.fromkeys(self.specials.values()))
+        self.held: list[Event] = []  # events that wait for the next delta (see `_in_order`)
+
+    def delta(self, text: str, ids: Sequence[int]) -> DeltaMessage | None:
+        """The message of one delta: its text ordinary unless its ids hold special tokens."""
+        specials = self.specials
+        if not specials or specials.keys().isdisjoint(ids):
+            events = self.feed(text)
+        else:
+            events = []
+            for piece, special in spans(text, ids, specials, self.tokenizer):
+                events += self.feed(piece, special)
+        return delta_message(self._in_order(events))
+
+    def last(self) -> DeltaMessage | None:
+        """The message of the end of the stream: everything still held back."""
+        events, self.held = self.held + self.finish(), []
+        return delta_message(events)
+
+    def _in_order(self, events: list[Event]) -> list[Event]:
+        """The longest run of the held and new events that one `DeltaMessage` carries in
+        the order they happened; the rest is held for the next delta. vLLM's Responses API
+        splits a delta into its reasoning, then its content, then its tool calls, so text
+        that follows a call's part in one delta would reach the client before it (and a
+        call's arguments after that text would open a call without a name)."""
+        events = self.held + events if self.held else events
+        rank = 0
+        for at, event in enumerate(events):
+            after = _RANK.get(type(event), rank)
+            if after < rank:
+                self.held = events[at:]
+                return events[:at]
+            rank = after
+        self.held = []
+        return events
+
+
+_RANK = {ReasoningDelta: 0, ContentDelta: 1, ToolCallStart: 2, ToolCallArgumentsDelta: 2}
+"""Where `split_delta` (vLLM's Responses API) puts each kind of event in a delta."""
 
 
 class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ignore]
@@ -216,9 +253,7 @@ class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
-        self.turn = Turn(formats.get(self.format_name))
-        self.specials = special_ids(tokenizer, self.turn.format)
-        self.turn.special_tokens = tuple(dict.fromkeys(self.specials.values()))
+        self.turn = _Turn(formats.get(self.format_name), tokenizer)
         template = kwargs.get("chat_template_kwargs") or {}
         thinking = template.get("enable_thinking", template.get("thinking"))
         self.turn.thinking = None if thinking is None else bool(thinking)
@@ -274,11 +309,10 @@ class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
         current_token_ids: Sequence[int],
         delta_token_ids: Sequence[int],
     ) -> DeltaMessage | None:
-        events = _feed(self.turn, delta_text, delta_token_ids, self.specials, self.model_tokenizer)
-        return delta_message(events)
+        return self.turn.delta(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
-        return delta_message(self.turn.finish())
+        return self.turn.last()
 
 
 class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
@@ -295,11 +329,9 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
         _pending.turn = None
         fmt: Format = formats.get(self.format_name)
         if pending is not None and pending[0] is tokenizer and pending[1].format is fmt:
-            self.turn: Turn = pending[1]
+            self.turn: _Turn = pending[1]
         else:
-            self.turn = Turn(fmt)
-        self.specials = special_ids(tokenizer, fmt)
-        self.turn.special_tokens = tuple(dict.fromkeys(self.specials.values()))
+            self.turn = _Turn(fmt, tokenizer)
         self.turn.tools = tool_dicts(self.tools)
 
     def adjust_request(self, request: Any) -> Any:
@@ -327,11 +359,10 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
-        events = _feed(self.turn, delta_text, delta_token_ids, self.specials, self.model_tokenizer)
-        return delta_message(events)
+        return self.turn.delta(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
-        return delta_message(self.turn.finish())
+        return self.turn.last()
 
 
 def parser_classes(name: str) -> tuple[type[ProtocallReasoningParser], type[ProtocallToolParser]]:
