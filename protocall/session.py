@@ -422,14 +422,13 @@ class Session:
         return self.tools is None or name in self.tools
 
     def _complete(self, call: _Call, start: int, end: int, events: list[Event]) -> None:
-        raw = self._restore(self._raw.text(start, end))
         if call.name is None or not self._declared(call.name):
             names = ", ".join(f"`{n}`" for n in sorted(self.tools or ())[:8])
             self._error(
                 "unknown_tool",
                 f"call to undeclared tool `{call.name}` (declared: {names or 'none'})",
                 start,
-                raw,
+                self._restore(self._raw.text(start, end)),
                 events,
                 passthrough=self._passthrough,
             )
@@ -454,7 +453,7 @@ class Session:
                 "invalid_arguments",
                 f"tool call `{call.name}`: arguments violate the schema: " + "; ".join(problems),
                 start,
-                raw,
+                self._restore(self._raw.text(start, end)),
                 events,
                 passthrough=False,
             )
@@ -489,7 +488,7 @@ class Session:
             message = f"malformed {context} at offset {failure.position}: expected {expected}"
         self._error(
             "truncated" if recovered.truncated else "malformed",
-            self._restore(message),
+            message,
             recovered.start,
             self._restore(recovered.raw),
             events,
