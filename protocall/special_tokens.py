@@ -28,6 +28,7 @@ a truncated special token.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -78,20 +79,15 @@ class SpecialTokens:
         tokens = tuple(dict.fromkeys(texts))
         if not tokens or not all(isinstance(t, str) and t for t in tokens):
             raise UsageError(f"special_tokens must be non-empty strings, got {tokens!r}")
-        firsts = sorted({token[0] for token in tokens})
-        if _STAND_INS.search("".join(firsts)):
+        firsts = "".join(sorted({token[0] for token in tokens}))
+        if _STAND_INS.search(firsts):
             raise UsageError("a special token cannot start with a noncharacter or a surrogate")
-        width = len(firsts)
         self.tokens = tokens
-        self._stand_in = {first: _SEQUENCE[i] for i, first in enumerate(firsts)}
-        self._shift = {ord(c): _SEQUENCE[i + width] for i, c in enumerate(_SEQUENCE[:-width])}
-        self._masks = {ord(_SEQUENCE[i]): first for i, first in enumerate(firsts)}
-        self._masks.update({ord(shifted): chr(code) for code, shifted in self._shift.items()})
-        self._top = frozenset(_SEQUENCE[-width:])
+        self._stand_in, self._shift, self._masks, self._top = _tables(firsts)
         self._tokens = re.compile(longest_first(tokens))
         self._hold = re.compile(f"(?:{proper_prefixes(sorted(tokens))})\\Z")
         self._longest = max(map(len, tokens))
-        self._maybe = re.compile(f"[{re.escape(''.join(firsts))}{_IN_SEQUENCE}]")
+        self._maybe = re.compile(f"[{re.escape(firsts)}{_IN_SEQUENCE}]")
         self._held = ""
         self.masked = False
 
@@ -164,3 +160,17 @@ class SpecialTokens:
             chars[start] = self._stand_in[text[start]]
             match = self._tokens.search(text, start + 1)
         return text if chars is None else "".join(chars)
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(firsts: str) -> tuple[dict[str, str], dict[int, str], dict[int, str], frozenset[str]]:
+    """For special tokens starting with the characters `firsts`: each first character's
+    stand-in, the shift of characters of the sequence that arrive as text, the table that
+    puts both back, and the characters that cannot be fed (built once per set: sessions
+    are built per request)."""
+    width = len(firsts)
+    stand_in = {first: _SEQUENCE[i] for i, first in enumerate(firsts)}
+    shift = {ord(c): _SEQUENCE[i + width] for i, c in enumerate(_SEQUENCE[:-width])}
+    masks = {ord(_SEQUENCE[i]): first for i, first in enumerate(firsts)}
+    masks.update({ord(shifted): chr(code) for code, shifted in shift.items()})
+    return stand_in, shift, masks, frozenset(_SEQUENCE[-width:])
