@@ -14,30 +14,11 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import UsageError
-from protocall.events import (
-    ContentDelta,
-    Event,
-    ProtocolError,
-    ReasoningDelta,
-    ToolCallArgumentsDelta,
-    ToolCallEnd,
-    ToolCallStart,
-)
+from protocall import events as ev
 from protocall.formats.turns import ToolUse, Turn
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
+STRING = {"type": "string"}
+TOOLS = [{"name": "write_file", "parameters": {"properties": {"path": STRING, "content": STRING}}}]
 SENTINEL = "SENTINEL"
 STAND_INS = "\ufdd0\ufdd1\ufdef\ufffe\U0010ffff"  # the session's own placeholders, as text
 Spans = list[tuple[str, bool]]
@@ -71,7 +52,7 @@ def parse(
     """The normal message and the events' concatenation of `spans`, each span fed whole
     (one-shot) or in pieces of `sizes` (cycled)."""
     session = fmt.parser(TOOLS, prompt, special_tokens=specials(fmt) if tokens is None else tokens)
-    events: list[Event] = []
+    events: list[ev.Event] = []
     turn = 0
     for text, special in spans:
         at = 0
@@ -96,21 +77,21 @@ def normal(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def joined(events: list[Event]) -> dict[str, Any]:
+def joined(events: list[ev.Event]) -> dict[str, Any]:
     """What the events add up to, per field and call."""
     out: dict[str, Any] = {"content": "", "reasoning": "", "starts": [], "args": {}, "ends": []}
     for event in events:
-        if isinstance(event, ContentDelta):
+        if isinstance(event, ev.ContentDelta):
             out["content"] += event.text
-        elif isinstance(event, ReasoningDelta):
+        elif isinstance(event, ev.ReasoningDelta):
             out["reasoning"] += event.text
-        elif isinstance(event, ToolCallStart):
+        elif isinstance(event, ev.ToolCallStart):
             out["starts"].append(event.name)
-        elif isinstance(event, ToolCallArgumentsDelta):
+        elif isinstance(event, ev.ToolCallArgumentsDelta):
             out["args"][event.index] = out["args"].get(event.index, "") + event.text
-        elif isinstance(event, ToolCallEnd):
+        elif isinstance(event, ev.ToolCallEnd):
             out["ends"].append((event.call.name, event.call.arguments))
-        elif isinstance(event, ProtocolError):
+        elif isinstance(event, ev.ProtocolError):
             out.setdefault("errors", []).append((event.code, event.raw))
     return out
 
