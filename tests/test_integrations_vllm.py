@@ -398,3 +398,36 @@ def test_a_marker_spelled_out_stays_text_through_the_responses_api() -> None:
     got = responses_stream(fmt, prompt, ids, 2)
     assert got["content"] == "Look: " + copied
     assert got["tool_calls"] == [("write_file", CALL.arguments)]
+
+
+@settings(max_examples=60)
+@given(
+    parts=st.lists(
+        st.tuples(st.sampled_from(["<tool_call>", "</tool_call>", "<", "a"]), st.booleans()),
+        max_size=12,
+    ),
+    skipped=st.booleans(),
+)
+def test_a_delta_splits_into_exactly_its_tokens(
+    parts: list[tuple[str, bool]], skipped: bool
+) -> None:
+    """Whatever mix of special tokens and spelled-out copies a delta holds, each special
+    token is placed where its id is, also when the text lacks it (skipped)."""
+    from protocall.integrations.vllm import spans
+
+    tokenizer = Tokenizer(["<tool_call>", "</tool_call>"])
+    parts = [(text, special and text in tokenizer.specials) for text, special in parts]
+    ids = [
+        i
+        for text, special in parts
+        for i in (tokenizer.encode(text) if special else tokenizer.ordinary(text))
+    ]
+    specials = {tokenizer.vocab[s]: s for s in tokenizer.specials}
+    want: list[tuple[str, bool]] = []
+    for text, special in parts:
+        if want and not special and not want[-1][1]:
+            want[-1] = (want[-1][0] + text, False)
+        else:
+            want.append((text, special))
+    text = tokenizer.decode(ids, skip_special_tokens=skipped)
+    assert spans(text, ids, specials, tokenizer) == want

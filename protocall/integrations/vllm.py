@@ -148,10 +148,13 @@ def spans(
     text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
 ) -> list[tuple[str, bool]]:
     """`text` (one delta) split into ordinary text and the special tokens its `ids` hold,
-    as (text, special) pairs in order. Each special token is placed at the occurrence of
-    its text nearest to where the ordinary ids before it end (their text decoded), so a
-    copy of the same text spelled out of ordinary tokens in the same delta stays ordinary;
-    a special token whose text is missing (the server skipped special tokens) is put there."""
+    as (text, special) pairs in order. Each special token goes where the ordinary ids
+    before it end (their text decoded): its text is taken from there (a few characters
+    either way, for what an incremental detokenizer moves between deltas), so a copy of the
+    same text spelled out of ordinary tokens, before or after it, stays ordinary. When the
+    delta's text lacks the special tokens (the server skipped them: the text is shorter
+    than the ids decoded with them), each is put in at its place."""
+    kept = len(text) + _SLACK >= len(_decode(tokenizer, ids))
     pieces: list[tuple[str, bool]] = []
     at = 0
     run: list[int] = []  # ordinary ids since the last special token
@@ -160,30 +163,28 @@ def spans(
         if marker is None:
             run.append(token)
             continue
-        hint = at + (len(_decode(tokenizer, run)) if run else 0)
-        start = _nearest(text, marker, at, hint)
-        if start is None:
-            start = min(hint, len(text))
-            end = start
-        else:
-            end = start + len(marker)
+        start = end = min(at + (len(_decode(tokenizer, run)) if run else 0), len(text))
+        found = _near(text, marker, start, at) if kept else None
+        if found is not None:
+            start, end = found, found + len(marker)
         pieces += ((text[at:start], False), (marker, True))
         at, run = end, []
     pieces.append((text[at:], False))
     return [piece for piece in pieces if piece[0]]
 
 
-def _nearest(text: str, marker: str, at: int, hint: int) -> int | None:
-    """The start of the occurrence of `marker` in `text` from `at` nearest to `hint`."""
-    best = None
-    start = text.find(marker, at)
-    while start >= 0:
-        if best is None or abs(start - hint) < abs(best - hint):
-            best = start
-        if start > hint:
-            break
-        start = text.find(marker, start + 1)
-    return best
+_SLACK = 2
+"""How many characters a delta's text may differ from its ids decoded alone."""
+
+
+def _near(text: str, marker: str, hint: int, low: int) -> int | None:
+    """Where `marker` starts in `text` within `_SLACK` of `hint` (the nearest), not before
+    `low`."""
+    for offset in (0, -1, 1, -2, 2)[: 2 * _SLACK + 1]:
+        start = hint + offset
+        if start >= low and text.startswith(marker, start):
+            return start
+    return None
 
 
 def _keep_markers(request: Any) -> Any:
