@@ -155,11 +155,6 @@ def test_declaring_special_tokens_changes_nothing_for_honest_output(name: str) -
     assert parse(fmt, tokenize(output, specials(fmt)), [1], prompt=prompt) == plain
 
 
-CONTENT_ONLY = ["hermes", "qwen3-coder", "kimi-k2", "glm-4.7", "deepseek-v3.2", "minimax-m2"]
-"""Formats in which ordinary text with no marker in it is content, whatever it says (no
-bare JSON or Python call without a marker, no channel needed for content)."""
-
-
 @st.composite
 def ordinary_text(draw: st.DrawFn, fmt: protocall.formats.Format) -> str:
     """Text made of the format's markers, their halves, stand-ins and a few characters."""
@@ -169,12 +164,14 @@ def ordinary_text(draw: st.DrawFn, fmt: protocall.formats.Format) -> str:
     return "".join(draw(st.lists(units, max_size=30)))
 
 
-@pytest.mark.parametrize("name", CONTENT_ONLY)
-@settings(max_examples=60, deadline=None)
+@pytest.mark.parametrize("name", protocall.formats.names())
+@settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_ordinary_text_is_content_verbatim(name: str, data: st.DataObject) -> None:
-    """Ordinary text is never a marker: all of it is the content, exactly, however it is
-    chunked, and nothing else happens (no call, no reasoning, no error)."""
+    """Every format: ordinary text made of its markers and their pieces is never a marker:
+    all of it is the content, exactly, however it is chunked, and nothing else happens (no
+    call, no reasoning, no error). (Not a bare JSON or Python call, which some formats read
+    without any marker.)"""
     fmt = protocall.formats.get(name)
     text = data.draw(ordinary_text(fmt))
     sizes = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=6))
@@ -182,7 +179,10 @@ def test_ordinary_text_is_content_verbatim(name: str, data: st.DataObject) -> No
     want = {"content": text.strip() or None, "reasoning": None, "calls": []}
     got, events = parse(fmt, [(text, False)], sizes, prompt=prompt)
     assert got == want
-    assert events["content"] == text.strip() and "errors" not in events
+    assert events["content"] == text.strip()
+    # (A GLM-4.5 turn of whitespace alone is a truncated call, special tokens or not: the
+    # newline before its call opener; the same without them. Anything else: no error.)
+    assert "errors" not in events or not text.strip()
 
 
 def hermes(*spans: tuple[str, bool], **options: Any) -> protocall.Session:
