@@ -103,7 +103,9 @@ class SpecialTokens:
 
     def special(self, text: str) -> str:
         """The held tail and `text`, which arrived as special tokens (parsed as is; an
-        occurrence that starts in the held tail is still ordinary text)."""
+        occurrence that starts in the held tail is still ordinary text; no text: nothing)."""
+        if not text:
+            return ""
         held, self._held = self._held, ""
         text = self._shifted(text)
         return self._mask(held + text, len(held)) if held else text

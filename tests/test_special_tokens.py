@@ -220,6 +220,11 @@ def test_a_marker_begun_in_ordinary_text_and_ended_by_a_special_span_is_text() -
     assert message.content == "<tool_call>" + CALL
 
 
+def test_empty_special_text_does_not_end_the_ordinary_text_around_it() -> None:
+    spans = [("<tool_", False), ("", True), ("call>", False), (CALL, False)]
+    assert hermes(*spans).message.content == "<tool_call>" + CALL
+
+
 def test_a_special_span_that_is_no_declared_token_is_parsed_as_is() -> None:
     """`<|im_end|>` (hermes' end of turn) is not declared: it ends the turn either way."""
     for special in (False, True):
