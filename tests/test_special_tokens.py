@@ -282,6 +282,14 @@ def test_special_tokens_that_cannot_matter_are_a_usage_error(tokens: Any, messag
         protocall.formats.get("hermes").parser(special_tokens=tokens)
 
 
+def test_special_tokens_may_be_any_iterable() -> None:
+    tokens = (token for token in ["<tool_call>"])
+    session = protocall.formats.get("hermes").parser(special_tokens=tokens)
+    session.feed("<tool_call>" + CALL + "</tool_call>")
+    session.finish()
+    assert session.message.tool_calls == ()
+
+
 def test_special_text_must_be_text() -> None:
     session = protocall.formats.get("hermes").parser(special_tokens=["<tool_call>"])
     with pytest.raises(UsageError, match="a str"):

@@ -71,15 +71,18 @@ class Format:
         checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
         now, not during the stream, as is a `special_tokens` text that is no part of any of
         the format's markers (`reserved` and `channels`: it could never matter)."""
-        self._check_special_tokens(options.get("special_tokens", ()))
+        if "special_tokens" in options:
+            options["special_tokens"] = self._special_tokens(options["special_tokens"])
         declared = normalize_tools(tools)
         grammar = self.grammar(declared, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
         return Session(grammar, declared, **options)
 
-    def _check_special_tokens(self, tokens: Iterable[str]) -> None:
+    def _special_tokens(self, tokens: Iterable[str]) -> tuple[str, ...]:
+        """`tokens` checked: each a non-empty part of one of the format's markers."""
         if isinstance(tokens, str):
             raise UsageError("special_tokens takes a collection of texts, not one string")
+        tokens = tuple(tokens)
         markers = [*self.reserved, *(marker for pair in self.channels.values() for marker in pair)]
         for token in tokens:
             if not isinstance(token, str) or not token or not any(token in m for m in markers):
@@ -88,3 +91,4 @@ class Format:
                     f"special token {token!r} is no part of any marker of format "
                     f"`{self.name}` (its markers: {shown})"
                 )
+        return tokens
