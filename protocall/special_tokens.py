@@ -14,11 +14,12 @@ there; everything the grammar gives back (text, names, argument values, raw erro
 the stand-ins put back. One character for one: stream offsets are unchanged. A character
 that is itself one of the stand-ins, in any text fed, is shifted to the next unused one in a
 fixed sequence (the 66 noncharacters, the last 1,022 private-use characters, the lone
-surrogates), so putting back is exact for any text. Two limits, both outside real text: the
-last few lone surrogates of the sequence cannot be fed (a `UsageError`: a lone surrogate is
-not text), and a format whose arguments are Python literals writes a lone surrogate as a
-`\\u` escape in its arguments JSON, so the last few private-use characters (U+10FFFD and
-the one or two before it, shifted to surrogates) would come back escaped there.
+surrogates), so putting back is exact for any text. Two limits, at the far end of that
+sequence (as many characters as the tokens have distinct first characters, usually one or
+two): its last lone surrogates cannot be fed (a `UsageError`: a lone surrogate is not text),
+and its last private-use characters (U+10FFFD, ...) are shifted to lone surrogates, which a
+format whose arguments are Python literals writes as `\\u` escapes in its arguments JSON,
+where they would come back escaped.
 
 An ordinary tail that is a proper prefix of a special token is held back until the next
 input decides it (at most the longest token's length), so the result does not depend on how
