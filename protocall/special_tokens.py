@@ -14,9 +14,9 @@ there; everything the grammar gives back (text, names, argument values, raw erro
 the stand-ins put back. One character for one: stream offsets are unchanged. A character
 that is itself one of the stand-ins, in any text fed, is shifted to the next unused one in a
 fixed sequence (the 66 noncharacters, the last 1,022 private-use characters, the lone
-surrogates), so putting back is exact for any text. Two limits, at the far end of that
-sequence (as many characters as the tokens have distinct first characters, usually one or
-two): its last lone surrogates cannot be fed (a `UsageError`: a lone surrogate is not text),
+surrogates), so putting back is exact, but for two limits at the far end of that sequence
+(as many characters as the tokens have distinct first characters, usually one or two): its
+last lone surrogates cannot be fed (a `UsageError`: a lone surrogate is not text),
 and its last private-use characters (U+10FFFD, ...) are shifted to lone surrogates, which a
 format whose arguments are Python literals writes as `\\u` escapes in its arguments JSON,
 where they would come back escaped.
