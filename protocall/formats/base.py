@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..combinators import Parser
+from ..combinators import Parser, UsageError
 from ..session import Session
 from ..tools import Tool, Tools, normalize_tools
 from .turns import Turn
@@ -69,8 +69,26 @@ class Format:
     ) -> Session:
         """A streaming session for one turn (options: see `Session`). The tools' schemas are
         checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
-        now, not during the stream."""
+        now, not during the stream, as is a `special_tokens` text that is no part of any of
+        the format's markers (`reserved` and `channels`: it could never matter)."""
+        if "special_tokens" in options:
+            options["special_tokens"] = self._special_tokens(options["special_tokens"])
         declared = normalize_tools(tools)
         grammar = self.grammar(declared, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
         return Session(grammar, declared, **options)
+
+    def _special_tokens(self, tokens: Iterable[str]) -> tuple[str, ...]:
+        """`tokens` checked: each a non-empty part of one of the format's markers."""
+        if isinstance(tokens, str):
+            raise UsageError("special_tokens takes a collection of texts, not one string")
+        tokens = tuple(tokens)
+        markers = [*self.reserved, *(marker for pair in self.channels.values() for marker in pair)]
+        for token in tokens:
+            if not isinstance(token, str) or not token or not any(token in m for m in markers):
+                shown = ", ".join(f"`{m}`" for m in markers) or "none"
+                raise UsageError(
+                    f"special token {token!r} is no part of any marker of format "
+                    f"`{self.name}` (its markers: {shown})"
+                )
+        return tokens
