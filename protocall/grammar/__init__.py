@@ -4,15 +4,16 @@ SGLang (docs/grammar.md)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from ..combinators import UsageError
 from ..formats.base import Format
 from ..tools import Tools
-from . import lark, walk
+from . import gbnf, lark, structural_tag, walk
 from .walk import Options
 
-DIALECTS = ("lark", "gbnf", "structural-tag")
+DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
 
 
 def grammar(
@@ -29,8 +30,17 @@ def grammar(
     if dialect not in DIALECTS:
         raise UsageError(f"a grammar dialect of {', '.join(DIALECTS)}, not {dialect!r}")
     declared = tools if tools is not None else Tools()
-    built = walk.build(fmt, declared, start, options or Options(), special_tokens)
-    return lark.write(built)
+    options = options or Options()
+    if dialect == "lark":
+        return lark.write(walk.build(fmt, declared, start, options, special_tokens))
+    if dialect == "gbnf":
+        return gbnf.write(walk.build(fmt, declared, start, options, ()))
+    if dialect == "gbnf-lazy":
+        built, triggers = walk.build_lazy(fmt, declared, start, options)
+        fields = {"grammar": gbnf.write(built), "grammar_lazy": True}
+        triggers_data = [{"type": "word", "value": word} for word in triggers]
+        return json.dumps({**fields, "grammar_triggers": triggers_data}, ensure_ascii=False)
+    return structural_tag.write(fmt, declared, start, options)
 
 
 __all__ = ["DIALECTS", "Options", "grammar"]

@@ -91,6 +91,20 @@ class Options:
     reasoning: bool = True
 
 
+def chosen_tools(tools: Tools, options: Options) -> list[Tool]:
+    """The tools a call may name under `options.tool_choice`."""
+    choice = options.tool_choice
+    if choice in ("auto", "required"):
+        if choice == "required" and not tools:
+            raise UsageError('tool_choice "required" with no tools declared')
+        return list(tools.values())
+    if choice not in tools:
+        raise UsageError(
+            f'tool_choice is "auto", "required" or a declared tool name, not {choice!r}'
+        )
+    return [tools[choice]]
+
+
 def check_fields(spec: Spec) -> None:
     """A `UsageError` naming the first spec field, or part kind, the walk cannot write."""
     _check(spec, "spec")
@@ -143,6 +157,23 @@ def build(
     return _Walk(fmt, spec, tools, start, options, special).grammar
 
 
+def build_lazy(
+    fmt: Format, tools: Tools, start: str | None, options: Options
+) -> tuple[Grammar, tuple[str, ...]]:
+    """The grammar of the rest of a turn from its first call on, and the words that trigger
+    it (the calls' opening marker), for a lazy grammar: text before the trigger is free.
+    Markers are all text (a lazy grammar is matched against text)."""
+    walked = (
+        _Walk(fmt, fmt.spec, tools, start, options, (), lazy=True)
+        if isinstance(fmt.spec, Spec)
+        else None
+    )
+    if walked is None:
+        build(fmt, tools, start, options)  # raises the reason
+        raise AssertionError("unreachable")
+    return walked.grammar, walked.triggers
+
+
 class _Walk:
     def __init__(
         self,
@@ -152,8 +183,11 @@ class _Walk:
         start: str | None,
         options: Options,
         special: Iterable[str] | None,
+        lazy: bool = False,
     ) -> None:
-        self.spec, self.options, self.start = spec, options, start
+        check_fields(spec)
+        self.spec, self.options, self.start, self.lazy = spec, options, start, lazy
+        self.triggers: tuple[str, ...] = ()
         tokens = tuple(special) if special is not None else None
         self.special = re.compile(
             "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
@@ -162,9 +196,9 @@ class _Walk:
         )
         excluded = (m for m in fmt.reserved if m.strip() and not self._has_token(m))
         self.grammar = Grammar(tuple(dict.fromkeys(m.strip() for m in excluded)))
-        self.tools = self._chosen(tools)
+        self.tools = chosen_tools(tools, options)
         self.grammar.rules["start"] = Lit("")  # first, whatever its body needs to name
-        self.grammar.rules["start"] = self._turn()
+        self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
 
     def _has_token(self, text: str) -> bool:
         return bool(tokens := self.special.pattern) and re.search(tokens, text) is not None
@@ -179,18 +213,6 @@ class _Walk:
             parts += [Lit(text[at : match.start()]), Token(match[0])]
             at = match.end()
         return seq(*parts, Lit(text[at:]))
-
-    def _chosen(self, tools: Tools) -> list[Tool]:
-        choice = self.options.tool_choice
-        if choice in ("auto", "required"):
-            if choice == "required" and not tools:
-                raise UsageError('tool_choice "required" with no tools declared')
-            return list(tools.values())
-        if choice not in tools:
-            raise UsageError(
-                f'tool_choice is "auto", "required" or a declared tool name, not {choice!r}'
-            )
-        return [tools[choice]]
 
     # -- the turn --------------------------------------------------------------------
 
@@ -214,6 +236,22 @@ class _Walk:
             elif self.options.reasoning:
                 reasoning = Opt(seq(self.text(opened), FREE, self.text(closed)))
         return seq(reasoning, self._body(tuple(spec.stops)))
+
+    def _lazy(self) -> Node:
+        """From the first call's opening marker (the trigger) to the end of the turn."""
+        if not self.tools:
+            raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
+        if isinstance(self.spec.turn, Channels):
+            opener, rest = self._run()
+            after: Node = self.text("".join(self.spec.stops))
+        else:
+            opener, rest = self._run()
+            end = alt(*(seq(FREE, self.text(stop)) for stop in self.spec.stops))
+            run = self.grammar.rule("run", seq(FREE, opener, rest))
+            after = seq(Star(run), end) if self.options.parallel else end
+        assert isinstance(opener, Lit)
+        self.triggers = (opener.text,)
+        return seq(opener, rest, after)
 
     def _body(self, stops: Sequence[str]) -> Node:
         """Content and runs of calls, then a stop."""
