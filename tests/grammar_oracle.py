@@ -4,10 +4,21 @@ grammar's special tokens, and whether a text is accepted, or a viable prefix."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import llguidance
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.combinators import UsageError
+from protocall.formats.spec import Messages, Spec
+from protocall.formats.turns import ToolUse, Turn
+from protocall.grammar import walk
+from protocall.testing import arguments, prose, tool_sets
+from protocall.tools import Tools, normalize_tools
 
 EOS = "<|oracle-eos|>"
 
@@ -70,3 +81,111 @@ def check(lark: str, text: str, specials: tuple[str, ...] | None = None) -> Verd
         if not matcher.consume_token(token):
             return Verdict(False, number, len(ids), matcher.get_error()[:300])
     return Verdict(matcher.is_accepting(), len(ids), len(ids))
+
+
+def _exportable() -> list[str]:
+    names = []
+    for name in formats.names():
+        spec = formats.get(name).spec
+        if isinstance(spec, Spec) and not isinstance(spec.turn, Messages):
+            try:
+                walk.check_fields(spec)
+            except UsageError:
+                continue
+            names.append(name)
+    return names
+
+
+EXPORTABLE = _exportable()
+"""The registered formats whose spec the grammar exporter writes."""
+
+DEL = "\x7f"
+"""llguidance's JSON strings refuse a raw U+007F, which JSON allows (docs/grammar.md)."""
+
+
+def specials(text: str) -> int:
+    """How many special tokens `text` holds (prose that spells one is not prose to a
+    tokenizer: it becomes the token)."""
+    return len(walk.AUTO_SPECIAL.findall(text))
+
+
+def in_order(value: Any, schema: Any, *, required_first: bool) -> Any:
+    """`value` with every object's members in the order a fixed-order grammar writes them:
+    schema order, or required ones first with `required_first` (GBNF)."""
+    if not isinstance(value, dict) or not isinstance(schema, Mapping):
+        return value
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return value
+    required = set(schema.get("required") or ())
+    order = list(properties)
+    if required_first:
+        order.sort(key=lambda key: key not in required)
+    ordered = {k: in_order(value[k], properties[k], required_first=required_first)
+               for k in order if k in value}  # fmt: skip
+    return ordered | {k: v for k, v in value.items() if k not in ordered}
+
+
+def turn_in_order(turn: Turn, tools: Tools, *, required_first: bool) -> Turn:
+    """`turn` with every call's arguments `in_order`."""
+    parts = tuple(
+        ToolUse(p.name, in_order(p.arguments, tools[p.name].parameters,
+                                 required_first=required_first), p.id)
+        if isinstance(p, ToolUse) else p
+        for p in turn.parts
+    )  # fmt: skip
+    return Turn(turn.reasoning, parts)
+
+
+MUTATIONS = ("valid", "wrong name", "type violation", "missing required", "broken envelope")
+WRONG_VALUE = {"string": 7, "integer": "seven", "number": "x", "boolean": "maybe",
+               "array": "x", "object": 3}  # fmt: skip
+
+
+@st.composite
+def calls(
+    draw: st.DrawFn, fmt: formats.Format, required_first: bool | None = None
+) -> tuple[Any, str, str]:
+    """Tools, a turn of one call (valid or mutated) as the format writes it, the mutation;
+    arguments `in_order` unless `required_first` is None."""
+    declared = normalize_tools(draw(tool_sets(max_size=2)))
+    assert declared is not None
+    tool = declared[draw(st.sampled_from(sorted(declared)))]
+    values = dict(draw(arguments(tool.parameters, fmt.reserved)))
+    if required_first is not None:
+        values = in_order(values, tool.parameters, required_first=required_first)
+    mutation = draw(st.sampled_from(MUTATIONS))
+    name = tool.name
+    properties = tool.parameters.get("properties") or {}
+    required = [k for k in tool.parameters.get("required") or () if k in values]
+    if mutation == "wrong name":
+        name = draw(st.sampled_from(["nope", f"{tool.name}x", f"x{tool.name}"]))
+    elif mutation == "type violation" and properties:
+        key = draw(st.sampled_from(sorted(properties)))
+        kind = properties[key].get("type")
+        values[key] = WRONG_VALUE.get(kind if isinstance(kind, str) else "string", 7)
+    elif mutation == "missing required" and required:
+        del values[draw(st.sampled_from(required))]
+    before = draw(prose(fmt.reserved, max_pieces=2).filter(lambda text: not specials(text)))
+    turn = Turn(None, (*((before,) if before else ()), ToolUse(name, values)))
+    text = fmt.render(turn, None)
+    if mutation == "broken envelope":
+        at = draw(st.integers(len(before), len(text) - 1))
+        text = text[:at] + text[at + 1 :]
+    return declared, text, mutation
+
+
+def completes(fmt: formats.Format, tools: Any, text: str) -> tuple[bool, Any]:
+    """Whether protocall reads `text` as exactly one complete call, without an error or a
+    validation error."""
+    session = fmt.parser(tools, fmt.prompt_for(None))
+    session.feed(text)
+    session.finish()
+    message = session.message
+    calls = message.tool_calls
+    ok = not message.errors and len(calls) == 1 and not calls[0].validation_errors
+    shown = {
+        "errors": [f"{e.code}: {e.message}" for e in message.errors],
+        "calls": [(c.name, c.arguments, c.validation_errors) for c in calls],
+    }
+    return ok, shown

@@ -9,36 +9,16 @@ import json
 from typing import Any
 
 import pytest
-from grammar_oracle import check
+from grammar_oracle import DEL, EXPORTABLE, calls, check, completes, specials
 from hypothesis import HealthCheck, assume, given, note, settings
-from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.combinators import UsageError
-from protocall.formats.spec import Messages, Spec, from_json, to_json
-from protocall.formats.turns import ToolUse, Turn
+from protocall.formats.spec import from_json, to_json
 from protocall.grammar import walk
-from protocall.testing import arguments, cases, prose, tool_sets
+from protocall.testing import cases
 from protocall.testing.strategies import neutral, render
-from protocall.tools import normalize_tools
 
-
-def _exportable() -> list[str]:
-    names = []
-    for name in formats.names():
-        spec = formats.get(name).spec
-        if isinstance(spec, Spec) and not isinstance(spec.turn, Messages):
-            try:
-                walk.check_fields(spec)
-            except UsageError:
-                continue
-            names.append(name)
-    return names
-
-
-EXPORTABLE = _exportable()
-DEL = "\x7f"
-"""llguidance's JSON strings refuse a raw U+007F, which JSON allows (docs/grammar.md)."""
 SETTINGS = settings(
     max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
 )
@@ -65,12 +45,6 @@ def test_every_format_exports_or_says_why(name: str) -> None:
     assert text.startswith("%llguidance {}") and "start:" in text
 
 
-def _specials(text: str) -> int:
-    """How many special tokens `text` holds (prose that spells one is not prose to a
-    tokenizer: it becomes the token)."""
-    return len(walk.AUTO_SPECIAL.findall(text))
-
-
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
     fmt = formats.get(name)
@@ -79,7 +53,7 @@ def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
     @given(cases(fmt))
     def accepted(case: Any) -> None:
         assume(DEL not in case.text)
-        assume(_specials(case.text) == _specials(render(fmt, neutral(case.turn), case.start)))
+        assume(specials(case.text) == specials(render(fmt, neutral(case.turn), case.start)))
         grammar = fmt.decoding_grammar(case.tools, generation_prompt=case.generation_prompt)
         verdict = check(grammar, case.text)
         note(f"text {case.text!r}\n{grammar}")
@@ -90,54 +64,6 @@ def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
 
 
 # -- the differential property ---------------------------------------------------------------
-
-MUTATIONS = ("valid", "wrong name", "type violation", "missing required", "broken envelope")
-WRONG_VALUE = {"string": 7, "integer": "seven", "number": "x", "boolean": "maybe",
-               "array": "x", "object": 3}  # fmt: skip
-
-
-@st.composite
-def calls(draw: st.DrawFn, fmt: formats.Format) -> tuple[Any, str, str]:
-    """Tools, a turn of one call (valid or mutated) as the format writes it, the mutation."""
-    declared = normalize_tools(draw(tool_sets(max_size=2)))
-    assert declared is not None
-    tool = declared[draw(st.sampled_from(sorted(declared)))]
-    values = dict(draw(arguments(tool.parameters, fmt.reserved)))
-    mutation = draw(st.sampled_from(MUTATIONS))
-    name = tool.name
-    properties = tool.parameters.get("properties") or {}
-    required = [k for k in tool.parameters.get("required") or () if k in values]
-    if mutation == "wrong name":
-        name = draw(st.sampled_from(["nope", f"{tool.name}x", f"x{tool.name}"]))
-    elif mutation == "type violation" and properties:
-        key = draw(st.sampled_from(sorted(properties)))
-        kind = properties[key].get("type")
-        values[key] = WRONG_VALUE.get(kind if isinstance(kind, str) else "string", 7)
-    elif mutation == "missing required" and required:
-        del values[draw(st.sampled_from(required))]
-    before = draw(prose(fmt.reserved, max_pieces=2).filter(lambda text: not _specials(text)))
-    turn = Turn(None, (*((before,) if before else ()), ToolUse(name, values)))
-    text = fmt.render(turn, None)
-    if mutation == "broken envelope":
-        at = draw(st.integers(len(before), len(text) - 1))
-        text = text[:at] + text[at + 1 :]
-    return declared, text, mutation
-
-
-def _completes(fmt: formats.Format, tools: Any, text: str) -> tuple[bool, Any]:
-    """Whether protocall reads `text` as exactly one complete call, without an error or a
-    validation error."""
-    session = fmt.parser(tools, fmt.prompt_for(None))
-    session.feed(text)
-    session.finish()
-    message = session.message
-    calls = message.tool_calls
-    ok = not message.errors and len(calls) == 1 and not calls[0].validation_errors
-    shown = {
-        "errors": [f"{e.code}: {e.message}" for e in message.errors],
-        "calls": [(c.name, c.arguments, c.validation_errors) for c in calls],
-    }
-    return ok, shown
 
 
 @pytest.mark.parametrize("name", EXPORTABLE)
@@ -152,18 +78,18 @@ def test_llguidance_accepts_exactly_the_calls_protocall_completes(name: str) -> 
             tools, tool_choice="required", parallel=False, generation_prompt=fmt.prompt_for(None)
         )
         verdict = check(grammar, text)
-        completes, shown = _completes(fmt, tools, text)
+        complete, shown = completes(fmt, tools, text)
         note(f"{mutation}: {text!r}\nllguidance: {verdict}\nprotocall: {shown}")
         problem = (
             f"{name}, a {mutation} call: llguidance "
             f"{'accepts' if verdict.accepted else 'refuses'} it, protocall "
-            f"{'completes' if completes else 'does not complete'} it\n"
+            f"{'completes' if complete else 'does not complete'} it\n"
             f"  text: {text!r}\n  protocall: {shown}\n  llguidance: {verdict.error[:200]}"
         )
         if mutation == "broken envelope":  # the parser tolerates more than the written form
-            assert completes or not verdict.accepted, problem
+            assert complete or not verdict.accepted, problem
         else:
-            assert verdict.accepted == completes, problem
+            assert verdict.accepted == complete, problem
 
     agree()
 

@@ -10,7 +10,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..combinators import UsageError
-from .ir import Alt, Grammar, Json, Lit, Members, Node, Opt, Pattern, Ref, Seq, Star, Token, Until
+from .ir import (
+    Alt,
+    Grammar,
+    Json,
+    Lit,
+    Members,
+    Node,
+    Opt,
+    Pattern,
+    Ref,
+    Seq,
+    Star,
+    Token,
+    Until,
+    head,
+    seq,
+)
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "default", "examples", "$schema", "$comment", "deprecated"}
@@ -88,13 +104,17 @@ class _Writer:
 
     def _members(self, node: Members) -> str:
         """The items in their order (required ones first), each required one present, the
-        others or not, `sep` between two: `first` (nothing written yet), `later`."""
+        others or not, `sep` between two (joined to the item's first text): `first`
+        (nothing written yet), `later`."""
         first, later = '""', '""'
-        sep = self.node(node.sep)
         for number in range(len(node.items) - 1, -1, -1):
-            item = self.node(node.items[number])
+            text, rest = head(node.items[number])
+            item, joined = (
+                self.node(seq(Lit(text), rest)),
+                self.node(seq(node.sep, Lit(text), rest)),
+            )
             required = number < node.required
-            taken_first, taken_later = f"{item} {later}", f"{sep} {item} {later}"
+            taken_first, taken_later = f"{item} {later}", f"{joined} {later}"
             first = taken_first if required else f"({taken_first} | {first})"
             later = taken_later if required else f"({taken_later} | {later})"
             if number:
