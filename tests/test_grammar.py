@@ -169,3 +169,32 @@ def test_unknown_options_are_usage_errors() -> None:
         fmt.decoding_grammar(TOOLS, tool_choice="nope")
     with pytest.raises(UsageError, match="required"):
         fmt.decoding_grammar([], tool_choice="required")
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_the_cli_prints_each_dialect(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from protocall.cli import main
+
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    assert main(["grammar", "hermes", "--tools", str(tools)]) == 0
+    lark = capsys.readouterr().out
+    assert lark.startswith("%llguidance {}") and check(lark, "hi<|im_end|>").accepted
+    assert main(["grammar", "hermes", "--tools", str(tools), "--dialect", "gbnf"]) == 0
+    assert capsys.readouterr().out.startswith("root ::= ")
+    for dialect, key in (("gbnf-lazy", "grammar_triggers"), ("structural-tag", "format")):
+        assert main(["grammar", "hermes", "--tools", str(tools), "--dialect", dialect]) == 0
+        assert key in json.loads(capsys.readouterr().out)
+    argv = ["grammar", "hermes", "--tools", str(tools), "--tool-choice", "f", "--no-parallel"]
+    assert main([*argv, "--no-reasoning"]) == 0
+    single = capsys.readouterr().out
+    assert not check(single, "<think>r</think>hi<|im_end|>").accepted
+
+
+def test_the_cli_says_why_there_is_no_grammar(capsys: pytest.CaptureFixture[str]) -> None:
+    from protocall.cli import main
+
+    assert main(["grammar", "gpt-oss"]) == 2
+    assert "no grammar for a spec part of kind Messages" in capsys.readouterr().err
