@@ -198,3 +198,10 @@ def test_the_cli_says_why_there_is_no_grammar(capsys: pytest.CaptureFixture[str]
 
     assert main(["grammar", "gpt-oss"]) == 2
     assert "no grammar for a spec part of kind Messages" in capsys.readouterr().err
+
+
+def test_the_grammar_page_runs() -> None:
+    from test_cli import ROOT, python_blocks
+
+    (first, *_) = python_blocks(ROOT / "docs" / "grammar.md")
+    exec(compile(first, "docs/grammar.md", "exec"), {})
