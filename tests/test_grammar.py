@@ -205,3 +205,15 @@ def test_the_grammar_page_runs() -> None:
 
     (first, *_) = python_blocks(ROOT / "docs" / "grammar.md")
     exec(compile(first, "docs/grammar.md", "exec"), {})
+
+
+def test_ref_schemas_are_json_whole_or_a_named_error() -> None:
+    tool = {"name": "f", "parameters": {"type": "object", "required": ["p"],
+            "$defs": {"point": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+            "properties": {"p": {"$ref": "#/$defs/point"}}}}  # fmt: skip
+    hermes = formats.get("hermes").decoding_grammar([tool])
+    call = '<tool_call>\n{"name": "f", "arguments": {"p": {"x": 1}}}\n</tool_call><|im_end|>'
+    assert check(hermes, call).accepted
+    assert not check(hermes, call.replace("1", '"1"')).accepted
+    with pytest.raises(UsageError, match=r"\$ref"):
+        formats.get("qwen3-coder").decoding_grammar([tool])

@@ -4,6 +4,7 @@ schema, and `Members` in one fixed order (required first; GBNF has no parametric
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -127,25 +128,11 @@ class _Writer:
     # -- free text -------------------------------------------------------------------
 
     def _free(self, markers: tuple[str, ...]) -> str:
-        """Free text that never completes one of `markers`: one rule per proper prefix of
-        a marker (the automaton's state), each allowed to end the text."""
-        states = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
+        """Free text that never completes one of `markers` (see `_free_text`)."""
         if not markers:
             return self.rule("free", "free", lambda: "[^\\x00]*")  # any text
-        alphabet = {c for m in markers for c in m}
-        names = {state: f"free-{number}" for number, state in enumerate(states)}
-        for state in states:
-            targets: dict[str, set[str]] = {}
-            for char in alphabet:
-                after = _longest_suffix(state + char, states, markers)
-                if after is not None:
-                    targets.setdefault(after, set()).add(char)
-            options = ['""', f"{_char_class(alphabet, negated=True)} {names['']}"]
-            options += [
-                f"{_char_class(chars)} {names[target]}" for target, chars in targets.items()
-            ]
-            self.rules.append(f"{names[state]} ::= " + " | ".join(options))
-        return names[""]
+        self.rules += _free_text(markers)
+        return "free-0"
 
     # -- JSON ------------------------------------------------------------------------
 
@@ -234,7 +221,28 @@ class _Writer:
         return {"object": obj, "array": arr}.get(kind or "", value)
 
 
-def _longest_suffix(text: str, states: list[str], markers: tuple[str, ...]) -> str | None:
+@functools.lru_cache(maxsize=64)
+def _free_text(markers: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules of free text that never completes one of `markers`: one per proper prefix
+    of a marker (the automaton's state, `free-0` the empty one), each allowed to end the
+    text."""
+    states = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
+    alphabet = {c for m in markers for c in m}
+    names = {state: f"free-{number}" for number, state in enumerate(states)}
+    known, rules = set(states), []
+    for state in states:
+        targets: dict[str, set[str]] = {}
+        for char in alphabet:
+            after = _longest_suffix(state + char, known, markers)
+            if after is not None:
+                targets.setdefault(after, set()).add(char)
+        options = ['""', f"{_char_class(alphabet, negated=True)} {names['']}"]
+        options += [f"{_char_class(chars)} {names[target]}" for target, chars in targets.items()]
+        rules.append(f"{names[state]} ::= " + " | ".join(options))
+    return tuple(rules)
+
+
+def _longest_suffix(text: str, states: set[str], markers: tuple[str, ...]) -> str | None:
     """The automaton's state after `text`: its longest suffix that is a proper prefix of a
     marker, or None where `text` ends with a whole marker (the text may not go there)."""
     if any(text.endswith(marker) for marker in markers):

@@ -344,15 +344,17 @@ class _Walk:
     # -- JSON values -------------------------------------------------------------------
 
     def _parameters(self, tool: Tool) -> Node:
-        """A tool's arguments: a JSON object of its parameters."""
-        return self._json({"type": "object", **tool.parameters})
+        """A tool's arguments: a JSON object of its parameters (one `Json` node where they
+        use `$ref`, which must resolve in the whole schema)."""
+        schema = {"type": "object", **tool.parameters}
+        return json_node(_ordered(schema)) if _has_ref(schema) else self._json(schema)
 
     def _json(self, schema: Mapping[str, Any]) -> Node:
         """A JSON value for `schema`: an object of declared properties as `Members` (any
         order, as models and the parser allow), anything else as a `Json` node."""
         properties = schema.get("properties")
         plain = set(schema) <= _PLAIN_OBJECT and schema.get("type", "object") == "object"
-        if not plain or not isinstance(properties, Mapping) or not properties or _has_ref(schema):
+        if not plain or not isinstance(properties, Mapping) or not properties:
             return json_node(_ordered(schema))
         required = set(schema.get("required") or ())
         order = sorted(properties, key=lambda key: key not in required)
@@ -407,6 +409,11 @@ class _Walk:
         codec = call.arguments
         if isinstance(codec, JsonObject):
             return self._parameters(tool)
+        if _has_ref(tool.parameters):
+            raise UsageError(
+                f"no grammar for $ref in the parameters of {tool.name!r} "
+                f"({type(codec).__name__} types each value by its own schema)"
+            )
         parameters = _ordered_parameters(tool)
         required = sum(1 for _, _, needed in parameters if needed)
         if isinstance(codec, PythonKeywords):
