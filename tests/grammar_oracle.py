@@ -3,6 +3,7 @@ grammar's special tokens, and whether a text is accepted, or a viable prefix."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 import llguidance
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from protocall import formats
@@ -152,6 +154,8 @@ def calls(
     assert declared is not None
     tool = declared[draw(st.sampled_from(sorted(declared)))]
     values = dict(draw(arguments(tool.parameters, fmt.reserved)))
+    written = json.dumps(values, ensure_ascii=False)
+    assume(DEL not in written and not specials(written))  # see DEL, `specials`
     if required_first is not None:
         values = in_order(values, tool.parameters, required_first=required_first)
     mutation = draw(st.sampled_from(MUTATIONS))
