@@ -29,11 +29,7 @@ def write(fmt: Format, tools: Tools, start: str | None, options: walk.Options) -
 
 
 def structural_tag(fmt: Format, tools: Tools, options: walk.Options) -> dict[str, Any]:
-    spec = fmt.spec
-    if not isinstance(spec, Spec):
-        walk.build(fmt, tools, None, options)  # raises the reason
-    assert isinstance(spec, Spec)
-    walk.check_fields(spec)
+    spec = walk.spec_of(fmt)
     chosen = walk.chosen_tools(tools, options)
     if not chosen:
         raise UsageError("a structural tag needs declared tools (its tags are their calls)")

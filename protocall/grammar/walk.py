@@ -147,14 +147,7 @@ def build(
     """The grammar of a turn of `fmt` (which must have a `spec`) calling `tools`, after a
     generation prompt that left `start` open; `special` lists the marker texts that are
     special tokens (default: `AUTO_SPECIAL`)."""
-    spec = fmt.spec
-    if not isinstance(spec, Spec):
-        raise UsageError(
-            f"format {fmt.name!r} has no spec (it is written in code): no grammar can be "
-            "derived from it"
-        )
-    check_fields(spec)
-    return _Walk(fmt, spec, tools, start, options, special).grammar
+    return _Walk(fmt, spec_of(fmt), tools, start, options, special).grammar
 
 
 def build_lazy(
@@ -163,15 +156,20 @@ def build_lazy(
     """The grammar of the rest of a turn from its first call on, and the words that trigger
     it (the calls' opening marker), for a lazy grammar: text before the trigger is free.
     Markers are all text (a lazy grammar is matched against text)."""
-    walked = (
-        _Walk(fmt, fmt.spec, tools, start, options, (), lazy=True)
-        if isinstance(fmt.spec, Spec)
-        else None
-    )
-    if walked is None:
-        build(fmt, tools, start, options)  # raises the reason
-        raise AssertionError("unreachable")
+    walked = _Walk(fmt, spec_of(fmt), tools, start, options, (), lazy=True)
     return walked.grammar, walked.triggers
+
+
+def spec_of(fmt: Format) -> Spec:
+    """`fmt`'s spec, every field of it one the walk handles (else a `UsageError`)."""
+    spec = fmt.spec
+    if not isinstance(spec, Spec):
+        raise UsageError(
+            f"format {fmt.name!r} has no spec (it is written in code): no grammar can be "
+            "derived from it"
+        )
+    check_fields(spec)
+    return spec
 
 
 class _Walk:
@@ -185,15 +183,12 @@ class _Walk:
         special: Iterable[str] | None,
         lazy: bool = False,
     ) -> None:
-        check_fields(spec)
-        self.spec, self.options, self.start, self.lazy = spec, options, start, lazy
+        self.spec, self.options, self.start = spec, options, start
         self.triggers: tuple[str, ...] = ()
-        tokens = tuple(special) if special is not None else None
-        self.special = re.compile(
-            "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
-            if tokens is not None
-            else AUTO_SPECIAL.pattern
-        )
+        self.special: re.Pattern[str] | None = AUTO_SPECIAL
+        if special is not None:
+            tokens = sorted(special, key=len, reverse=True)
+            self.special = re.compile("|".join(map(re.escape, tokens))) if tokens else None
         excluded = (m for m in fmt.reserved if m.strip() and not self._has_token(m))
         self.grammar = Grammar(tuple(dict.fromkeys(m.strip() for m in excluded)))
         self.tools = chosen_tools(tools, options)
@@ -201,11 +196,11 @@ class _Walk:
         self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
 
     def _has_token(self, text: str) -> bool:
-        return bool(tokens := self.special.pattern) and re.search(tokens, text) is not None
+        return self.special is not None and self.special.search(text) is not None
 
     def text(self, text: str) -> Node:
         """`text` of the format: special tokens as tokens, the rest as text."""
-        if not text or not self.special.pattern:
+        if not text or self.special is None:
             return Lit(text)
         parts: list[Node] = []
         at = 0
@@ -241,11 +236,9 @@ class _Walk:
         """From the first call's opening marker (the trigger) to the end of the turn."""
         if not self.tools:
             raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
-        if isinstance(self.spec.turn, Channels):
-            opener, rest = self._run()
-            after: Node = self.text("".join(self.spec.stops))
-        else:
-            opener, rest = self._run()
+        opener, rest = self._run()
+        after: Node = self.text("".join(self.spec.stops))  # channels: one section, then stops
+        if not isinstance(self.spec.turn, Channels):
             end = alt(*(seq(FREE, self.text(stop)) for stop in self.spec.stops))
             run = self.grammar.rule("run", seq(FREE, opener, rest))
             after = seq(Star(run), end) if self.options.parallel else end
