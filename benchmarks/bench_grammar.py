@@ -1,8 +1,7 @@
 """Grammar export: the time to derive a format's grammar for many tools, per dialect.
 
-For each format the exporter writes (`tests/grammar_oracle.EXPORTABLE`'s rule: a spec of a
-turn it handles) and each dialect (`lark`, `gbnf`, `gbnf-lazy`, `structural-tag` where the
-format's calls are JSON), reported:
+For each format the exporter writes (`protocall.grammar.exportable()`) and each dialect
+(`lark`, `gbnf`, `gbnf-lazy`, `structural-tag` where the format's calls are JSON), reported:
 
 - the CPU time (process_time) of `Format.decoding_grammar` for N tools (500 by default),
   each with three parameters of differing schemas (a string, an integer, an object with
@@ -23,7 +22,7 @@ from typing import Any
 
 from protocall import formats
 from protocall.combinators import UsageError
-from protocall.formats.spec import Messages, Spec
+from protocall.grammar import exportable
 from protocall.tools import normalize_tools
 
 REPEATS = 3
@@ -51,19 +50,6 @@ def best(run: Callable[..., Any], *args: Any) -> tuple[float, Any]:
         result = run(*args)
         times.append(time.process_time() - start)
     return min(times), result
-
-
-def exportable() -> list[str]:
-    names = []
-    for name in formats.names():
-        spec = formats.get(name).spec
-        if isinstance(spec, Spec) and not isinstance(spec.turn, Messages):
-            try:
-                formats.get(name).decoding_grammar(tools(1))
-            except UsageError:
-                continue
-            names.append(name)
-    return names
 
 
 def main() -> None:

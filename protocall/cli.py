@@ -495,7 +495,7 @@ def _parser() -> argparse.ArgumentParser:
 
     grammar = command("grammar", _grammar, "a format and its tools as a grammar for decoding")
     grammar.add_argument("format", metavar="FORMAT")
-    grammar.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI shape)")
+    _add_tools_and_prompt(grammar)
     grammar.add_argument(
         "--dialect",
         choices=("lark", "gbnf", "gbnf-lazy", "structural-tag"),
@@ -509,23 +509,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CHOICE",
         help="auto, required, or a tool name (default: %(default)s)",
     )
-    grammar.add_argument(
-        "--parallel",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="allow more than one call (default: on)",
-    )
-    grammar.add_argument(
-        "--reasoning",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="allow a reasoning block (default: on)",
-    )
-    grammar.add_argument(
-        "--generation-prompt",
-        metavar="TEXT",
-        help="the tail the chat template appended (default: the format's template default)",
-    )
+    for flag, allowed in (("--parallel", "more than one call"), ("--reasoning", "reasoning")):
+        on_off = argparse.BooleanOptionalAction
+        grammar.add_argument(flag, action=on_off, default=True, help=f"allow {allowed} (on)")
     grammar.add_argument(
         "--special-tokens",
         metavar="TOKENS",
@@ -536,12 +522,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-f", "--format", required=True, metavar="NAME", help="format name")
-    parser.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI shape)")
-    parser.add_argument(
-        "--generation-prompt",
-        metavar="TEXT",
-        help="the tail the chat template appended (default: the format's template default)",
-    )
+    _add_tools_and_prompt(parser)
     parser.add_argument("--seed", type=int, help="deterministic call ids")
     parser.add_argument(
         "--passthrough-malformed",
@@ -562,6 +543,15 @@ def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--reject-invalid", action="store_true", help="a schema violation rejects the call"
+    )
+
+
+def _add_tools_and_prompt(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI shape)")
+    parser.add_argument(
+        "--generation-prompt",
+        metavar="TEXT",
+        help="the tail the chat template appended (default: the format's template default)",
     )
 
 

@@ -15,10 +15,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from protocall import formats
-from protocall.combinators import UsageError
-from protocall.formats.spec import Messages, Spec
 from protocall.formats.turns import ToolUse, Turn
-from protocall.grammar import walk
+from protocall.grammar import exportable, walk
 from protocall.testing import arguments, prose, tool_sets
 from protocall.tools import Tools, normalize_tools
 
@@ -85,20 +83,7 @@ def check(lark: str, text: str, specials: tuple[str, ...] | None = None) -> Verd
     return Verdict(matcher.is_accepting(), len(ids), len(ids))
 
 
-def _exportable() -> list[str]:
-    names = []
-    for name in formats.names():
-        spec = formats.get(name).spec
-        if isinstance(spec, Spec) and not isinstance(spec.turn, Messages):
-            try:
-                walk.check_fields(spec)
-            except UsageError:
-                continue
-            names.append(name)
-    return names
-
-
-EXPORTABLE = _exportable()
+EXPORTABLE = exportable()
 """The registered formats whose spec the grammar exporter writes."""
 
 DEL = "\x7f"

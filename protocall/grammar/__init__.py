@@ -43,4 +43,19 @@ def grammar(
     return structural_tag.write(fmt, declared, start, options)
 
 
-__all__ = ["DIALECTS", "Options", "grammar"]
+def exportable() -> list[str]:
+    """The registered formats whose spec the exporter writes (no spec, a turn hook or a
+    field it does not handle leaves a format out)."""
+    from .. import formats
+
+    names = []
+    for name in formats.names():
+        try:
+            walk.spec_of(formats.get(name))
+        except UsageError:
+            continue
+        names.append(name)
+    return names
+
+
+__all__ = ["DIALECTS", "Options", "exportable", "grammar"]

@@ -134,13 +134,14 @@ def head(node: Node) -> tuple[str, Node]:
         return text, seq(rest, *node.items[1:])
     if isinstance(node, Alt):
         split = [head(item) for item in node.items]
-        common = _common_prefix([text for text, _ in split])
+        common = common_prefix([text for text, _ in split])
         if common:
             return common, alt(*(seq(Lit(text[len(common) :]), rest) for text, rest in split))
     return "", node
 
 
-def _common_prefix(texts: list[str]) -> str:
+def common_prefix(texts: list[str]) -> str:
+    """The longest text every one of `texts` begins with."""
     shortest = min(texts, key=len)
     for at, char in enumerate(shortest):
         if any(text[at] != char for text in texts):

@@ -19,6 +19,7 @@ from ..formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, Na
 from ..formats.spec import Spec
 from ..tools import Tool, Tools
 from . import walk
+from .ir import common_prefix
 
 _HOLE = re.compile(r"\{(?:name|id|index|arguments|call)\}")
 
@@ -47,7 +48,7 @@ def structural_tag(fmt: Format, tools: Tools, options: walk.Options) -> dict[str
     if section is None or section.each:
         wrap = (section.begins[0], section.ends[0]) if section else ("", "")
         tags = [_tag(wrap[0] + c["begin"], c["content"], c["end"] + wrap[1]) for c in calls]
-        trigger = _common_prefix([tag["begin"] for tag in tags])
+        trigger = common_prefix([tag["begin"] for tag in tags])
         return _triggered([trigger], tags, options)
     inner = {
         "type": "tags_with_separator",
@@ -129,11 +130,3 @@ def _call(spec: Spec, tool: Tool) -> dict[str, Any]:
     if _HOLE.search(before + after):
         raise UsageError(f"no structural tag for the call template {call.template!r}")
     return _tag(before, content, after)
-
-
-def _common_prefix(texts: list[str]) -> str:
-    shortest = min(texts, key=len)
-    for at, char in enumerate(shortest):
-        if any(text[at] != char for text in texts):
-            return shortest[:at]
-    return shortest
