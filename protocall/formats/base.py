@@ -92,3 +92,26 @@ class Format:
                     f"`{self.name}` (its markers: {shown})"
                 )
         return tokens
+
+    def decoding_grammar(
+        self,
+        tools: Iterable[Mapping[str, Any] | Tool] | Tools | None,
+        dialect: str = "lark",
+        *,
+        tool_choice: str = "auto",
+        parallel: bool = True,
+        reasoning: bool = True,
+        generation_prompt: str | None = None,
+        special_tokens: Iterable[str] | None = None,
+    ) -> str:
+        """This format's turn calling `tools` as a grammar for constrained decoding, in
+        `dialect` (`lark`, `gbnf`, `structural-tag`; see `protocall.grammar` and
+        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`)."""
+        from ..grammar import Options, grammar
+
+        options = Options(tool_choice, parallel, reasoning)
+        start = self.start_state(generation_prompt)
+        declared = normalize_tools(tools)
+        return grammar(
+            self, declared, dialect, start=start, options=options, special_tokens=special_tokens
+        )
