@@ -146,13 +146,10 @@ def test_an_unhandled_spec_field_is_named() -> None:
     changed = from_json(json.dumps(data))
     fmt = dataclasses.replace(formats.get("hermes"), spec=changed)
     assert fmt.decoding_grammar(TOOLS)  # unchanged: fine
-    channel = dataclasses.replace(formats.get("kimi-k3").spec.turn.channels[0], label="x")
-    turn = dataclasses.replace(formats.get("kimi-k3").spec.turn, channels=(channel,))
-    labelled = dataclasses.replace(
-        formats.get("kimi-k3"), spec=dataclasses.replace(formats.get("kimi-k3").spec, turn=turn)
-    )
-    with pytest.raises(UsageError, match=r"Channel\.label"):
-        labelled.decoding_grammar(TOOLS)
+    hooked = formats.get("gpt-oss").spec
+    unknown = dataclasses.replace(hooked, turn=dataclasses.replace(hooked.turn, hook="other"))
+    with pytest.raises(UsageError, match="no grammar for the turn hook 'other'"):
+        dataclasses.replace(formats.get("gpt-oss"), spec=unknown).decoding_grammar(TOOLS)
 
 
 def test_a_field_the_walk_does_not_know_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,11 +190,16 @@ def test_the_cli_prints_each_dialect(tmp_path: Any, capsys: pytest.CaptureFixtur
     assert not check(single, "<think>r</think>hi<|im_end|>").accepted
 
 
-def test_the_cli_says_why_there_is_no_grammar(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_says_why_there_is_no_grammar(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     from protocall.cli import main
 
-    assert main(["grammar", "gpt-oss"]) == 2
-    assert "no grammar for a spec part of kind Messages" in capsys.readouterr().err
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    argv = ["grammar", "gemma-4", "--tools", str(tools), "--dialect", "structural-tag"]
+    assert main(argv) == 2
+    assert "no structural tag for BareObject arguments" in capsys.readouterr().err
 
 
 def test_the_grammar_page_runs() -> None:
