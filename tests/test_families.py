@@ -1,0 +1,307 @@
+"""The generic tests of every registered format, from one table (issue #16).
+
+Each test runs over `protocall.formats.names()`, so a new format is covered the moment it
+is registered: its turns are written by the format's own renderer (from the spec) and
+parsed back, one-shot and streamed. What differs between families is data in `FAMILIES`
+(which markers cannot stand in a string argument, extra kit runs, the module whose
+FORMATS.md examples to run), never code. The per-family files keep the family's own
+examples and quirks.
+
+The kit runs (`check_format`) take a few examples per run with a fixed seed.
+`PROTOCALL_CHECK_EXAMPLES` sets the number (`HYPOTHESIS_PROFILE=long` makes it 200) and
+`PROTOCALL_CHECK_SEED` the seed (`random` for a fresh one), so a long local search reads:
+
+    PROTOCALL_CHECK_EXAMPLES=300 PROTOCALL_CHECK_SEED=random pytest tests/test_families.py
+
+A failure prints the kit's report: one minimal counterexample per failing property.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.events import ToolCallEnd, ToolCallStart
+from protocall.formats import Format
+from protocall.formats.turns import ToolUse, Turn
+from protocall.testing import (
+    PROPERTIES,
+    Trial,
+    check_format,
+    chunkings,
+    completion_offsets,
+    stream,
+    verify,
+)
+from protocall.testing.mutations import truncated
+from protocall.testing.strategies import Case
+from protocall.tools import normalize_tools
+
+LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
+EXAMPLES = int(os.environ.get("PROTOCALL_CHECK_EXAMPLES") or (200 if LONG else 8))
+SEED_SETTING = os.environ.get("PROTOCALL_CHECK_SEED", "0")
+SEED = None if SEED_SETTING == "random" else int(SEED_SETTING)
+
+VALUES = ("{m}", "a{m}b", "x = '{m}'\n{m}\n", "{m}\n", "x = '{m}'\n{m}]}}")
+"""How a marker `{m}` stands in a string argument: alone, inside a word, in quoted code
+and a line of its own, before a newline, before JSON's closing brackets."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the generic tests take from a format beyond its spec.
+
+    `runs`: extra `(max_examples, seed)` runs of the kit besides the default one;
+    `not_in_values`: reserved markers that cannot stand in a string argument (the codec's
+    own quote); `names_cut_call`: the error for a call cut off names it (not so where
+    calls stand in one JSON array, cut off as a whole); `raw_from_call`: that error's
+    text is the call's (or its section's) from its start (gpt-oss: from the message's);
+    `opener`: a call cut off anywhere after this marker is such an error (default: once
+    its name is announced); `also_in_values`: markers beyond the reserved ones to put there (the
+    tokens a marker is made of); `examples`: the test module whose `EXAMPLES`
+    (text, prompt, expected) and `TOOLS` are the family's FORMATS.md examples."""
+
+    runs: tuple[tuple[int, int], ...] = ()
+    not_in_values: tuple[str, ...] = ()
+    also_in_values: tuple[str, ...] = ()
+    examples: str | None = None
+    names_cut_call: bool = True
+    raw_from_call: bool = True
+    opener: str | None = None
+
+
+FAMILIES = {
+    "apertus": Family(names_cut_call=False, runs=((15, 0),), examples="test_apertus"),
+    "cohere": Family(names_cut_call=False, runs=((15, 0),), examples="test_cohere"),
+    "gemma-4": Family(runs=((15, 0),), not_in_values=('<|"|>',)),
+    "glm-4.5": Family(opener="<tool_call>", runs=((12, 0),)),
+    "glm-4.7": Family(opener="<tool_call>", runs=((12, 0),)),
+    "gpt-oss": Family(raw_from_call=False, runs=((15, 0),), examples="test_gpt_oss"),
+    "granite": Family(names_cut_call=False, runs=((10, 7),)),
+    "kimi-k3": Family(
+        runs=((20, 0),),
+        also_in_values=("<|open|>", "<|close|>", "<|sep|>"),
+        examples="test_kimi_k3",
+    ),
+    "ling-3": Family(runs=((20, 0),), examples="test_ling3"),
+    "lfm2": Family(names_cut_call=False, runs=((10, 7),)),
+    "llama-3": Family(runs=((10, 7),)),
+    "llama-4": Family(names_cut_call=False, runs=((10, 7),)),
+    "minimax-m2": Family(runs=((12, 0),)),
+    "mistral": Family(opener="[TOOL_CALLS]", runs=((15, 0),), examples="test_mistral"),
+    "nemotron": Family(names_cut_call=False, runs=((10, 7),)),
+    "olmo-3": Family(runs=((15, 0),), examples="test_olmo3"),
+    "pythonic": Family(names_cut_call=False, runs=((10, 7),)),
+    "qwen3-coder": Family(opener="<tool_call>", runs=((20, 0),), examples="test_qwen3_coder"),
+    "seed-oss": Family(runs=((15, 0),)),
+}
+NAMES = formats.names()
+
+
+def family(name: str) -> Family:
+    return FAMILIES.get(name, Family())
+
+
+def tool(name: str, **properties: object) -> dict[str, object]:
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+STRING = {"type": "string"}
+QUOTE_PARAMETERS = {f"v{i}": STRING for i in range(len(VALUES))}
+TOOLS = [
+    tool("get_weather", location=STRING, days={"type": "integer"}),
+    tool("get_weather_forecast", location=STRING),
+    tool("get_time", zone=STRING),
+    tool("write_file", path=STRING, content=STRING),
+    tool("quote", **QUOTE_PARAMETERS),
+]
+
+
+def written(fmt: Format, *parts: str | ToolUse, reasoning: str | None = None) -> str:
+    """The turn as the format writes it after its plain prompt (which opens nothing)."""
+    return fmt.render(Turn(reasoning, parts), None)
+
+
+def plain_prompt(fmt: Format) -> str | None:
+    return fmt.prompt_for(None)
+
+
+def starts(fmt: Format, text: str) -> list[str]:
+    """The names the session announces, fed `text` one character at a time."""
+    events = stream(fmt, list(text), TOOLS, plain_prompt(fmt)).events
+    return [e.name for e in events if isinstance(e, ToolCallStart)]
+
+
+# -- the kit -----------------------------------------------------------------------------------
+
+
+def kit_runs() -> Iterator[Any]:
+    for name in NAMES:
+        for examples, seed in dict.fromkeys(((EXAMPLES, SEED), *family(name).runs)):
+            yield pytest.param(name, examples, seed, id=f"{name}-{examples}-seed{seed}")
+
+
+@pytest.mark.parametrize(("name", "examples", "seed"), list(kit_runs()))
+def test_format_has_every_property_of_the_kit(name: str, examples: int, seed: int | None) -> None:
+    report = check_format(name, max_examples=examples, seed=seed)
+    assert report.ok, str(report)
+
+
+# -- FORMATS.md examples -----------------------------------------------------------------------
+
+
+def example_cases() -> Iterator[Any]:
+    for name in NAMES:
+        module = family(name).examples
+        if module is not None:
+            data = importlib.import_module(module)
+            for i, (text, generation_prompt, expected) in enumerate(data.EXAMPLES):
+                case = (name, text, generation_prompt, expected, data.TOOLS)
+                yield pytest.param(*case, id=f"{name}-{i}")
+
+
+@pytest.mark.parametrize(("name", "text", "prompt", "expected", "tools"), list(example_cases()))
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_formats_md_examples(
+    name: str, text: str, prompt: str | None, expected: dict[str, Any], tools: Any, data: Any
+) -> None:
+    """Each example one-shot, streamed (`verify`) and in random chunkings that cut at and
+    inside markers, parses back to the expected message."""
+    fmt = formats.get(name)
+    chunks = data.draw(chunkings(text, fmt.reserved), label="chunks")
+    verify(fmt, text, prompt, tools=tools, expected=expected, chunkings=[chunks])
+
+
+# -- markers inside values (the vLLM failures of PEERS.md) -------------------------------------
+
+
+def markers_in_values() -> Iterator[Any]:
+    for name in NAMES:
+        fmt, row = formats.get(name), family(name)
+        markers = [m for m in fmt.reserved if m not in row.not_in_values]
+        for marker in dict.fromkeys([*markers, *row.also_in_values]):
+            yield pytest.param(name, marker, id=f"{name}-{marker!r}")
+
+
+@pytest.mark.parametrize(("name", "marker"), list(markers_in_values()))
+def test_every_marker_inside_a_string_argument(name: str, marker: str) -> None:
+    fmt = formats.get(name)
+    values = {f"v{i}": value.format(m=marker) for i, value in enumerate(VALUES)}
+    text = written(fmt, ToolUse("quote", values))
+    (result,) = verify(fmt, text, plain_prompt(fmt), tools=TOOLS).tool_calls
+    assert result.arguments == values
+
+
+# -- names -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> None:
+    fmt = formats.get(name)
+    longer, shorter = ToolUse("get_weather_forecast", {"location": "Oslo"}), ToolUse("get_weather")
+    for calls in ((longer, shorter), (shorter, longer)):
+        text = written(fmt, *calls)
+        assert starts(fmt, text) == [call.name for call in calls]
+        message = verify(fmt, text, plain_prompt(fmt), tools=TOOLS)
+        assert [c.name for c in message.tool_calls] == [call.name for call in calls]
+
+
+# -- truncation --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_truncation_at_every_position(name: str) -> None:
+    """Every prefix of a turn with reasoning (where the format has it), content and two
+    calls keeps the kit's properties, chunked 1 to 4 characters at a time; exactly the calls
+    complete before the cut are calls, a call announced and cut off is one `truncated`
+    error naming it, and no other error arises."""
+    fmt = formats.get(name)
+    calls = (ToolUse("get_time", {"zone": "UTC"}), ToolUse("write_file", {"path": "/a",
+             "content": 'x <y> "z"\n'}))  # fmt: skip
+    reasoning = "R" if "reasoning" in fmt.channels else None
+    text = written(fmt, "Hi ", calls[0], "\nthen ", calls[1], reasoning=reasoning)
+    generation_prompt = plain_prompt(fmt)
+    reference = stream(fmt, [text], TOOLS, generation_prompt)
+    full = Case(text, normalize_tools(TOOLS), generation_prompt, None,
+                expected=verify(fmt, text, generation_prompt, tools=TOOLS).to_dict())  # fmt: skip
+    ends = completion_offsets(reference.tree)
+    envelopes = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALLS)]
+    begins = [next((s for s, e in envelopes if s <= n.start < (e or len(text))), n.start)
+              for n in reference.tree.find_all(ast.TOOL_CALL)]  # fmt: skip
+    row = family(name)
+    session, announced = fmt.parser(TOOLS, generation_prompt), []
+    for offset, char in enumerate(text, 1):
+        announced += [offset for e in session.feed(char) if isinstance(e, ToolCallStart)]
+    session.finish()
+    heads = announced  # a call counts from its announcement, or right after its opener
+    if row.opener is not None:
+        heads = [text.index(row.opener, begin) + len(row.opener) for begin in begins]
+    for cut in range(len(text)):
+        case = truncated(full, cut)
+        whole = stream(fmt, [case.text], TOOLS, generation_prompt)
+        size = 1 + cut % 4
+        chunks = [case.text[i : i + size] for i in range(0, cut, size)]
+        streamed = stream(fmt, chunks, TOOLS, generation_prompt)
+        trial = Trial(fmt, case, chunks, whole, streamed, reference)
+        for prop in PROPERTIES:
+            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
+        message = whole.message
+        closed = sum(end <= cut for end in ends)
+        assert [c.name for c in message.tool_calls] == [c.name for c in calls][:closed], cut
+        assert all(e.code == "truncated" for e in message.errors), (cut, message.errors)
+        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
+                       for e in whole.events), cut  # fmt: skip
+        assert not any(m in (message.content or "") for m in fmt.reserved), cut
+        spans = zip(calls, heads, announced, ends, begins, strict=True)
+        for call, head, named, end, begin in spans:
+            if head <= cut < end:  # cut inside a call: one truncated error, its text the raw
+                (error,) = message.errors
+                assert error.code == "truncated" and "tool call" in error.message, cut
+                if row.names_cut_call and cut >= named:
+                    assert f"tool call `{call.name}`" in error.message, (cut, error.message)
+                raw = text[begin:cut] if row.raw_from_call else error.raw
+                assert error.raw and error.raw == raw and case.text.endswith(raw), (cut, error)
+
+
+# -- a pre-opened reasoning block (issue #15) --------------------------------------------------
+
+PRE_OPENING = [name for name in NAMES
+               if "reasoning" in formats.get(name).channels
+               and formats.get(name).prompt_for("reasoning") is not None]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", PRE_OPENING)
+def test_a_redundant_opener_after_a_pre_opened_prompt_is_not_reasoning(name: str) -> None:
+    """The model writes the opener the prompt already wrote (issue #15): it is dropped."""
+    fmt = formats.get(name)
+    opener = fmt.channels["reasoning"][0]
+    text = opener + fmt.render(Turn("Hmm.", ("Answer.",)), "reasoning")
+    expected = {"reasoning_content": "Hmm.", "content": "Answer.", "tool_calls": []}
+    verify(fmt, text, fmt.prompt_for("reasoning"), expected=expected)
+
+
+ZONE_TOOL = {"name": "get_time", "parameters": {"properties": {"zone": {"type": "string"}}}}
+
+
+@pytest.mark.parametrize("name", PRE_OPENING)
+def test_a_close_after_a_call_ended_pre_opened_reasoning_is_no_content(name: str) -> None:
+    """A genuine call ended the pre-opened block; the model closes it afterwards anyway:
+    that close is a stray marker, dropped, never content (issue #15)."""
+    fmt = formats.get(name)
+    generation_prompt, close = fmt.prompt_for("reasoning"), fmt.channels["reasoning"][1]
+    call = fmt.render(Turn(None, (ToolUse("get_time", {"zone": "UTC"}),)), None)
+    stop = next((s for s in fmt.reserved if call.endswith(s)), "")
+    text = "Hmm.\n" + call.removesuffix(stop) + close + "Done." + stop
+    calls = [{"name": "get_time", "arguments": {"zone": "UTC"}}]
+    expected = {"reasoning_content": "Hmm.", "content": "Done.", "tool_calls": calls}
+    verify(fmt, text, generation_prompt, tools=[ZONE_TOOL], expected=expected)
