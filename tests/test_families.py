@@ -50,9 +50,9 @@ EXAMPLES = int(os.environ.get("PROTOCALL_CHECK_EXAMPLES") or (200 if LONG else 8
 SEED_SETTING = os.environ.get("PROTOCALL_CHECK_SEED", "0")
 SEED = None if SEED_SETTING == "random" else int(SEED_SETTING)
 
-VALUES = ("{m}", "a{m}b", "x = '{m}'\n{m}\n", "{m}\n", "x = '{m}'\n{m}]}}")
+VALUES = ("{m}", "a{m}b", "x = '{m}'\n{m}\n", "{m}\n", "x = '{m}'\n{m}}}", "x = '{m}'\n{m}]}}")
 """How a marker `{m}` stands in a string argument: alone, inside a word, in quoted code
-and a line of its own, before a newline, before JSON's closing brackets."""
+and a line of its own, before a newline, before JSON's closing brace and brackets."""
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,15 @@ class Family:
 
 
 FAMILIES = {
-    "apertus": Family(names_cut_call=False, runs=((15, 0),), examples="test_apertus"),
-    "cohere": Family(names_cut_call=False, runs=((15, 0),), examples="test_cohere"),
-    "gemma-4": Family(runs=((15, 0),), not_in_values=('<|"|>',)),
+    "apertus": Family(
+        opener="<|tools_prefix|>", names_cut_call=False, runs=((15, 0),), examples="test_apertus"
+    ),
+    "cohere": Family(
+        opener="<|START_ACTION|>", names_cut_call=False, runs=((15, 0),), examples="test_cohere"
+    ),
+    "gemma-4": Family(
+        opener="<|tool_call>", examples="test_gemma4", runs=((15, 0),), not_in_values=('<|"|>',)
+    ),
     "glm-4.5": Family(opener="<tool_call>", runs=((12, 0),)),
     "glm-4.7": Family(opener="<tool_call>", runs=((12, 0),)),
     "gpt-oss": Family(raw_from_call=False, runs=((15, 0),), examples="test_gpt_oss"),
@@ -227,7 +233,7 @@ def test_truncation_at_every_position(name: str) -> None:
     error naming it, and no other error arises."""
     fmt = formats.get(name)
     calls = (ToolUse("get_time", {"zone": "UTC"}), ToolUse("write_file", {"path": "/a",
-             "content": 'x <y> "z"\n'}))  # fmt: skip
+             "content": 'x <y> <|x|> "z"\n'}))  # fmt: skip
     reasoning = "R" if "reasoning" in fmt.channels else None
     text = written(fmt, "Hi ", calls[0], "\nthen ", calls[1], reasoning=reasoning)
     generation_prompt = plain_prompt(fmt)
