@@ -67,7 +67,8 @@ class Family:
     `opener`: a call cut off anywhere after this marker is such an error (default: once
     its name is announced); `also_in_values`: markers beyond the reserved ones to put there (the
     tokens a marker is made of); `examples`: the test module whose `EXAMPLES`
-    (text, prompt, expected) and `TOOLS` are the family's FORMATS.md examples."""
+    (text, prompt, expected; `module:NAME` for another name) and `TOOLS` are the
+    family's FORMATS.md examples."""
 
     runs: tuple[tuple[int, int], ...] = ()
     not_in_values: tuple[str, ...] = ()
@@ -88,8 +89,8 @@ FAMILIES = {
     "gemma-4": Family(
         opener="<|tool_call>", examples="test_gemma4", runs=((15, 0),), not_in_values=('<|"|>',)
     ),
-    "glm-4.5": Family(opener="<tool_call>", runs=((12, 0),)),
-    "glm-4.7": Family(opener="<tool_call>", runs=((12, 0),)),
+    "glm-4.5": Family(examples="test_glm:EXAMPLES_45", opener="<tool_call>", runs=((12, 0),)),
+    "glm-4.7": Family(examples="test_glm:EXAMPLES_47", opener="<tool_call>", runs=((12, 0),)),
     "gpt-oss": Family(raw_from_call=False, runs=((15, 0),), examples="test_gpt_oss"),
     "granite": Family(names_cut_call=False, runs=((10, 7),)),
     "kimi-k3": Family(
@@ -167,10 +168,12 @@ def test_format_has_every_property_of_the_kit(name: str, examples: int, seed: in
 
 def example_cases() -> Iterator[Any]:
     for name in NAMES:
-        module = family(name).examples
-        if module is not None:
+        where = family(name).examples
+        if where is not None:
+            module, _, attribute = where.partition(":")
             data = importlib.import_module(module)
-            for i, (text, generation_prompt, expected) in enumerate(data.EXAMPLES):
+            examples = getattr(data, attribute or "EXAMPLES")
+            for i, (text, generation_prompt, expected) in enumerate(examples):
                 case = (name, text, generation_prompt, expected, data.TOOLS)
                 yield pytest.param(*case, id=f"{name}-{i}")
 
@@ -214,8 +217,10 @@ def test_every_marker_inside_a_string_argument(name: str, marker: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> None:
     fmt = formats.get(name)
-    longer, shorter = ToolUse("get_weather_forecast", {"location": "Oslo"}), ToolUse("get_weather")
-    for calls in ((longer, shorter), (shorter, longer)):
+    oslo = {"location": "Oslo"}
+    pairs = [(ToolUse("get_weather_forecast", oslo), ToolUse("get_weather")),
+             (ToolUse("get_weather", oslo), ToolUse("get_weather_forecast"))]  # fmt: skip
+    for calls in pairs:
         text = written(fmt, *calls)
         assert starts(fmt, text) == [call.name for call in calls]
         message = verify(fmt, text, plain_prompt(fmt), tools=TOOLS)
