@@ -28,10 +28,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import protocall
 from protocall import ast, formats
 from protocall.events import ToolCallEnd, ToolCallStart
 from protocall.formats import Format
 from protocall.formats.turns import ToolUse, Turn
+from protocall.message import Message
 from protocall.testing import (
     PROPERTIES,
     Trial,
@@ -57,60 +59,67 @@ and a line of its own, before a newline, before JSON's closing brace and bracket
 
 @dataclass(frozen=True)
 class Family:
-    """What the generic tests take from a format beyond its spec.
+    """What the generic tests take from a format beyond its spec (defaults: what holds for
+    most formats, so a new one needs no row).
 
-    `runs`: extra `(max_examples, seed)` runs of the kit besides the default one;
-    `not_in_values`: reserved markers that cannot stand in a string argument (the codec's
-    own quote); `names_cut_call`: the error for a call cut off names it (not so where
-    calls stand in one JSON array, cut off as a whole); the error's raw text
-    runs from the call's (or its section's) start, or from the `header` of the message the
-    call is in (gpt-oss's `<|start|>`); `opener`: a call cut off anywhere after this marker is such an error (default: once
-    its name is announced); `also_in_values`: markers beyond the reserved ones to put there (the
-    tokens a marker is made of); `examples`: the test module whose `EXAMPLES`
-    (text, prompt, expected; `module:NAME` for another name) and `TOOLS` are the
-    family's FORMATS.md examples."""
+    - `examples`: the test module whose `EXAMPLES` (text, prompt, expected), or `module:NAME`,
+      and `TOOLS` are the family's FORMATS.md examples.
+    - `runs`: `(max_examples, seed)` runs of the kit besides the default one.
+    - `not_in_values`: reserved markers that cannot stand in a string argument (a codec's
+      own quote); `also_in_values`: other markers to put there (the tokens markers are made
+      of); `escaped_values`: the codec escapes values, so that a whole written turn stands
+      in one (not so for XML-style arguments, whose values are raw text).
+    - `opener`: a call cut off after this marker is a `truncated` error (default: once its
+      name is announced); `names_cut_call`: that error names the call (not so for a JSON or
+      pythonic list, cut off as a whole); its raw text runs from the call's (or its
+      section's) start, or from the `header` of the message it stands in (gpt-oss)."""
 
+    examples: str | None = None
     runs: tuple[tuple[int, int], ...] = ()
     not_in_values: tuple[str, ...] = ()
     also_in_values: tuple[str, ...] = ()
-    examples: str | None = None
+    escaped_values: bool = True
+    opener: str | None = None
     names_cut_call: bool = True
     header: str | None = None
-    opener: str | None = None
 
 
 FAMILIES = {
-    "apertus": Family(
-        opener="<|tools_prefix|>", names_cut_call=False, runs=((15, 0),), examples="test_apertus"
-    ),
-    "cohere": Family(
-        opener="<|START_ACTION|>", names_cut_call=False, runs=((15, 0),), examples="test_cohere"
-    ),
+    "apertus": Family("test_apertus", ((15, 0),), opener="<|tools_prefix|>", names_cut_call=False),
+    "cohere": Family("test_cohere", ((15, 0),), opener="<|START_ACTION|>", names_cut_call=False),
+    "deepseek-v3.2": Family(escaped_values=False),
+    "deepseek-v4": Family(escaped_values=False),
+    "deepseek-v4.1": Family(escaped_values=False),
     "gemma-4": Family(
-        opener="<|tool_call>", examples="test_gemma4", runs=((15, 0),), not_in_values=('<|"|>',)
+        "test_gemma4", ((15, 0),), ('<|"|>',), opener="<|tool_call>", escaped_values=False
     ),
-    "glm-4.5": Family(examples="test_glm:EXAMPLES_45", opener="<tool_call>", runs=((12, 0),)),
-    "glm-4.7": Family(examples="test_glm:EXAMPLES_47", opener="<tool_call>", runs=((12, 0),)),
-    "gpt-oss": Family(
-        header="<|start|>", opener="<|start|>", runs=((15, 0),), examples="test_gpt_oss"
+    "glm-4.5": Family(
+        "test_glm:EXAMPLES_45", ((12, 0),), opener="<tool_call>", escaped_values=False
     ),
-    "granite": Family(names_cut_call=False, runs=((10, 7),)),
+    "glm-4.7": Family(
+        "test_glm:EXAMPLES_47", ((12, 0),), opener="<tool_call>", escaped_values=False
+    ),
+    "gpt-oss": Family("test_gpt_oss", ((15, 0),), opener="<|start|>", header="<|start|>"),
+    "granite": Family("test_granite", ((10, 7),), names_cut_call=False),
     "kimi-k3": Family(
-        runs=((20, 0),),
+        "test_kimi_k3",
+        ((20, 0),),
         also_in_values=("<|open|>", "<|close|>", "<|sep|>"),
-        examples="test_kimi_k3",
+        escaped_values=False,
     ),
-    "ling-3": Family(runs=((20, 0),), examples="test_ling3"),
-    "lfm2": Family(names_cut_call=False, runs=((10, 7),)),
-    "llama-3": Family(runs=((10, 7),)),
-    "llama-4": Family(names_cut_call=False, runs=((10, 7),)),
-    "minimax-m2": Family(runs=((12, 0),)),
-    "mistral": Family(opener="[TOOL_CALLS]", runs=((15, 0),), examples="test_mistral"),
-    "nemotron": Family(names_cut_call=False, runs=((10, 7),)),
-    "olmo-3": Family(runs=((15, 0),), examples="test_olmo3"),
-    "pythonic": Family(names_cut_call=False, runs=((10, 7),)),
-    "qwen3-coder": Family(opener="<tool_call>", runs=((20, 0),), examples="test_qwen3_coder"),
-    "seed-oss": Family(runs=((15, 0),)),
+    "lfm2": Family("test_pythonic:LFM2_EXAMPLES", ((10, 7),), names_cut_call=False),
+    "ling-3": Family("test_ling3", ((20, 0),), escaped_values=False),
+    "llama-3": Family("test_llama3", ((10, 7),)),
+    "llama-4": Family("test_pythonic:LLAMA_4_EXAMPLES", ((10, 7),), names_cut_call=False),
+    "minimax-m2": Family(runs=((12, 0),), escaped_values=False),
+    "mistral": Family("test_mistral", ((15, 0),), opener="[TOOL_CALLS]"),
+    "nemotron": Family("test_nemotron", ((10, 7),), names_cut_call=False),
+    "olmo-3": Family("test_olmo3", ((15, 0),)),
+    "pythonic": Family("test_pythonic:PYTHONIC_EXAMPLES", ((10, 7),), names_cut_call=False),
+    "qwen3-coder": Family(
+        "test_qwen3_coder", ((20, 0),), opener="<tool_call>", escaped_values=False
+    ),
+    "seed-oss": Family(runs=((15, 0),), escaped_values=False),
 }
 NAMES = formats.names()
 
@@ -142,6 +151,14 @@ def written(fmt: Format, *parts: str | ToolUse, reasoning: str | None = None) ->
 
 def plain_prompt(fmt: Format) -> str | None:
     return fmt.prompt_for(None)
+
+
+def verified(fmt: Format, text: str) -> Message:
+    """`verify` after the plain prompt (every property, one chunk against several), and
+    the one-shot `protocall.parse` gives the same message."""
+    message = verify(fmt, text, plain_prompt(fmt), tools=TOOLS)
+    assert protocall.parse(text, fmt.name, TOOLS, plain_prompt(fmt), seed=0) == message
+    return message
 
 
 def starts(fmt: Format, text: str) -> list[str]:
@@ -209,8 +226,23 @@ def test_every_marker_inside_a_string_argument(name: str, marker: str) -> None:
     fmt = formats.get(name)
     values = {f"v{i}": value.format(m=marker) for i, value in enumerate(VALUES)}
     text = written(fmt, ToolUse("quote", values))
-    (result,) = verify(fmt, text, plain_prompt(fmt), tools=TOOLS).tool_calls
+    (result,) = verified(fmt, text).tool_calls
     assert result.arguments == values
+
+
+CLOSERS = ("}]", '"}]', '"}}', "}; {", ")]", "'),", "[get_time(zone='x')]")
+"""What ends a JSON object or array, or a Python call or list, and a pythonic call list."""
+
+
+@pytest.mark.parametrize("name", [name for name in NAMES if family(name).escaped_values])
+def test_a_whole_call_inside_a_string_argument_is_its_text(name: str) -> None:
+    """The format's own writing of a turn with calls, and every marker, in one value."""
+    fmt = formats.get(name)
+    quoted = written(fmt, "Hi ", ToolUse("get_time", {"zone": "UTC"}), ToolUse("get_weather"))
+    value = "\n".join([quoted, *fmt.reserved, quoted, *CLOSERS])
+    text = written(fmt, ToolUse("write_file", {"path": "a", "content": value}))
+    (result,) = verified(fmt, text).tool_calls
+    assert result.arguments == {"path": "a", "content": value}
 
 
 # -- names -------------------------------------------------------------------------------------
@@ -225,7 +257,7 @@ def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> Non
     for calls in pairs:
         text = written(fmt, *calls)
         assert starts(fmt, text) == [call.name for call in calls]
-        message = verify(fmt, text, plain_prompt(fmt), tools=TOOLS)
+        message = verified(fmt, text)
         assert [c.name for c in message.tool_calls] == [call.name for call in calls]
 
 
@@ -246,7 +278,7 @@ def test_truncation_at_every_position(name: str) -> None:
     generation_prompt = plain_prompt(fmt)
     reference = stream(fmt, [text], TOOLS, generation_prompt)
     full = Case(text, normalize_tools(TOOLS), generation_prompt, None,
-                expected=verify(fmt, text, generation_prompt, tools=TOOLS).to_dict())  # fmt: skip
+                expected=verified(fmt, text).to_dict())  # fmt: skip
     ends, row = completion_offsets(reference.tree), family(name)
     envelopes = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALLS)]
     begins = [next((s for s, e in envelopes if s <= n.start < (e or len(text))), n.start)
