@@ -52,9 +52,11 @@ EXAMPLES = int(os.environ.get("PROTOCALL_CHECK_EXAMPLES") or (200 if LONG else 8
 SEED_SETTING = os.environ.get("PROTOCALL_CHECK_SEED", "0")
 SEED = None if SEED_SETTING == "random" else int(SEED_SETTING)
 
-VALUES = ("{m}", "a{m}b", "x = '{m}'\n{m}\n", "{m}\n", "x = '{m}'\n{m}}}", "x = '{m}'\n{m}]}}")
+VALUES = ("{m}", "a{m}b", "x = '{m}'\n{m}\n", "{m}\n", "x = '{m}'\n{m}}}", "x = '{m}'\n{m}]}}",
+          "x = '{m}'  # {p}")  # fmt: skip
 """How a marker `{m}` stands in a string argument: alone, inside a word, in quoted code
-and a line of its own, before a newline, before JSON's closing brace and brackets."""
+and a line of its own, before a newline, before JSON's closing brace and brackets, and cut
+short (`{p}`, all but its last character) at the value's end."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ FAMILIES = {
     ),
     "gpt-oss": Family("test_gpt_oss", ((15, 0),), opener="<|start|>", header="<|start|>"),
     "granite": Family("test_granite", ((10, 7),), names_cut_call=False),
+    "hermes": Family("test_hermes", opener="<tool_call>"),
+    "kimi-k2": Family("test_kimi_k2", opener="<|tool_calls_section_begin|>"),
     "kimi-k3": Family(
         "test_kimi_k3",
         ((20, 0),),
@@ -192,7 +196,7 @@ def example_cases() -> Iterator[Any]:
             module, _, attribute = where.partition(":")
             data = importlib.import_module(module)
             examples = getattr(data, attribute or "EXAMPLES")
-            for i, (text, generation_prompt, expected) in enumerate(examples):
+            for i, (text, generation_prompt, expected, *_) in enumerate(examples):
                 case = (name, text, generation_prompt, expected, data.TOOLS)
                 yield pytest.param(*case, id=f"{name}-{i}")
 
@@ -224,7 +228,7 @@ def markers_in_values() -> Iterator[Any]:
 @pytest.mark.parametrize(("name", "marker"), list(markers_in_values()))
 def test_every_marker_inside_a_string_argument(name: str, marker: str) -> None:
     fmt = formats.get(name)
-    values = {f"v{i}": value.format(m=marker) for i, value in enumerate(VALUES)}
+    values = {f"v{i}": value.format(m=marker, p=marker[:-1]) for i, value in enumerate(VALUES)}
     text = written(fmt, ToolUse("quote", values))
     (result,) = verified(fmt, text).tool_calls
     assert result.arguments == values
@@ -318,6 +322,8 @@ def test_truncation_at_every_position(name: str) -> None:
                 if row.names_cut_call and cut >= named:
                     assert f"tool call `{call.name}`" in error.message, (cut, error.message)
                 assert error.raw == text[begin:cut], (cut, error)
+                before = stream(fmt, [text[:begin]], TOOLS, generation_prompt).message
+                assert message.content == before.content, (cut, message.content)
 
 
 # -- a pre-opened reasoning block (issue #15) --------------------------------------------------
