@@ -68,9 +68,10 @@ class Family:
       and `TOOLS` are the family's FORMATS.md examples.
     - `runs`: `(max_examples, seed)` runs of the kit besides the default one.
     - `not_in_values`: reserved markers that cannot stand in a string argument (a codec's
-      own quote); `also_in_values`: other markers to put there (the tokens markers are made
-      of); `escaped_values`: the codec escapes values, so that a whole written turn stands
-      in one (not so for XML-style arguments, whose values are raw text).
+      own quote); `tokens`: the tokens markers are made of, put there too and never in
+      content or reasoning (Kimi K3's `<|open|>`); `escaped_values`: the codec escapes
+      values, so that a whole written turn stands in one (not so for XML-style arguments,
+      whose values are raw text).
     - `opener`: a call cut off after this marker is a `truncated` error (default: once its
       name is announced); `names_cut_call`: that error names the call (not so for a JSON or
       pythonic list, cut off as a whole); its raw text runs from the call's (or its
@@ -79,7 +80,7 @@ class Family:
     examples: str | None = None
     runs: tuple[tuple[int, int], ...] = ()
     not_in_values: tuple[str, ...] = ()
-    also_in_values: tuple[str, ...] = ()
+    tokens: tuple[str, ...] = ()
     escaped_values: bool = True
     opener: str | None = None
     names_cut_call: bool = True
@@ -108,7 +109,8 @@ FAMILIES = {
     "kimi-k3": Family(
         "test_kimi_k3",
         ((20, 0),),
-        also_in_values=("<|open|>", "<|close|>", "<|sep|>"),
+        opener="<|open|>call",
+        tokens=("<|open|>", "<|close|>", "<|sep|>"),
         escaped_values=False,
     ),
     "lfm2": Family("test_pythonic:LFM2_EXAMPLES", ((10, 7),), names_cut_call=False),
@@ -221,7 +223,7 @@ def markers_in_values() -> Iterator[Any]:
     for name in NAMES:
         fmt, row = formats.get(name), family(name)
         markers = [m for m in fmt.reserved if m not in row.not_in_values]
-        for marker in dict.fromkeys([*markers, *row.also_in_values]):
+        for marker in dict.fromkeys([*markers, *row.tokens]):
             yield pytest.param(name, marker, id=f"{name}-{marker!r}")
 
 
@@ -311,7 +313,8 @@ def test_truncation_at_every_position(name: str) -> None:
         assert all(e.code == "truncated" for e in message.errors), (cut, message.errors)
         assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
                        for e in whole.events), cut  # fmt: skip
-        assert not any(m in (message.content or "") for m in fmt.reserved), cut
+        for text_field in (message.content, message.reasoning_content):
+            assert not any(m in (text_field or "") for m in (*fmt.reserved, *row.tokens)), cut
         spans = zip(calls, heads, announced, ends, begins, strict=True)
         for call, head, named, end, begin in spans:
             if head <= cut < end:  # cut inside a call: one truncated error, its text the raw
