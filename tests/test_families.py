@@ -150,20 +150,24 @@ TOOLS = [
 ]
 
 
-def written(fmt: Format, *parts: str | ToolUse, reasoning: str | None = None) -> str:
-    """The turn as the format writes it after its plain prompt (which opens nothing)."""
-    return fmt.render(Turn(reasoning, parts), None)
+def written(
+    fmt: Format, *parts: str | ToolUse, reasoning: str | None = None, start: str | None = None
+) -> str:
+    """The turn as the format writes it from `start` (default: after its plain prompt,
+    which opens nothing)."""
+    return fmt.render(Turn(reasoning, parts), start)
 
 
 def plain_prompt(fmt: Format) -> str | None:
     return fmt.prompt_for(None)
 
 
-def verified(fmt: Format, text: str) -> Message:
-    """`verify` after the plain prompt (every property, one chunk against several), and
-    the one-shot `protocall.parse` gives the same message."""
-    message = verify(fmt, text, plain_prompt(fmt), tools=TOOLS)
-    assert protocall.parse(text, fmt.name, TOOLS, plain_prompt(fmt), seed=0) == message
+def verified(fmt: Format, text: str, generation_prompt: str | None = None) -> Message:
+    """`verify` (every property, one chunk against several) after `generation_prompt`
+    (default: the plain one), and the one-shot `protocall.parse` gives the same message."""
+    generation_prompt = generation_prompt or plain_prompt(fmt)
+    message = verify(fmt, text, generation_prompt, tools=TOOLS)
+    assert protocall.parse(text, fmt.name, TOOLS, generation_prompt, seed=0) == message
     return message
 
 
@@ -270,21 +274,32 @@ def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> Non
 # -- truncation --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_truncation_at_every_position(name: str) -> None:
+def starts_to_cut() -> Iterator[Any]:
+    """Each format after its plain prompt, and without a prompt where its default start
+    differs (a reasoning block open from the start)."""
+    for name in NAMES:
+        fmt = formats.get(name)
+        yield pytest.param(name, plain_prompt(fmt), None, id=name)
+        if fmt.default_start is not None:
+            yield pytest.param(name, None, fmt.default_start, id=f"{name}-{fmt.default_start}")
+
+
+@pytest.mark.parametrize(("name", "generation_prompt", "start"), list(starts_to_cut()))
+def test_truncation_at_every_position(
+    name: str, generation_prompt: str | None, start: str | None
+) -> None:
     """Every prefix of a turn with reasoning (where the format has it), content and two
     calls keeps the kit's properties, chunked 1 to 4 characters at a time; exactly the calls
-    complete before the cut are calls, a call announced and cut off is one `truncated`
-    error naming it, and no other error arises."""
+    complete before the cut are calls, a call cut off is one `truncated` error (naming it,
+    its raw text the call's, the content before it kept), and no other error arises."""
     fmt = formats.get(name)
     calls = (ToolUse("get_time", {"zone": "UTC"}), ToolUse("write_file", {"path": "/a",
              "content": 'x <y> <|x|> "z"\n'}))  # fmt: skip
     reasoning = "R" if "reasoning" in fmt.channels else None
-    text = written(fmt, "Hi ", calls[0], "\nthen ", calls[1], reasoning=reasoning)
-    generation_prompt = plain_prompt(fmt)
+    text = written(fmt, "Hi ", calls[0], "\nthen ", calls[1], reasoning=reasoning, start=start)
     reference = stream(fmt, [text], TOOLS, generation_prompt)
-    full = Case(text, normalize_tools(TOOLS), generation_prompt, None,
-                expected=verified(fmt, text).to_dict())  # fmt: skip
+    expected = verify(fmt, text, generation_prompt, tools=TOOLS).to_dict()
+    full = Case(text, normalize_tools(TOOLS), generation_prompt, start, expected=expected)
     ends, row = completion_offsets(reference.tree), family(name)
     envelopes = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALLS)]
     begins = [next((s for s, e in envelopes if s <= n.start < (e or len(text))), n.start)
