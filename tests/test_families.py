@@ -117,7 +117,7 @@ FAMILIES = {
     "ling-3": Family("test_ling3", ((20, 0),), escaped_values=False),
     "llama-3": Family("test_llama3", ((10, 7),)),
     "llama-4": Family("test_pythonic:LLAMA_4_EXAMPLES", ((10, 7),), names_cut_call=False),
-    "minimax-m2": Family(runs=((12, 0),), escaped_values=False),
+    "minimax-m2": Family("test_minimax", runs=((12, 0),), escaped_values=False),
     "mistral": Family("test_mistral", ((15, 0),), opener="[TOOL_CALLS]"),
     "nemotron": Family("test_nemotron", ((10, 7),), names_cut_call=False),
     "olmo-3": Family("test_olmo3", ((15, 0),)),
@@ -125,7 +125,7 @@ FAMILIES = {
     "qwen3-coder": Family(
         "test_qwen3_coder", ((20, 0),), opener="<tool_call>", escaped_values=False
     ),
-    "seed-oss": Family(runs=((15, 0),), escaped_values=False),
+    "seed-oss": Family("test_seed_oss", runs=((15, 0),), escaped_values=False),
 }
 NAMES = formats.names()
 
