@@ -64,8 +64,8 @@ class Family:
     """What the generic tests take from a format beyond its spec (defaults: what holds for
     most formats, so a new one needs no row).
 
-    - `examples`: the test module whose `EXAMPLES` (text, prompt, expected), or `module:NAME`,
-      and `TOOLS` are the family's FORMATS.md examples.
+    - `examples`: the test module whose `EXAMPLES` (text, prompt, expected), or `module:NAME`
+      (a list, or lists by format name), and `TOOLS` are the family's FORMATS.md examples.
     - `runs`: `(max_examples, seed)` runs of the kit besides the default one.
     - `not_in_values`: reserved markers that cannot stand in a string argument (a codec's
       own quote); `tokens`: the tokens markers are made of, put there too and never in
@@ -90,9 +90,11 @@ class Family:
 FAMILIES = {
     "apertus": Family("test_apertus", ((15, 0),), opener="<|tools_prefix|>", names_cut_call=False),
     "cohere": Family("test_cohere", ((15, 0),), opener="<|START_ACTION|>", names_cut_call=False),
-    "deepseek-v3.2": Family(escaped_values=False),
-    "deepseek-v4": Family(escaped_values=False),
-    "deepseek-v4.1": Family(escaped_values=False),
+    "deepseek-v3": Family("test_deepseek:BY_NAME"),
+    "deepseek-v3.1": Family("test_deepseek:BY_NAME"),
+    "deepseek-v3.2": Family("test_deepseek:BY_NAME", escaped_values=False),
+    "deepseek-v4": Family("test_deepseek:BY_NAME", escaped_values=False),
+    "deepseek-v4.1": Family("test_deepseek:BY_NAME", escaped_values=False),
     "gemma-4": Family(
         "test_gemma4", ((15, 0),), ('<|"|>',), opener="<|tool_call>", escaped_values=False
     ),
@@ -202,6 +204,8 @@ def example_cases() -> Iterator[Any]:
             module, _, attribute = where.partition(":")
             data = importlib.import_module(module)
             examples = getattr(data, attribute or "EXAMPLES")
+            if isinstance(examples, dict):  # by format name
+                examples = examples[name]
             for i, (text, generation_prompt, expected, *_) in enumerate(examples):
                 case = (name, text, generation_prompt, expected, data.TOOLS)
                 yield pytest.param(*case, id=f"{name}-{i}")
@@ -332,6 +336,9 @@ def test_truncation_at_every_position(
             assert not any(m in (text_field or "") for m in (*fmt.reserved, *row.tokens)), cut
         spans = zip(calls, heads, announced, ends, begins, strict=True)
         for call, head, named, end, begin in spans:
+            if begin <= cut < end and message.errors:  # the content before it is kept
+                before = stream(fmt, [text[:begin]], TOOLS, generation_prompt).message
+                assert message.content == before.content, (cut, message.content)
             if head <= cut < end:  # cut inside a call: one truncated error, its text the raw
                 (error,) = message.errors
                 assert error.code == "truncated", (cut, error)
@@ -340,8 +347,6 @@ def test_truncation_at_every_position(
                 if row.names_cut_call and cut >= named:
                     assert f"tool call `{call.name}`" in error.message, (cut, error.message)
                 assert error.raw == text[begin:cut], (cut, error)
-                before = stream(fmt, [text[:begin]], TOOLS, generation_prompt).message
-                assert message.content == before.content, (cut, message.content)
 
 
 # -- a pre-opened reasoning block (issue #15) --------------------------------------------------
