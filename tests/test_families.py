@@ -3,9 +3,9 @@
 Each test runs over `protocall.formats.names()`, so a new format is covered the moment it
 is registered: its turns are written by the format's own renderer (from the spec) and
 parsed back, one-shot and streamed. What differs between families is data in `FAMILIES`
-(which markers cannot stand in a string argument, extra kit runs, the module whose
-FORMATS.md examples to run), never code. The per-family files keep the family's own
-examples and quirks.
+(the module holding its FORMATS.md examples, extra kit runs, a marker its codec quotes,
+where a cut-off call becomes an error), never code; a format without a row gets the
+defaults. The per-family files keep the family's own examples and quirks.
 
 The kit runs (`check_format`) take a few examples per run with a fixed seed.
 `PROTOCALL_CHECK_EXAMPLES` sets the number (`HYPOTHESIS_PROFILE=long` makes it 200) and
@@ -36,6 +36,7 @@ from protocall.formats.turns import ToolUse, Turn
 from protocall.message import Message
 from protocall.testing import (
     PROPERTIES,
+    Outcome,
     Trial,
     check_format,
     chunkings,
@@ -52,8 +53,15 @@ EXAMPLES = int(os.environ.get("PROTOCALL_CHECK_EXAMPLES") or (200 if LONG else 8
 SEED_SETTING = os.environ.get("PROTOCALL_CHECK_SEED", "0")
 SEED = None if SEED_SETTING == "random" else int(SEED_SETTING)
 
-VALUES = ("{m}", "a{m}b", "x = '{m}'\n{m}\n", "{m}\n", "x = '{m}'\n{m}}}", "x = '{m}'\n{m}]}}",
-          "x = '{m}'  # {p}")  # fmt: skip
+VALUES = (
+    "{m}",
+    "a{m}b",
+    "x = '{m}'\n{m}\n",
+    "{m}\n",
+    "x = '{m}'\n{m}}}",
+    "x = '{m}'\n{m}]}}",
+    "x = '{m}'  # {p}",
+)
 """How a marker `{m}` stands in a string argument: alone, inside a word, in quoted code
 and a line of its own, before a newline, before JSON's closing brace and brackets, and cut
 short (`{p}`, all but its last character) at the value's end."""
@@ -215,7 +223,12 @@ def example_cases() -> Iterator[Any]:
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_formats_md_examples(
-    name: str, text: str, prompt: str | None, expected: dict[str, Any], tools: Any, data: Any
+    name: str,
+    text: str,
+    prompt: str | None,
+    expected: dict[str, Any],
+    tools: Any,
+    data: st.DataObject,
 ) -> None:
     """Each example one-shot, streamed (`verify`) and in random chunkings that cut at and
     inside markers, parses back to the expected message."""
@@ -266,8 +279,10 @@ def test_a_whole_call_inside_a_string_argument_is_its_text(name: str) -> None:
 def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> None:
     fmt = formats.get(name)
     oslo = {"location": "Oslo"}
-    pairs = [(ToolUse("get_weather_forecast", oslo), ToolUse("get_weather")),
-             (ToolUse("get_weather", oslo), ToolUse("get_weather_forecast"))]  # fmt: skip
+    pairs = [
+        (ToolUse("get_weather_forecast", oslo), ToolUse("get_weather")),
+        (ToolUse("get_weather", oslo), ToolUse("get_weather_forecast")),
+    ]
     for calls in pairs:
         text = written(fmt, *calls)
         assert starts(fmt, text) == [call.name for call in calls]
@@ -297,26 +312,18 @@ def test_truncation_at_every_position(
     complete before the cut are calls, a call cut off is one `truncated` error (naming it,
     its raw text the call's, the content before it kept), and no other error arises."""
     fmt = formats.get(name)
-    calls = (ToolUse("get_time", {"zone": "UTC"}), ToolUse("write_file", {"path": "/a",
-             "content": 'x <y> <|x|> "z"\n'}))  # fmt: skip
+    calls = (
+        ToolUse("get_time", {"zone": "UTC"}),
+        ToolUse("write_file", {"path": "/a", "content": 'x <y> <|x|> "z"\n'}),
+    )
     reasoning = "R" if "reasoning" in fmt.channels else None
     text = written(fmt, "Hi ", calls[0], "\nthen ", calls[1], reasoning=reasoning, start=start)
     reference = stream(fmt, [text], TOOLS, generation_prompt)
     expected = verify(fmt, text, generation_prompt, tools=TOOLS).to_dict()
     full = Case(text, normalize_tools(TOOLS), generation_prompt, start, expected=expected)
-    ends, row = completion_offsets(reference.tree), family(name)
-    envelopes = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALLS)]
-    begins = [next((s for s, e in envelopes if s <= n.start < (e or len(text))), n.start)
-              for n in reference.tree.find_all(ast.TOOL_CALL)]  # fmt: skip
-    if row.header is not None:
-        begins = [text.rindex(row.header, 0, begin + 1) for begin in begins]
-    session, announced = fmt.parser(TOOLS, generation_prompt), []
-    for offset, char in enumerate(text, 1):
-        announced += [offset for e in session.feed(char) if isinstance(e, ToolCallStart)]
-    session.finish()
-    heads = announced  # a call counts from its announcement, or right after its opener
-    if row.opener is not None:
-        heads = [text.index(row.opener, begin) + len(row.opener) for begin in begins]
+    row = family(name)
+    spans = list(zip(calls, *call_spans(fmt, text, reference, generation_prompt), strict=True))
+    before = {b: stream(fmt, [text[:b]], TOOLS, generation_prompt).message for _, b, *_ in spans}
     for cut in range(len(text)):
         case = truncated(full, cut)
         whole = stream(fmt, [case.text], TOOLS, generation_prompt)
@@ -327,18 +334,17 @@ def test_truncation_at_every_position(
         for prop in PROPERTIES:
             assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
         message = whole.message
-        closed = sum(end <= cut for end in ends)
+        closed = sum(end <= cut for *_, end in spans)
         assert [c.name for c in message.tool_calls] == [c.name for c in calls][:closed], cut
         assert all(e.code == "truncated" for e in message.errors), (cut, message.errors)
-        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
-                       for e in whole.events), cut  # fmt: skip
+        assert not any(
+            isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls) for e in whole.events
+        ), cut
         for text_field in (message.content, message.reasoning_content):
             assert not any(m in (text_field or "") for m in (*fmt.reserved, *row.tokens)), cut
-        spans = zip(calls, heads, announced, ends, begins, strict=True)
-        for call, head, named, end, begin in spans:
+        for call, begin, head, named, end in spans:
             if begin <= cut < end and message.errors:  # the content before it is kept
-                before = stream(fmt, [text[:begin]], TOOLS, generation_prompt).message
-                assert message.content == before.content, (cut, message.content)
+                assert message.content == before[begin].content, (cut, message.content)
             if head <= cut < end:  # cut inside a call: one truncated error, its text the raw
                 (error,) = message.errors
                 assert error.code == "truncated", (cut, error)
@@ -349,11 +355,38 @@ def test_truncation_at_every_position(
                 assert error.raw == text[begin:cut], (cut, error)
 
 
+def call_spans(
+    fmt: Format, text: str, reference: Outcome, generation_prompt: str | None
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Per call of `text`: where its raw text begins (its section's or message header's
+    start, where it has one), where a cut leaves it a `truncated` error (its `opener`'s
+    end, else its announcement), where its name is announced, and where it completes."""
+    row = family(fmt.name)
+    envelopes = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALLS)]
+    begins = [
+        next((s for s, e in envelopes if s <= n.start < (e or len(text))), n.start)
+        for n in reference.tree.find_all(ast.TOOL_CALL)
+    ]
+    if row.header is not None:
+        begins = [text.rindex(row.header, 0, begin + 1) for begin in begins]
+    session, announced = fmt.parser(TOOLS, generation_prompt), []
+    for offset, char in enumerate(text, 1):
+        announced += [offset for e in session.feed(char) if isinstance(e, ToolCallStart)]
+    session.finish()
+    heads = announced
+    if row.opener is not None:
+        heads = [text.index(row.opener, begin) + len(row.opener) for begin in begins]
+    return begins, heads, announced, completion_offsets(reference.tree)
+
+
 # -- a pre-opened reasoning block (issue #15) --------------------------------------------------
 
-PRE_OPENING = [name for name in NAMES
-               if "reasoning" in formats.get(name).channels
-               and formats.get(name).prompt_for("reasoning") is not None]  # fmt: skip
+PRE_OPENING = [
+    name
+    for name in NAMES
+    if "reasoning" in formats.get(name).channels
+    and formats.get(name).prompt_for("reasoning") is not None
+]
 
 
 @pytest.mark.parametrize("name", PRE_OPENING)
