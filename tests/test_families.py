@@ -18,10 +18,11 @@ A failure prints the kit's report: one minimal counterexample per failing proper
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import ast, formats
+from protocall.combinators import Parser
 from protocall.events import ToolCallEnd, ToolCallStart
 from protocall.formats import Format
 from protocall.formats.turns import ToolUse, Turn
@@ -46,7 +48,7 @@ from protocall.testing import (
 )
 from protocall.testing.mutations import truncated
 from protocall.testing.strategies import Case
-from protocall.tools import normalize_tools
+from protocall.tools import Tools, normalize_tools
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 EXAMPLES = int(os.environ.get("PROTOCALL_CHECK_EXAMPLES") or (200 if LONG else 8))
@@ -83,7 +85,8 @@ class Family:
     - `opener`: a call cut off after this marker is a `truncated` error (default: once its
       name is announced); `names_cut_call`: that error names the call (not so for a JSON or
       pythonic list, cut off as a whole); its raw text runs from the call's (or its
-      section's) start, or from the `header` of the message it stands in (gpt-oss)."""
+      section's) start, or from the `header` of the message it stands in (gpt-oss);
+      `from_default_start`: cut the turn as written without a prompt too (Kimi K3)."""
 
     examples: str | None = None
     runs: tuple[tuple[int, int], ...] = ()
@@ -93,6 +96,7 @@ class Family:
     opener: str | None = None
     names_cut_call: bool = True
     header: str | None = None
+    from_default_start: bool = False
 
 
 FAMILIES = {
@@ -120,6 +124,7 @@ FAMILIES = {
         "test_kimi_k3",
         ((20, 0),),
         opener="<|open|>call",
+        from_default_start=True,
         tokens=("<|open|>", "<|close|>", "<|sep|>"),
         escaped_values=False,
     ),
@@ -151,13 +156,32 @@ def tool(name: str, **properties: object) -> dict[str, object]:
 
 STRING = {"type": "string"}
 QUOTE_PARAMETERS = {f"v{i}": STRING for i in range(len(VALUES))}
-TOOLS = [
-    tool("get_weather", location=STRING, days={"type": "integer"}),
-    tool("get_weather_forecast", location=STRING),
-    tool("get_time", zone=STRING),
-    tool("write_file", path=STRING, content=STRING),
-    tool("quote", **QUOTE_PARAMETERS),
-]
+TOOLS = normalize_tools(
+    [
+        tool("get_weather", location=STRING, days={"type": "integer"}),
+        tool("get_weather_forecast", location=STRING),
+        tool("get_time", zone=STRING),
+        tool("write_file", path=STRING, content=STRING),
+        tool("quote", **QUOTE_PARAMETERS),
+    ]
+)
+
+
+@functools.cache
+def registered(name: str) -> Format:
+    """Format `name`, its grammar built once per tool set and start state. Its sessions are
+    still fresh (a grammar is immutable; a session's state is its own), but the thousands
+    of short streams below do not rebuild it each time."""
+    fmt = formats.get(name)
+    built: dict[tuple[int, str | None], tuple[Tools | None, Parser[Any]]] = {}
+
+    def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+        key = (id(tools), start)
+        if key not in built:  # (the tools are kept with it, so the id stays theirs)
+            built[key] = (tools, fmt.grammar(tools, start))
+        return built[key][1]
+
+    return replace(fmt, grammar=grammar)
 
 
 def written(
@@ -191,8 +215,13 @@ def starts(fmt: Format, text: str) -> list[str]:
 
 
 def kit_runs() -> Iterator[Any]:
+    """The default run, and the row's: a seeded run draws the same first examples whatever
+    its `max_examples` (the inputs of 8 at seed 0 are among those of 12, 15 or 20), so a
+    row's run with the same seed and as many examples or more stands for the default."""
     for name in NAMES:
-        for examples, seed in dict.fromkeys(((EXAMPLES, SEED), *family(name).runs)):
+        runs = family(name).runs
+        covered = any(seed == SEED and examples >= EXAMPLES for examples, seed in runs)
+        for examples, seed in runs if covered else ((EXAMPLES, SEED), *runs):
             yield pytest.param(name, examples, seed, id=f"{name}-{examples}-seed{seed}")
 
 
@@ -220,7 +249,7 @@ def example_cases() -> Iterator[Any]:
 
 
 @pytest.mark.parametrize(("name", "text", "prompt", "expected", "tools"), list(example_cases()))
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=1, deadline=None)
 @given(data=st.data())
 def test_formats_md_examples(
     name: str,
@@ -230,11 +259,11 @@ def test_formats_md_examples(
     tools: Any,
     data: st.DataObject,
 ) -> None:
-    """Each example one-shot, streamed (`verify`) and in random chunkings that cut at and
+    """Each example one-shot, streamed (`verify`) and in 10 random chunkings that cut at and
     inside markers, parses back to the expected message."""
-    fmt = formats.get(name)
-    chunks = data.draw(chunkings(text, fmt.reserved), label="chunks")
-    verify(fmt, text, prompt, tools=tools, expected=expected, chunkings=[chunks])
+    fmt = registered(name)
+    drawn = data.draw(st.lists(chunkings(text, fmt.reserved), min_size=10, max_size=10))
+    verify(fmt, text, prompt, tools=tools, expected=expected, chunkings=drawn)
 
 
 # -- markers inside values (the vLLM failures of PEERS.md) -------------------------------------
@@ -242,7 +271,7 @@ def test_formats_md_examples(
 
 def markers_in_values() -> Iterator[Any]:
     for name in NAMES:
-        fmt, row = formats.get(name), family(name)
+        fmt, row = registered(name), family(name)
         markers = [m for m in fmt.reserved if m not in row.not_in_values]
         for marker in dict.fromkeys([*markers, *row.tokens]):
             yield pytest.param(name, marker, id=f"{name}-{marker!r}")
@@ -250,7 +279,7 @@ def markers_in_values() -> Iterator[Any]:
 
 @pytest.mark.parametrize(("name", "marker"), list(markers_in_values()))
 def test_every_marker_inside_a_string_argument(name: str, marker: str) -> None:
-    fmt = formats.get(name)
+    fmt = registered(name)
     values = {f"v{i}": value.format(m=marker, p=marker[:-1]) for i, value in enumerate(VALUES)}
     text = written(fmt, ToolUse("quote", values))
     (result,) = verified(fmt, text).tool_calls
@@ -264,7 +293,7 @@ CLOSERS = ("}]", '"}]', '"}}', "}; {", ")]", "'),", "[get_time(zone='x')]")
 @pytest.mark.parametrize("name", [name for name in NAMES if family(name).escaped_values])
 def test_a_whole_call_inside_a_string_argument_is_its_text(name: str) -> None:
     """The format's own writing of a turn with calls, and every marker, in one value."""
-    fmt = formats.get(name)
+    fmt = registered(name)
     quoted = written(fmt, "Hi ", ToolUse("get_time", {"zone": "UTC"}), ToolUse("get_weather"))
     value = "\n".join([quoted, *fmt.reserved, quoted, *CLOSERS])
     text = written(fmt, ToolUse("write_file", {"path": "a", "content": value}))
@@ -277,7 +306,7 @@ def test_a_whole_call_inside_a_string_argument_is_its_text(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> None:
-    fmt = formats.get(name)
+    fmt = registered(name)
     oslo = {"location": "Oslo"}
     pairs = [
         (ToolUse("get_weather_forecast", oslo), ToolUse("get_weather")),
@@ -294,12 +323,12 @@ def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> Non
 
 
 def starts_to_cut() -> Iterator[Any]:
-    """Each format after its plain prompt, and without a prompt where its default start
-    differs (a reasoning block open from the start)."""
+    """Each format after its plain prompt, and, where its row says so, without a prompt
+    from its default start (a reasoning block open from the start)."""
     for name in NAMES:
-        fmt = formats.get(name)
+        fmt = registered(name)
         yield pytest.param(name, plain_prompt(fmt), None, id=name)
-        if fmt.default_start is not None:
+        if family(name).from_default_start and fmt.default_start is not None:
             yield pytest.param(name, None, fmt.default_start, id=f"{name}-{fmt.default_start}")
 
 
@@ -311,7 +340,7 @@ def test_truncation_at_every_position(
     calls keeps the kit's properties, chunked 1 to 4 characters at a time; exactly the calls
     complete before the cut are calls, a call cut off is one `truncated` error (naming it,
     its raw text the call's, the content before it kept), and no other error arises."""
-    fmt = formats.get(name)
+    fmt = registered(name)
     calls = (
         ToolUse("get_time", {"zone": "UTC"}),
         ToolUse("write_file", {"path": "/a", "content": 'x <y> <|x|> "z"\n'}),
@@ -320,7 +349,7 @@ def test_truncation_at_every_position(
     text = written(fmt, "Hi ", calls[0], "\nthen ", calls[1], reasoning=reasoning, start=start)
     reference = stream(fmt, [text], TOOLS, generation_prompt)
     expected = verify(fmt, text, generation_prompt, tools=TOOLS).to_dict()
-    full = Case(text, normalize_tools(TOOLS), generation_prompt, start, expected=expected)
+    full = Case(text, TOOLS, generation_prompt, start, expected=expected)
     row = family(name)
     spans = list(zip(calls, *call_spans(fmt, text, reference, generation_prompt), strict=True))
     before = {b: stream(fmt, [text[:b]], TOOLS, generation_prompt).message for _, b, *_ in spans}
@@ -392,7 +421,7 @@ PRE_OPENING = [
 @pytest.mark.parametrize("name", PRE_OPENING)
 def test_a_redundant_opener_after_a_pre_opened_prompt_is_not_reasoning(name: str) -> None:
     """The model writes the opener the prompt already wrote (issue #15): it is dropped."""
-    fmt = formats.get(name)
+    fmt = registered(name)
     opener = fmt.channels["reasoning"][0]
     text = opener + fmt.render(Turn("Hmm.", ("Answer.",)), "reasoning")
     expected = {"reasoning_content": "Hmm.", "content": "Answer.", "tool_calls": []}
@@ -406,7 +435,7 @@ ZONE_TOOL = {"name": "get_time", "parameters": {"properties": {"zone": {"type": 
 def test_a_close_after_a_call_ended_pre_opened_reasoning_is_no_content(name: str) -> None:
     """A genuine call ended the pre-opened block; the model closes it afterwards anyway:
     that close is a stray marker, dropped, never content (issue #15)."""
-    fmt = formats.get(name)
+    fmt = registered(name)
     generation_prompt, close = fmt.prompt_for("reasoning"), fmt.channels["reasoning"][1]
     call = fmt.render(Turn(None, (ToolUse("get_time", {"zone": "UTC"}),)), None)
     stop = next((s for s in fmt.reserved if call.endswith(s)), "")
