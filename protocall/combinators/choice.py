@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from . import glance as glances
+from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
@@ -29,21 +31,43 @@ class Alt(Parser[T]):
     It needs more while the branch it is trying does. A branch that fails before any `cut`
     lets the next one try from the same start; after a `cut` its failure is `Committed` and no
     other branch is tried. If all fail, the furthest failure is reported, with the
-    expectations of every branch that reached that far.
+    expectations of every branch that reached that far. A branch that the character at the
+    start rules out (see `Parser.glance`) is not run: what it would record and raise is.
     """
 
     def __init__(self, *parsers: Parser[Any]) -> None:
         if not parsers:
             raise ValueError("alt() needs at least one parser")
         self.parsers: tuple[Parser[Any], ...] = parsers
+        *tried, self.last = parsers
+        self.undecided: Plan = tuple((parser, 0) for parser in tried)
+        self.plans: dict[str, Plan] = {}  # by the character at the start
 
     def __or__(self, other: Parser[Any]) -> Alt[Any]:
         return Alt(*self.parsers, other)
 
     def step(self, inp: Input, pos: int) -> Step[T]:
         best: Backtrack | None = None
-        *tried, last = self.parsers
-        for parser in tried:
+        at = pos - inp.base
+        if at < len(inp.buf):
+            char = inp.buf[at]
+            plan = self.plans.get(char)
+            if plan is None:
+                plan = self._plan(char)
+        else:
+            plan = self.undecided
+        for parser, width in plan:
+            if width < 0:  # branches the character rules out
+                failure = inp.refuse(pos, parser, record=False)
+                best = failure if best is None else best.merge(failure)
+                continue
+            if width:  # a branch its first characters may rule out
+                at = pos - inp.base
+                glance = parser.glance(inp.buf[at : at + width])
+                if glance is not None and glance.expected is not None:
+                    failure = inp.refuse(pos, glance)
+                    best = failure if best is None else best.merge(failure)
+                    continue
             choice = inp.open_choice(pos)
             try:
                 result = yield from parser.step(inp, pos)
@@ -60,9 +84,63 @@ class Alt(Parser[T]):
             inp.close_choice(choice, keep_output=True)
             return result
         try:
-            return (yield from last.step(inp, pos))
+            return (yield from self.last.step(inp, pos))
         except Backtrack as failure:
             raise (failure if best is None else best.merge(failure)) from None
+
+    def _plan(self, char: str) -> Plan:
+        """The steps before the last branch at `char` (see `Plan`)."""
+        plan: list[tuple[Any, int]] = []
+        ruled_out: list[Glance] = []
+        for parser, _ in self.undecided:
+            glance = parser.glance(char)
+            if glance is not None and glance.fails:
+                ruled_out.append(glance)
+                continue
+            if ruled_out:
+                plan.append((glances.tried(ruled_out), -1))
+                ruled_out = []
+            width = parser.reach() if glance is None else 0
+            plan.append((parser, width if width > 1 else 0))
+        if ruled_out:
+            plan.append((glances.tried(ruled_out), -1))
+        if len(self.plans) >= _MEMO:
+            self.plans.clear()
+        self.plans[char] = result = tuple(plan)
+        return result
+
+    def _glance(self, window: str) -> Glance | None:
+        outcomes = []
+        for parser in self.parsers:
+            glance = parser.glance(window)
+            if glance is None:
+                return None
+            outcomes.append(glance)
+            if not glance.fails:
+                break
+        return glances.choice(outcomes)
+
+    def _reach(self) -> int:
+        return max(parser.reach() for parser in self.parsers)
+
+
+Plan = tuple[tuple[Any, int], ...]
+"""A choice's steps before its last branch at one character: `(branch, 0)` runs the
+branch; `(branch, width)` does too unless its `glance` at the `width` characters there
+rules it out; `(glance, -1)` does what trying the consecutive branches the character
+rules out would (`glance.tried`)."""
+
+
+def _failure_at(char: str) -> Any:
+    def failure(parser: Parser[Any]) -> Glance | None:
+        glance = parser.glance(char)
+        return glance if glance is not None and glance.fails else None
+
+    return failure
+
+
+_MEMO = 256
+"""Characters whose shortcuts a choice keeps (a cache: cleared when full)."""
 
 
 def alt(*parsers: Parser[Any]) -> Parser[Any]:
@@ -75,16 +153,32 @@ class Many(Parser[list[T]]):
 
     Each repetition is an undecided choice until it matches or cuts; a repetition that fails
     before a cut ends the loop there (its output dropped). A repetition that matches nothing
-    ends the loop too, so `many` never spins. Needs more while a repetition does.
+    ends the loop too, so `many` never spins. Needs more while a repetition does. A
+    repetition that the character at its start rules out (see `Parser.glance`) is not run.
     """
 
     def __init__(self, parser: Parser[T], minimum: int = 0) -> None:
         self.parser = parser
         self.minimum = minimum
+        self.skips: dict[str, Glance | None] = {}  # char -> the repetition's failure there
 
     def step(self, inp: Input, pos: int) -> Step[list[T]]:
         values: list[T] = []
+        skips = self.skips
         while True:
+            at = pos - inp.base
+            if at < len(inp.buf):
+                char = inp.buf[at]
+                skip = skips.get(char, _UNSEEN)
+                if skip is _UNSEEN:
+                    if len(skips) >= _MEMO:
+                        skips.clear()
+                    skip = skips[char] = _failure_at(char)(self.parser)
+                if skip is not None:
+                    if len(values) < self.minimum:
+                        raise inp.refuse(pos, skip, record=False)
+                    inp.refuse(pos, skip)
+                    return values, pos
             choice = inp.open_choice(pos)
             try:
                 value, end = yield from self.parser.step(inp, pos)
@@ -102,6 +196,24 @@ class Many(Parser[list[T]]):
             if end == pos:
                 return values, pos
             pos = end
+
+    def _glance(self, window: str) -> Glance | None:
+        outcome, count = EMPTY, 0
+        while True:
+            glance = self.parser.glance(window[outcome.at :])
+            if glance is None:
+                return None
+            if glance.fails:
+                return outcome.then(glance if count < self.minimum else glances.repeated(glance))
+            outcome, count = outcome.then(glance), count + 1
+            if glance.at == 0:
+                return outcome
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
+
+_UNSEEN: Any = object()
 
 
 def many(parser: Parser[T], minimum: int = 0) -> Parser[list[T]]:
@@ -158,6 +270,13 @@ class Peek(Parser[T]):
         _forget(inp, choice, furthest)
         return value, pos
 
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return None if glance is None else glance.forgotten()
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
 
 def peek(parser: Parser[T]) -> Parser[T]:
     """Succeed without consuming where `parser` would match (see `Peek`)."""
@@ -175,6 +294,12 @@ class NotFollowedBy(Parser[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
+        at = pos - inp.base
+        glance = self.parser.glance(inp.buf[at : at + self.parser.reach()])
+        if glance is not None:  # decided by the first characters: nothing to run
+            if glance.expected is not None:
+                return None, pos
+            raise Backtrack(pos, self.expected)
         choice, furthest = inp.open_choice(pos), inp.furthest
         try:
             yield from self.parser.step(inp, pos)
@@ -186,6 +311,15 @@ class NotFollowedBy(Parser[None]):
             raise
         _forget(inp, choice, furthest)
         raise Backtrack(pos, self.expected)
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)  # what it records is forgotten
+        if glance is None:
+            return None
+        return EMPTY if glance.fails else failing(self.expected)
+
+    def _reach(self) -> int:
+        return self.parser.reach()
 
 
 def not_followed_by(parser: Parser[Any], description: str = "something else") -> Parser[None]:
@@ -245,6 +379,12 @@ class Recover(Parser[Any]):
             return recovered, end
         inp.close_choice(barrier, keep_output=True)
         return result
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)  # a failure before any cut passes through
+
+    def _reach(self) -> int:
+        return self.parser.reach()
 
 
 def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .glance import EMPTY, Glance, failing
 from .result import (
     DONE,
     END_OF_INPUT,
@@ -42,6 +43,41 @@ class Parser(Generic[T_co]):
 
     def step(self, inp: Input, pos: int) -> Step[T_co]:
         raise NotImplementedError
+
+    def glance(self, window: str) -> Glance | None:
+        """What this parser does at a position where the input starts with `window`, when
+        those characters decide it whatever follows (see `Glance`), or None: it may read
+        further, or is not analysed. Worked out once per window (a small cache; None
+        meanwhile: a recursive grammar's cycle is undecided)."""
+        if not window:
+            return None
+        memo: dict[str, Glance | None] | None = self.__dict__.get("_glances")
+        if memo is None:
+            memo = self.__dict__["_glances"] = {}
+        elif window in memo:
+            return memo[window]
+        elif len(memo) >= _GLANCES:
+            memo.clear()
+        memo[window] = None
+        memo[window] = glance = self._glance(window)
+        return glance
+
+    def _glance(self, window: str) -> Glance | None:
+        """`glance` without the cache: subclasses whose outcome a few characters can
+        decide say so."""
+        return None
+
+    def reach(self) -> int:
+        """How many characters are worth a `glance` (at least 1): as many as the
+        literals it starts with have."""
+        reach: int | None = self.__dict__.get("_reached")
+        if reach is None:
+            self.__dict__["_reached"] = 1  # meanwhile, for a recursive grammar
+            reach = self.__dict__["_reached"] = min(max(self._reach(), 1), _REACH)
+        return reach
+
+    def _reach(self) -> int:
+        return 1
 
     # -- running -------------------------------------------------------------------------
 
@@ -104,6 +140,12 @@ class Parser(Generic[T_co]):
         from .choice import optional
 
         return optional(self)
+
+
+_GLANCES = 256
+"""Windows whose outcome a parser keeps (a cache: cleared when full)."""
+_REACH = 64
+"""The longest window glanced at."""
 
 
 def _first(values: tuple[Any, ...]) -> Any:
@@ -255,6 +297,20 @@ class Seq(Parser[tuple[Any, ...]]):
             values.append(value)
         return tuple(values), pos
 
+    def _glance(self, window: str) -> Glance | None:
+        outcome = EMPTY
+        for parser in self.parsers:
+            glance = parser.glance(window[outcome.at :])
+            if glance is None:
+                return None
+            outcome = outcome.then(glance)
+            if glance.fails:
+                break
+        return outcome
+
+    def _reach(self) -> int:
+        return sum(parser.reach() for parser in self.parsers)
+
 
 def seq(*parsers: Parser[Any]) -> Parser[tuple[Any, ...]]:
     """Match `parsers` one after another; give the tuple of their values."""
@@ -270,6 +326,12 @@ class Map(Parser[U]):
         value, end = yield from self.parser.step(inp, pos)
         return self.fn(value), end
 
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
 
 class Bind(Parser[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], Parser[U]]) -> None:
@@ -279,6 +341,13 @@ class Bind(Parser[U]):
     def step(self, inp: Input, pos: int) -> Step[U]:
         value, end = yield from self.parser.step(inp, pos)
         return (yield from self.fn(value).step(inp, end))
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return glance if glance is not None and glance.fails else None
+
+    def _reach(self) -> int:
+        return self.parser.reach()
 
 
 class Desc(Parser[T]):
@@ -294,6 +363,13 @@ class Desc(Parser[T]):
             named.context = failure.context
             raise named from None
 
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return None if glance is None else glance.named(self.description)
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
 
 class Forward(Parser[T]):
     """A parser defined later, for recursive grammars: `p = forward(); p.define(...)`."""
@@ -308,6 +384,12 @@ class Forward(Parser[T]):
         if self.parser is None:
             raise UsageError("forward() parser used before define()")
         return (yield from self.parser.step(inp, pos))
+
+    def _glance(self, window: str) -> Glance | None:
+        return None if self.parser is None else self.parser.glance(window)
+
+    def _reach(self) -> int:
+        return 1 if self.parser is None else self.parser.reach()
 
 
 def forward() -> Forward[Any]:
@@ -352,6 +434,9 @@ class EndOfInput(Parser[None]):
         if pos < inp.end:
             raise Backtrack(pos, ("end of input",))
         return None, pos
+
+    def _glance(self, window: str) -> Glance | None:
+        return failing(("end of input",))
 
 
 end_of_input = EndOfInput()

@@ -6,6 +6,7 @@ import functools
 import re
 from typing import Any, TypeVar
 
+from .glance import EMPTY, Glance, Record, failing, later
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input
@@ -45,6 +46,18 @@ class Literal(Parser[str]):
             inp.fast = PartialMarker((text,), pos)
             yield pos
             inp.fast = None
+
+    def _glance(self, window: str) -> Glance | None:
+        text = self.text
+        if window.startswith(text):
+            return Glance(len(text), None)
+        same = 0
+        while same < len(window) and window[same] == text[same]:
+            same += 1
+        return None if same == len(window) else failing(self.expected, same)
+
+    def _reach(self) -> int:
+        return len(self.text)
 
 
 class PartialMarker:
@@ -200,6 +213,21 @@ class Markers(Parser[str]):
             yield pos
             inp.fast = None
 
+    def _glance(self, window: str) -> Glance | None:
+        records, result = self.outcome(window[: self.longest], False)
+        record = None
+        for offset, expected in records:
+            record = later(record, Record(offset, tuple(dict.fromkeys(expected)), ()))
+        if isinstance(result, str):
+            return Glance(len(result), None, (), record)
+        failure, _ = result
+        if failure is None:  # waiting on a text the window is a prefix of
+            return None
+        return Glance(failure[0], tuple(dict.fromkeys(failure[1])), (), record)
+
+    def _reach(self) -> int:
+        return self.longest
+
 
 def markers(*texts: str) -> Parser[str]:
     """Any of several literal markers: the first, in order, that matches (see `Markers`)."""
@@ -238,6 +266,14 @@ class Regex(Parser[Any]):
             yield pos
             inp.fast = None
 
+    def _glance(self, window: str) -> Glance | None:
+        if not self.class_run:  # what follows the window may decide
+            return None
+        match = self.pattern.match(window)
+        if match is None:
+            return failing(self.expected)
+        return Glance(match.end(), None) if match.end() < len(window) else None
+
 
 def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:
     """Match a token-like `pattern` here; its value is `group` of the match (see `Regex`)."""
@@ -254,6 +290,9 @@ class Success(Parser[T]):
         return self.value, pos
         yield pos  # pragma: no cover - makes this a generator
 
+    def _glance(self, window: str) -> Glance | None:
+        return EMPTY
+
 
 def success(value: T) -> Parser[T]:
     return Success(value)
@@ -268,6 +307,9 @@ class Fail(Parser[Any]):
     def step(self, inp: Input, pos: int) -> Step[Any]:
         raise Backtrack(pos, self.expected)
         yield pos  # pragma: no cover - makes this a generator
+
+    def _glance(self, window: str) -> Glance | None:
+        return failing(self.expected)
 
 
 def fail(description: str) -> Parser[Any]:

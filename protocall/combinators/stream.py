@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from .result import Backtrack
+
 if TYPE_CHECKING:
+    from .glance import Glance
     from .result import ParseFailure
 
 
@@ -136,6 +139,27 @@ class Input:
         failure.detach()
         furthest = self.furthest
         self.furthest = failure if furthest is None else furthest.merge(failure)
+
+    def refuse(self, pos: int, glance: Glance, record: bool = True) -> Backtrack:
+        """Do what a parser that `glance` rules out at `pos` would: record the failures it
+        records there, and give the failure it raises (recorded too with `record`, as a
+        choice that backtracks over it records it)."""
+        failure = Backtrack(pos + glance.at, glance.expected or ())
+        failure.context = list(glance.context)
+        furthest = self.furthest
+        recorded = glance.record
+        if recorded is not None:
+            at = pos + recorded.at
+            if furthest is None or furthest.position < at:
+                furthest = Backtrack(at, recorded.expected)
+                context = recorded.context
+                furthest.context = failure.context if context is None else list(context)
+            elif furthest.position == at and furthest.expected != recorded.expected:
+                furthest = furthest.merge(Backtrack(at, recorded.expected))
+        if record:
+            furthest = failure if furthest is None else furthest.merge(failure)
+        self.furthest = furthest
+        return failure
 
     def cut(self) -> None:
         """Commit every open choice: none of them may backtrack any more, and the output

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from .glance import EMPTY, Glance
 from .parser import Parser, Step, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
@@ -34,6 +35,13 @@ class Tag(Parser[T]):
         inp.out.append(Close(self.name, end, value))
         return value, end
 
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return None if glance is None else glance.tagged(self.name)
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
 
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
@@ -53,6 +61,12 @@ class AsText(Parser[T]):
             inp.out.append(Text(inp.text(pos, end), pos))
         return value, end
 
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
 
 def as_text(parser: Parser[T]) -> Parser[T]:
     """Emit what `parser` matched as text of the enclosing node (see `AsText`)."""
@@ -71,6 +85,9 @@ class Emit(Parser[T]):
         inp.out.append(Close(self.name, pos, self.value))
         return self.value, pos
         yield pos  # pragma: no cover - makes this a generator
+
+    def _glance(self, window: str) -> Glance | None:
+        return EMPTY
 
 
 def emit(name: str, value: T) -> Parser[T]:
@@ -105,6 +122,13 @@ class Dispatch(Parser[tuple[str, Any]]):
             parser = self.default(key)
         value, end = yield from parser.step(inp, end)
         return (key, value), end
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.key.glance(window)
+        return glance if glance is not None and glance.fails else None
+
+    def _reach(self) -> int:
+        return self.key.reach()
 
 
 def dispatch(

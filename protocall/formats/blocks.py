@@ -53,6 +53,7 @@ from ..combinators import (
     until,
     whitespace,
 )
+from ..combinators.glance import Glance
 from ..combinators.primitives import markers as markers  # formats take it from here too
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
@@ -426,6 +427,12 @@ class Unfinished(Parser[Any]):
             return recovered, inp.end
         inp.close_choice(barrier, keep_output=True)
         return result
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)  # where the window is, the input did not end
+
+    def _reach(self) -> int:
+        return self.parser.reach()
 
 
 def unfinished(parser: Parser[Any]) -> Parser[Any]:
