@@ -70,7 +70,7 @@ class Alt(Parser[T]):
                     continue
             choice = inp.open_choice(pos)
             try:
-                result = yield from parser.step(inp, pos)
+                result: tuple[T, int] = yield from parser.step(inp, pos)
             except Backtrack as failure:
                 inp.close_choice(choice, keep_output=False)
                 if choice.committed:
