@@ -56,17 +56,16 @@ class Alt(Parser[T]):
                 plan = self._plan(char)
         else:
             plan = self.undecided
+        skipped: list[tuple[Glance, list[str]]] = []  # failures not built unless needed
         for parser, width in plan:
             if width < 0:  # branches the character rules out
-                failure = inp.refuse(pos, parser, record=False)
-                best = failure if best is None else best.merge(failure)
+                skipped.append((parser, inp.refuse(pos, parser, record=False)))
                 continue
             if width:  # a branch its first characters may rule out
                 at = pos - inp.base
                 glance = parser.glance(inp.buf[at : at + width])
                 if glance is not None and glance.expected is not None:
-                    failure = inp.refuse(pos, glance)
-                    best = failure if best is None else best.merge(failure)
+                    skipped.append((glance, inp.refuse(pos, glance)))
                     continue
             choice = inp.open_choice(pos)
             try:
@@ -76,7 +75,8 @@ class Alt(Parser[T]):
                 if choice.committed:
                     raise _commit_failure(failure) from None
                 inp.abandon(failure)
-                best = failure if best is None else best.merge(failure)
+                best = _merged(pos, best, skipped).merge(failure) if skipped or best else failure
+                skipped = []
                 continue
             except Committed:
                 inp.close_choice(choice, keep_output=False)
@@ -86,6 +86,8 @@ class Alt(Parser[T]):
         try:
             return (yield from self.last.step(inp, pos))
         except Backtrack as failure:
+            if skipped:
+                best = _merged(pos, best, skipped)
             raise (failure if best is None else best.merge(failure)) from None
 
     def _plan(self, char: str) -> Plan:
@@ -129,6 +131,15 @@ Plan = tuple[tuple[Any, int], ...]
 branch; `(branch, width)` does too unless its `glance` at the `width` characters there
 rules it out; `(glance, -1)` does what trying the consecutive branches the character
 rules out would (`glance.tried`)."""
+
+
+def _merged(pos: int, best: Backtrack | None, skipped: list[tuple[Glance, list[str]]]) -> Backtrack:
+    """`best` merged with the failures of the `skipped` branches, built now."""
+    for glance, context in skipped:
+        failure = glances.refused(pos, glance, context)
+        best = failure if best is None else best.merge(failure)
+    assert best is not None
+    return best
 
 
 def _failure_at(char: str) -> Any:
@@ -176,7 +187,7 @@ class Many(Parser[list[T]]):
                     skip = skips[char] = _failure_at(char)(self.parser)
                 if skip is not None:
                     if len(values) < self.minimum:
-                        raise inp.refuse(pos, skip, record=False)
+                        raise glances.refused(pos, skip, inp.refuse(pos, skip, record=False))
                     inp.refuse(pos, skip)
                     return values, pos
             choice = inp.open_choice(pos)

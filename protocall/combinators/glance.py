@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .result import Backtrack
+
 
 class Record(NamedTuple):
     """A recorded failure at offset `at` expecting `expected`, with context `context`, or,
@@ -64,6 +66,14 @@ class Glance(NamedTuple):
     def forgotten(self) -> Glance:
         """The outcome of a lookahead: its records dropped, a match consuming nothing."""
         return Glance(self.at if self.fails else 0, self.expected, self.context)
+
+
+def refused(pos: int, glance: Glance, context: list[str]) -> Backtrack:
+    """The failure a parser that `glance` rules out at `pos` raises, inside `context` (as
+    `Input.refuse` gave it)."""
+    failure = Backtrack(pos + glance.at, glance.expected or ())
+    failure.context = context
+    return failure
 
 
 def failing(expected: tuple[str, ...], at: int = 0) -> Glance:

@@ -140,26 +140,31 @@ class Input:
         furthest = self.furthest
         self.furthest = failure if furthest is None else furthest.merge(failure)
 
-    def refuse(self, pos: int, glance: Glance, record: bool = True) -> Backtrack:
-        """Do what a parser that `glance` rules out at `pos` would: record the failures it
-        records there, and give the failure it raises (recorded too with `record`, as a
-        choice that backtracks over it records it)."""
-        failure = Backtrack(pos + glance.at, glance.expected or ())
-        failure.context = list(glance.context)
-        furthest = self.furthest
+    def refuse(self, pos: int, glance: Glance, record: bool = True) -> list[str]:
+        """Do what a parser that `glance` rules out at `pos` would to the furthest failure:
+        record the failures it records there (and the failure it raises, with `record`, as
+        a choice that backtracks over it records it). Gives the context list of the failure
+        it raises, which the furthest failure may share (`refused` builds that failure)."""
+        context = list(glance.context)
         recorded = glance.record
         if recorded is not None:
-            at = pos + recorded.at
-            if furthest is None or furthest.position < at:
-                furthest = Backtrack(at, recorded.expected)
-                context = recorded.context
-                furthest.context = failure.context if context is None else list(context)
-            elif furthest.position == at and furthest.expected != recorded.expected:
-                furthest = furthest.merge(Backtrack(at, recorded.expected))
+            own = recorded.context
+            self._record(pos + recorded.at, recorded.expected, context if own is None else own)
         if record:
-            furthest = failure if furthest is None else furthest.merge(failure)
-        self.furthest = furthest
-        return failure
+            self._record(pos + glance.at, glance.expected or (), context)
+        return context
+
+    def _record(self, at: int, expected: tuple[str, ...], context: Any) -> None:
+        """`abandon` of a failure at `at` expecting `expected` inside `context` (a list, or
+        a tuple to copy), built only if the furthest failure changes."""
+        furthest = self.furthest
+        if furthest is None or furthest.position < at:
+            furthest = self.furthest = Backtrack(at, expected)
+            furthest.context = context if type(context) is list else list(context)
+        elif furthest.position == at and furthest.expected != expected:
+            known = furthest.expected
+            if not all(item in known for item in expected):
+                self.furthest = furthest.merge(Backtrack(at, expected))
 
     def cut(self) -> None:
         """Commit every open choice: none of them may backtrack any more, and the output
