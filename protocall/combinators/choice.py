@@ -7,6 +7,7 @@ last branch of an `alt` needs no backtrack point, so its output flows straight t
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar
 
 from . import glance as glances
@@ -43,12 +44,20 @@ class Alt(Parser[T]):
         self.undecided: Plan = tuple((parser, 0) for parser in tried)
         self.plans: dict[str, Plan] = {}  # by the character at the start
 
+    @functools.cached_property
+    def waiting(self) -> bool:
+        return self.parsers[0].waits()
+
     def __or__(self, other: Parser[Any]) -> Alt[Any]:
         return Alt(*self.parsers, other)
 
     def step(self, inp: Input, pos: int) -> Step[T]:
         best: Backtrack | None = None
         at = pos - inp.base
+        if at == len(inp.buf) and not inp.eof and self.waiting:
+            while pos == inp.end and not inp.eof:  # the first branch would only wait
+                yield pos
+            at = pos - inp.base
         if at < len(inp.buf):
             char = inp.buf[at]
             plan = self.plans.get(char)
@@ -63,7 +72,15 @@ class Alt(Parser[T]):
                 continue
             if width:  # a branch its first characters may rule out
                 at = pos - inp.base
-                glance = parser.glance(inp.buf[at : at + width])
+                window = inp.buf[at : at + width]
+                glance = parser.glance(window)
+                while glance is not None and glance.waits and len(window) < width:
+                    if inp.eof:
+                        break
+                    yield pos  # it would only wait: its outcome needs more characters
+                    at = pos - inp.base
+                    window = inp.buf[at : at + width]
+                    glance = parser.glance(window)
                 if glance is not None and glance.expected is not None:
                     skipped.append((glance, inp.refuse(pos, glance)))
                     continue
@@ -102,7 +119,7 @@ class Alt(Parser[T]):
             if ruled_out:
                 plan.append((glances.tried(ruled_out), -1))
                 ruled_out = []
-            width = parser.reach() if glance is None else 0
+            width = parser.reach() if glance is None or glance.waits else 0
             plan.append((parser, width if width > 1 else 0))
         if ruled_out:
             plan.append((glances.tried(ruled_out), -1))
@@ -115,8 +132,8 @@ class Alt(Parser[T]):
         outcomes = []
         for parser in self.parsers:
             glance = parser.glance(window)
-            if glance is None:
-                return None
+            if glance is None or glance.waits:
+                return glance
             outcomes.append(glance)
             if not glance.fails:
                 break
@@ -124,6 +141,9 @@ class Alt(Parser[T]):
 
     def _reach(self) -> int:
         return max(parser.reach() for parser in self.parsers)
+
+    def waits(self) -> bool:
+        return self.parsers[0].waits()
 
 
 Plan = tuple[tuple[Any, int], ...]
@@ -173,11 +193,19 @@ class Many(Parser[list[T]]):
         self.minimum = minimum
         self.skips: dict[str, Glance | None] = {}  # char -> the repetition's failure there
 
+    @functools.cached_property
+    def waiting(self) -> bool:
+        return self.parser.waits()
+
     def step(self, inp: Input, pos: int) -> Step[list[T]]:
         values: list[T] = []
         skips = self.skips
         while True:
             at = pos - inp.base
+            if at == len(inp.buf) and not inp.eof and self.waiting:
+                while pos == inp.end and not inp.eof:  # the repetition would only wait
+                    yield pos
+                at = pos - inp.base
             if at < len(inp.buf):
                 char = inp.buf[at]
                 skip = skips.get(char, _UNSEEN)
@@ -212,8 +240,8 @@ class Many(Parser[list[T]]):
         outcome, count = EMPTY, 0
         while True:
             glance = self.parser.glance(window[outcome.at :])
-            if glance is None:
-                return None
+            if glance is None or glance.waits:
+                return glance
             if glance.fails:
                 return outcome.then(glance if count < self.minimum else glances.repeated(glance))
             outcome, count = outcome.then(glance), count + 1
@@ -222,6 +250,9 @@ class Many(Parser[list[T]]):
 
     def _reach(self) -> int:
         return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
 
 
 _UNSEEN: Any = object()
@@ -288,6 +319,9 @@ class Peek(Parser[T]):
     def _reach(self) -> int:
         return self.parser.reach()
 
+    def waits(self) -> bool:
+        return self.parser.waits()
+
 
 def peek(parser: Parser[T]) -> Parser[T]:
     """Succeed without consuming where `parser` would match (see `Peek`)."""
@@ -305,9 +339,17 @@ class NotFollowedBy(Parser[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
-        at = pos - inp.base
-        glance = self.parser.glance(inp.buf[at : at + self.parser.reach()])
-        if glance is not None:  # decided by the first characters: nothing to run
+        at, width = pos - inp.base, self.parser.reach()
+        window = inp.buf[at : at + width]
+        glance = self.parser.glance(window)
+        while glance is not None and glance.waits and len(window) < width:
+            if inp.eof:
+                break
+            yield pos  # it would only wait: its outcome needs more characters
+            at = pos - inp.base
+            window = inp.buf[at : at + width]
+            glance = self.parser.glance(window)
+        if glance is not None and not glance.waits:  # decided by the first characters
             if glance.expected is not None:
                 return None, pos
             raise Backtrack(pos, self.expected)
@@ -325,12 +367,15 @@ class NotFollowedBy(Parser[None]):
 
     def _glance(self, window: str) -> Glance | None:
         glance = self.parser.glance(window)  # what it records is forgotten
-        if glance is None:
-            return None
+        if glance is None or glance.waits:
+            return glance
         return EMPTY if glance.fails else failing(self.expected)
 
     def _reach(self) -> int:
         return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
 
 
 def not_followed_by(parser: Parser[Any], description: str = "something else") -> Parser[None]:
@@ -396,6 +441,9 @@ class Recover(Parser[Any]):
 
     def _reach(self) -> int:
         return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
 
 
 def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:

@@ -45,9 +45,15 @@ class Glance(NamedTuple):
     def fails(self) -> bool:
         return self.expected is not None
 
+    @property
+    def waits(self) -> bool:
+        return self.at < 0 and self.expected is None
+
     def then(self, other: Glance) -> Glance:
         """This outcome (a match, whose record has a context of its own), then `other`'s
         where this one ends."""
+        if other.waits:
+            return other
         record = later(self.record, _moved(other.record, self.at))
         return other._replace(at=other.at + self.at, record=record)
 
@@ -65,6 +71,8 @@ class Glance(NamedTuple):
 
     def forgotten(self) -> Glance:
         """The outcome of a lookahead: its records dropped, a match consuming nothing."""
+        if self.waits:
+            return self
         return Glance(self.at if self.fails else 0, self.expected, self.context)
 
 
@@ -83,6 +91,9 @@ def failing(expected: tuple[str, ...], at: int = 0) -> Glance:
 
 EMPTY = Glance(0, None)
 """A match of nothing, recording nothing."""
+WAITING = Glance(-1, None)
+"""The window is a proper prefix of what the parser needs: it would only wait for more
+input (deciding, emitting and committing nothing meanwhile)."""
 
 
 def choice(glances: list[Glance]) -> Glance:

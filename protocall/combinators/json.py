@@ -537,6 +537,9 @@ class JsonValue(Parser[Any]):
             starts = char in '"{[' or char in _NUMBER_START or char in _LITERALS
         return None if starts else failing(_EXPECTED[state])
 
+    def waits(self) -> bool:
+        return True
+
 
 def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:
     """One JSON value of any type, without surrounding whitespace (see `JsonValue`)."""

@@ -79,6 +79,12 @@ class Parser(Generic[T_co]):
     def _reach(self) -> int:
         return 1
 
+    def waits(self) -> bool:
+        """True when, with no input at its position yet, it can only wait for some: it
+        decides, emits and commits nothing before a character arrives (or the input ends).
+        A choice then waits for that character before planning its branches."""
+        return False
+
     # -- running -------------------------------------------------------------------------
 
     def run(self) -> Run[T_co]:
@@ -304,12 +310,15 @@ class Seq(Parser[tuple[Any, ...]]):
             if glance is None:
                 return None
             outcome = outcome.then(glance)
-            if glance.fails:
+            if glance.expected is not None or glance.waits:
                 break
         return outcome
 
     def _reach(self) -> int:
         return sum(parser.reach() for parser in self.parsers)
+
+    def waits(self) -> bool:
+        return bool(self.parsers) and self.parsers[0].waits()
 
 
 def seq(*parsers: Parser[Any]) -> Parser[tuple[Any, ...]]:
@@ -332,6 +341,9 @@ class Map(Parser[U]):
     def _reach(self) -> int:
         return self.parser.reach()
 
+    def waits(self) -> bool:
+        return self.parser.waits()
+
 
 class Bind(Parser[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], Parser[U]]) -> None:
@@ -344,10 +356,13 @@ class Bind(Parser[U]):
 
     def _glance(self, window: str) -> Glance | None:
         glance = self.parser.glance(window)
-        return glance if glance is not None and glance.fails else None
+        return glance if glance is not None and (glance.fails or glance.waits) else None
 
     def _reach(self) -> int:
         return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
 
 
 class Desc(Parser[T]):
@@ -370,6 +385,9 @@ class Desc(Parser[T]):
     def _reach(self) -> int:
         return self.parser.reach()
 
+    def waits(self) -> bool:
+        return self.parser.waits()
+
 
 class Forward(Parser[T]):
     """A parser defined later, for recursive grammars: `p = forward(); p.define(...)`."""
@@ -390,6 +408,9 @@ class Forward(Parser[T]):
 
     def _reach(self) -> int:
         return 1 if self.parser is None else self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser is not None and self.parser.waits()
 
 
 def forward() -> Forward[Any]:
@@ -437,6 +458,9 @@ class EndOfInput(Parser[None]):
 
     def _glance(self, window: str) -> Glance | None:
         return failing(("end of input",))
+
+    def waits(self) -> bool:
+        return True
 
 
 end_of_input = EndOfInput()

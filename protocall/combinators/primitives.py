@@ -6,7 +6,7 @@ import functools
 import re
 from typing import Any, TypeVar
 
-from .glance import EMPTY, Glance, Record, failing, later
+from .glance import EMPTY, WAITING, Glance, Record, failing, later
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input
@@ -54,10 +54,13 @@ class Literal(Parser[str]):
         same = 0
         while same < len(window) and window[same] == text[same]:
             same += 1
-        return None if same == len(window) else failing(self.expected, same)
+        return WAITING if same == len(window) else failing(self.expected, same)
 
     def _reach(self) -> int:
         return len(self.text)
+
+    def waits(self) -> bool:
+        return True
 
 
 class PartialMarker:
@@ -222,11 +225,14 @@ class Markers(Parser[str]):
             return Glance(len(result), None, (), record)
         failure, _ = result
         if failure is None:  # waiting on a text the window is a prefix of
-            return None
+            return WAITING
         return Glance(failure[0], tuple(dict.fromkeys(failure[1])), (), record)
 
     def _reach(self) -> int:
         return self.longest
+
+    def waits(self) -> bool:
+        return True
 
 
 def markers(*texts: str) -> Parser[str]:
@@ -272,7 +278,10 @@ class Regex(Parser[Any]):
         match = self.pattern.match(window)
         if match is None:
             return failing(self.expected)
-        return Glance(match.end(), None) if match.end() < len(window) else None
+        return Glance(match.end(), None) if match.end() < len(window) else WAITING
+
+    def waits(self) -> bool:
+        return True
 
 
 def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:

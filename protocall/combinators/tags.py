@@ -42,6 +42,9 @@ class Tag(Parser[T]):
     def _reach(self) -> int:
         return self.parser.reach()
 
+    def waits(self) -> bool:
+        return self.parser.waits()
+
 
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
@@ -66,6 +69,9 @@ class AsText(Parser[T]):
 
     def _reach(self) -> int:
         return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
 
 
 def as_text(parser: Parser[T]) -> Parser[T]:
@@ -125,10 +131,13 @@ class Dispatch(Parser[tuple[str, Any]]):
 
     def _glance(self, window: str) -> Glance | None:
         glance = self.key.glance(window)
-        return glance if glance is not None and glance.fails else None
+        return glance if glance is not None and (glance.fails or glance.waits) else None
 
     def _reach(self) -> int:
         return self.key.reach()
+
+    def waits(self) -> bool:
+        return self.key.waits()
 
 
 def dispatch(

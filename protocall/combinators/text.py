@@ -152,6 +152,9 @@ class Until(Parser[str]):
     def _reach(self) -> int:
         return max(map(len, self.markers))
 
+    def waits(self) -> bool:
+        return True
+
 
 class Scanning:
     """A text scan (an `until`, an XML argument value) suspended with all its text so far

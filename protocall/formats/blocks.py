@@ -434,6 +434,9 @@ class Unfinished(Parser[Any]):
     def _reach(self) -> int:
         return self.parser.reach()
 
+    def waits(self) -> bool:
+        return self.parser.waits()
+
 
 def unfinished(parser: Parser[Any]) -> Parser[Any]:
     """`parser`, or a truncated `error` node if the stream ended inside it (see `Unfinished`)."""
