@@ -273,11 +273,11 @@ class Regex(Parser[Any]):
             inp.fast = None
 
     def _glance(self, window: str) -> Glance | None:
-        if not self.class_run:  # what follows the window may decide
-            return None
         match = self.pattern.match(window)
-        if match is None:
+        if match is None:  # a token-like pattern matches no longer text either
             return failing(self.expected)
+        if not self.class_run:  # where the match ends, what follows the window may decide
+            return None
         return Glance(match.end(), None) if match.end() < len(window) else WAITING
 
     def waits(self) -> bool:
