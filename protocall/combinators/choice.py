@@ -8,11 +8,12 @@ last branch of an `alt` needs no backtrack point, so its output flows straight t
 from __future__ import annotations
 
 import functools
+from collections.abc import Generator
 from typing import Any, TypeVar
 
 from . import glance as glances
 from .glance import EMPTY, Glance, failing
-from .parser import Parser, Step
+from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
 from .stream import Choice, Close, Input, Open, Text
@@ -71,16 +72,7 @@ class Alt(Parser[T]):
                 skipped.append((parser, inp.refuse(pos, parser, record=False)))
                 continue
             if width:  # a branch its first characters may rule out
-                at = pos - inp.base
-                window = inp.buf[at : at + width]
-                glance = parser.glance(window)
-                while glance is not None and glance.waits and len(window) < width:
-                    if inp.eof:
-                        break
-                    yield pos  # it would only wait: its outcome needs more characters
-                    at = pos - inp.base
-                    window = inp.buf[at : at + width]
-                    glance = parser.glance(window)
+                glance = yield from _glanced(parser, inp, pos, width)
                 if glance is not None and glance.expected is not None:
                     skipped.append((glance, inp.refuse(pos, glance)))
                     continue
@@ -153,6 +145,20 @@ rules it out; `(glance, -1)` does what trying the consecutive branches the chara
 rules out would (`glance.tried`)."""
 
 
+def _glanced(
+    parser: Parser[Any], inp: Input, pos: int, width: int
+) -> Generator[int, None, Glance | None]:
+    """`parser`'s glance at the `width` characters from `pos`; while it would only wait
+    for more of them, this waits for them instead (running it would decide nothing)."""
+    while True:
+        at = pos - inp.base
+        window = inp.buf[at : at + width]
+        glance = parser.glance(window)
+        if glance is None or not glance.waits or len(window) == width or inp.eof:
+            return glance
+        yield pos
+
+
 def _merged(pos: int, best: Backtrack | None, skipped: list[tuple[Glance, list[str]]]) -> Backtrack:
     """`best` merged with the failures of the `skipped` branches, built now."""
     for glance, context in skipped:
@@ -179,7 +185,7 @@ def alt(*parsers: Parser[Any]) -> Parser[Any]:
     return Alt(*parsers)
 
 
-class Many(Parser[list[T]]):
+class Many(Wrapper[list[T]]):
     """Zero or more repetitions, as many as match.
 
     Each repetition is an undecided choice until it matches or cuts; a repetition that fails
@@ -248,12 +254,6 @@ class Many(Parser[list[T]]):
             if glance.at == 0:
                 return outcome
 
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
-
 
 _UNSEEN: Any = object()
 
@@ -293,7 +293,7 @@ def _forget(inp: Input, choice: Choice, furthest: ParseFailure | None) -> None:
     inp.furthest = furthest
 
 
-class Peek(Parser[T]):
+class Peek(Wrapper[T]):
     """Lookahead: match `parser` here, then give its value without consuming or emitting.
 
     Needs more while `parser` does; fails where it fails. `parser` must not `cut`.
@@ -316,19 +316,13 @@ class Peek(Parser[T]):
         glance = self.parser.glance(window)
         return None if glance is None else glance.forgotten()
 
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
-
 
 def peek(parser: Parser[T]) -> Parser[T]:
     """Succeed without consuming where `parser` would match (see `Peek`)."""
     return Peek(parser)
 
 
-class NotFollowedBy(Parser[None]):
+class NotFollowedBy(Wrapper[None]):
     """Negative lookahead: succeed, consuming nothing, where `parser` would fail.
 
     Needs more while `parser` is undecided; `parser` must not `cut`.
@@ -339,16 +333,7 @@ class NotFollowedBy(Parser[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
-        at, width = pos - inp.base, self.parser.reach()
-        window = inp.buf[at : at + width]
-        glance = self.parser.glance(window)
-        while glance is not None and glance.waits and len(window) < width:
-            if inp.eof:
-                break
-            yield pos  # it would only wait: its outcome needs more characters
-            at = pos - inp.base
-            window = inp.buf[at : at + width]
-            glance = self.parser.glance(window)
+        glance = yield from _glanced(self.parser, inp, pos, self.parser.reach())
         if glance is not None and not glance.waits:  # decided by the first characters
             if glance.expected is not None:
                 return None, pos
@@ -370,12 +355,6 @@ class NotFollowedBy(Parser[None]):
         if glance is None or glance.waits:
             return glance
         return EMPTY if glance.fails else failing(self.expected)
-
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
 
 
 def not_followed_by(parser: Parser[Any], description: str = "something else") -> Parser[None]:
@@ -401,7 +380,7 @@ class Recovered:
 ERROR = "error"
 
 
-class Recover(Parser[Any]):
+class Recover(Wrapper[Any]):
     """Run `parser`; if it fails after a cut, skip with `resync` and report the region.
 
     The region from the start to where `resync` stops is emitted as one node tagged `error`
@@ -438,12 +417,6 @@ class Recover(Parser[Any]):
 
     def _glance(self, window: str) -> Glance | None:
         return self.parser.glance(window)  # a failure before any cut passes through
-
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
 
 
 def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:

@@ -76,6 +76,12 @@ class Glance(NamedTuple):
         return Glance(self.at if self.fails else 0, self.expected, self.context)
 
 
+def before_value(glance: Glance | None) -> Glance | None:
+    """The outcome of a parser that continues with a parser chosen by `glance`'s value
+    (`bind`, `dispatch`): decided only where that fails or waits."""
+    return glance if glance is not None and (glance.fails or glance.waits) else None
+
+
 def refused(pos: int, glance: Glance, context: list[str]) -> Backtrack:
     """The failure a parser that `glance` rules out at `pos` raises, inside `context` (as
     `Input.refuse` gave it)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .glance import EMPTY, Glance, failing
+from .glance import EMPTY, Glance, before_value, failing
 from .result import (
     DONE,
     END_OF_INPUT,
@@ -290,6 +290,19 @@ def quote(text: str) -> str:
     return f"`{shown}`"
 
 
+class Wrapper(Parser[T_co]):
+    """A parser around one `parser`, which starts where it starts: as many characters are
+    worth a glance, and it waits where that one waits."""
+
+    parser: Parser[Any]
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
+
+
 class Seq(Parser[tuple[Any, ...]]):
     """Each parser in turn; the tuple of their values."""
 
@@ -326,7 +339,7 @@ def seq(*parsers: Parser[Any]) -> Parser[tuple[Any, ...]]:
     return Seq(*parsers)
 
 
-class Map(Parser[U]):
+class Map(Wrapper[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], U]) -> None:
         self.parser = parser
         self.fn = fn
@@ -338,14 +351,8 @@ class Map(Parser[U]):
     def _glance(self, window: str) -> Glance | None:
         return self.parser.glance(window)
 
-    def _reach(self) -> int:
-        return self.parser.reach()
 
-    def waits(self) -> bool:
-        return self.parser.waits()
-
-
-class Bind(Parser[U]):
+class Bind(Wrapper[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], Parser[U]]) -> None:
         self.parser = parser
         self.fn = fn
@@ -355,17 +362,10 @@ class Bind(Parser[U]):
         return (yield from self.fn(value).step(inp, end))
 
     def _glance(self, window: str) -> Glance | None:
-        glance = self.parser.glance(window)
-        return glance if glance is not None and (glance.fails or glance.waits) else None
-
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
+        return before_value(self.parser.glance(window))
 
 
-class Desc(Parser[T]):
+class Desc(Wrapper[T]):
     def __init__(self, parser: Parser[T], description: str) -> None:
         self.parser = parser
         self.description = description
@@ -381,12 +381,6 @@ class Desc(Parser[T]):
     def _glance(self, window: str) -> Glance | None:
         glance = self.parser.glance(window)
         return None if glance is None else glance.named(self.description)
-
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
 
 
 class Forward(Parser[T]):

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from .glance import EMPTY, Glance
-from .parser import Parser, Step, quote
+from .glance import EMPTY, Glance, before_value
+from .parser import Parser, Step, Wrapper, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 
 T = TypeVar("T")
 
 
-class Tag(Parser[T]):
+class Tag(Wrapper[T]):
     """`parser`, bracketed by `Open(name)` and `Close(name, value)` items.
 
     `Open` is emitted when the node starts (held by any undecided choice around it), so the
@@ -39,19 +39,13 @@ class Tag(Parser[T]):
         glance = self.parser.glance(window)
         return None if glance is None else glance.tagged(self.name)
 
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
-
 
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
     return Tag(name, parser)
 
 
-class AsText(Parser[T]):
+class AsText(Wrapper[T]):
     """`parser`, whose matched text is then emitted as one `Text` item (e.g. a marker that
     turned out to be prose). Emits nothing until `parser` has matched."""
 
@@ -66,12 +60,6 @@ class AsText(Parser[T]):
 
     def _glance(self, window: str) -> Glance | None:
         return self.parser.glance(window)
-
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
 
 
 def as_text(parser: Parser[T]) -> Parser[T]:
@@ -130,8 +118,7 @@ class Dispatch(Parser[tuple[str, Any]]):
         return (key, value), end
 
     def _glance(self, window: str) -> Glance | None:
-        glance = self.key.glance(window)
-        return glance if glance is not None and (glance.fails or glance.waits) else None
+        return before_value(self.key.glance(window))
 
     def _reach(self) -> int:
         return self.key.reach()
