@@ -72,7 +72,9 @@ class Alt(Parser[T]):
                 skipped.append((parser, inp.refuse(pos, parser, record=False)))
                 continue
             if width:  # a branch its first characters may rule out
-                glance = yield from _glanced(parser, inp, pos, width)
+                glance = parser.glance(inp.buf[pos - inp.base : pos - inp.base + width])
+                if glance is not None and glance.waits:
+                    glance = yield from _glanced(parser, inp, pos, width)
                 if glance is not None and glance.expected is not None:
                     skipped.append((glance, inp.refuse(pos, glance)))
                     continue
@@ -149,7 +151,8 @@ def _glanced(
     parser: Parser[Any], inp: Input, pos: int, width: int
 ) -> Generator[int, None, Glance | None]:
     """`parser`'s glance at the `width` characters from `pos`; while it would only wait
-    for more of them, this waits for them instead (running it would decide nothing)."""
+    for more of them, this waits for them instead (running it would decide nothing). The
+    glance is cached: calling it once more costs a lookup."""
     while True:
         at = pos - inp.base
         window = inp.buf[at : at + width]
