@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
+from os import PathLike
 from pathlib import Path
 
 from ..combinators import UsageError
@@ -132,7 +133,7 @@ def from_template(template: str, *, bos_token: str = "", eos_token: str = "") ->
     return detect(template, bos_token=bos_token, eos_token=eos_token).format
 
 
-def load(path: str | Path) -> ChatTemplate:
+def load(path: str | PathLike[str]) -> ChatTemplate:
     """The chat template of a model folder (`chat_template.jinja`, else the
     `tokenizer_config.json`), a `tokenizer_config.json` or a `.jinja` file, with the BOS and
     EOS tokens its tokenizer config names."""
@@ -182,11 +183,11 @@ def _named(value: object, path: Path) -> str:
     raise UsageError(f"{path}: chat_template is a string or a list of named templates")
 
 
-def detect_model(path: str | Path) -> Detection:
+def detect_model(path: str | PathLike[str]) -> Detection:
     """`detect` on the chat template at `path` (see `load`)."""
     return detect(load(path))
 
 
-def for_model(path: str | Path) -> Format:
+def for_model(path: str | PathLike[str]) -> Format:
     """The format of the model whose chat template is at `path` (see `load`)."""
     return detect_model(path).format
