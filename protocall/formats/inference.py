@@ -49,6 +49,8 @@ from .spec import Call, Section, Spec, Think, build
 
 TWO_CALLS = next(p for p in PROBES if len(p.calls) == 2)
 _LAST_TAG = re.compile(r"<([^<>/\s]{1,40})>\s*\Z")
+_LAST_MARKER = re.compile(r"(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])\s*\Z")
+_FIRST_MARKER = re.compile(r"\s*(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])")
 
 
 @dataclass(frozen=True)
@@ -206,10 +208,10 @@ def _xml_core(body: str, name: str, arguments: dict[str, Any]) -> _Core:
     closing = body[value1 + len("Paris") : key2]
     tail = body[value2 + len(str(arguments["days"])) :]
     framing = key_part.endswith("\n") and closing.startswith("\n")
-    pieces = _tags(closing)
-    if len(pieces) != 2:
+    value_close, _, opener = closing.strip().partition(">")
+    value_close, opener = value_close + ">", opener.strip()
+    if not value_close.startswith("<") or not opener:
         raise UsageError(f"cannot split {closing!r} into a value's end and a key's opener")
-    value_close, opener = pieces
     separator = closing[closing.index(value_close) + len(value_close) : closing.rindex(opener)]
     key_pieces = _tags(key_part)
     key_close, value_open = [*key_pieces, ""][:2]
@@ -249,17 +251,19 @@ def _split_gap(two: str, core: _Core, before: str, after: str) -> tuple[str, str
     if not two.startswith(before) or len(two) < first:
         raise UsageError(f"the two-call render does not start as the one-call render: {two!r}")
     gap = two[first : first + _start(two[first:], core, TIME[0])]
-    call_after = next(after[:n] for n in range(len(after), -1, -1) if gap.startswith(after[:n]))
+    call_after = next(after[:n] for n in _cuts(after, True) if gap.startswith(after[:n]))
     rest = gap[len(call_after) :]
-    call_before = next(
-        before[len(before) - n :]
-        for n in range(len(before), -1, -1)
-        if rest.endswith(before[len(before) - n :])
-    )
+    call_before = next(before[n:] for n in _cuts(before, False) if rest.endswith(before[n:]))
     between = rest[: len(rest) - len(call_before)]
-    if between.strip() and not re.fullmatch(r"\s*[,;]\s*", between):
-        raise UsageError(f"cannot read what separates two calls: {gap!r}")
     return call_before, call_after, between
+
+
+def _cuts(text: str, longest_first: bool) -> list[int]:
+    """The places `text` may be cut between markers (never inside a tag or a bracketed
+    token), from the end backwards if `longest_first`, else from the start."""
+    cuts = [0, len(text)]
+    cuts += [i for i in range(1, len(text)) if text[i - 1] in ">]" or text[i] in "<[\n "]
+    return sorted(set(cuts), reverse=longest_first)
 
 
 def _start(text: str, core: _Core, name: str) -> int:
@@ -306,12 +310,11 @@ def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
         turn = rendered.turn
         if rendered.probe.reasoning and REASONING in turn:
             at = turn.index(REASONING)
-            open = turn[:at].strip() or _prompt_tag(rendered.prompt)
-            rest = turn[at + len(REASONING) :]
-            close = _tags(rest)[0] if _tags(rest) else ""
-            if not open or not close:
+            before = _LAST_MARKER.search(turn[:at]) or _LAST_MARKER.search(rendered.prompt)
+            after = _FIRST_MARKER.match(turn, at + len(REASONING))
+            if before is None or after is None:
                 raise UsageError(f"cannot read the reasoning block's markers in {turn!r}")
-            return _tags(open)[-1], close
+            return before.group(1), after.group(1)
     for prompt in renders.prompts.values():
         tag = _prompt_tag(prompt)
         if tag:
