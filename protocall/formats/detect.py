@@ -66,8 +66,15 @@ class Detection:
         return "\n".join(lines)
 
 
-def detect(template: str | ChatTemplate, *, bos_token: str = "", eos_token: str = "") -> Detection:
-    """The format `template` implies (see the module docstring)."""
+def detect(
+    template: str | ChatTemplate,
+    *,
+    bos_token: str = "",
+    eos_token: str = "",
+    families: bool = True,
+) -> Detection:
+    """The format `template` implies (see the module docstring); with `families` false no
+    built-in format is tried (the spec is always inferred)."""
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
     renders = Renders.of(template, PROBES)
@@ -76,7 +83,8 @@ def detect(template: str | ChatTemplate, *, bos_token: str = "", eos_token: str 
         why = renders.refused.get(ONE_CALL.name, "the call's name is not in its render")
         raise UsageError(f"the chat template writes no tool call: {why}")
     trailer = Trailer.of(renders, template.eos_token)
-    matches = [fmt for fmt in _candidates(trailer) if not problems(fmt, renders, trailer)]
+    candidates = _candidates(trailer) if families else iter(())
+    matches = [fmt for fmt in candidates if not problems(fmt, renders, trailer)]
     if matches:
         matches.sort(key=lambda fmt: -_fit(fmt, renders.prompts, trailer))
         family = matches[0]

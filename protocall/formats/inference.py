@@ -97,6 +97,12 @@ def infer(renders: Renders, trailer: Trailer) -> Format:
     elif section_begin.strip() or section_end.strip():
         section = Section((section_begin,), (section_end,))
     turn, prompt, start = _reasoning(renders, lead)
+    empty_block = () if turn is None else (turn.open + turn.close, turn.close)
+    if "".join(lead.split()) not in ("", *empty_block):
+        raise UsageError(
+            f"the template writes {lead.strip()!r} before an answer's content, which is no "
+            "reasoning block (channels or headers no spec infers)"
+        )
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
@@ -213,13 +219,14 @@ def _xml_core(body: str, name: str, arguments: dict[str, Any]) -> _Core:
     if not value_close.startswith("<") or not opener:
         raise UsageError(f"cannot split {closing!r} into a value's end and a key's opener")
     separator = closing[closing.index(value_close) + len(value_close) : closing.rindex(opener)]
-    key_pieces = _tags(key_part)
-    key_close, value_open = [*key_pieces, ""][:2]
+    key_close, value_open = [*_tags(key_part), ""][:2]
     attribute = re.fullmatch(r'(.*?)\s+(\w+)="', opener)
     key_attribute = None
-    if attribute is not None:
+    if attribute is not None:  # the key is an attribute; other attributes may follow it
         opener, key_attribute = attribute.group(1), attribute.group(2)
-        key_close = key_close.removeprefix('"')
+        key_close, value_open = key_part.strip()[-1:], ""
+    if not key_close:
+        raise UsageError(f"no marker between an argument's key and its value in {body!r}")
     ends = _tags(tail.strip()[len(value_close) :] if tail.strip().startswith(value_close) else "")
     if not ends:
         raise UsageError(f"no end after the call's last argument in {body!r}")
@@ -305,7 +312,8 @@ def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | No
 
 def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
     """The reasoning block's (open, close): around the probe reasoning where the template
-    writes it, else the tag a generation prompt ends with (and its closing tag)."""
+    writes it, else the tag a generation prompt ends with, where its closing tag is written
+    somewhere (a prompt that closes it when thinking is off, a turn)."""
     for rendered in renders.turns:
         turn = rendered.turn
         if rendered.probe.reasoning and REASONING in turn:
@@ -315,10 +323,12 @@ def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
             if before is None or after is None:
                 raise UsageError(f"cannot read the reasoning block's markers in {turn!r}")
             return before.group(1), after.group(1)
+    written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
     for prompt in renders.prompts.values():
         tag = _prompt_tag(prompt)
-        if tag:
-            return tag, "</" + tag[1:]
+        close = "</" + tag[1:]
+        if tag and any(close in text for text in written):
+            return tag, close
     return None
 
 

@@ -128,13 +128,15 @@ class Rendered:
 
 @dataclass
 class Renders:
-    """The probes a template renders, and its generation prompts per mode."""
+    """The probes a template renders, and its generation prompts per mode; `next_turn`,
+    what follows the content probe's content when a user message follows it."""
 
     template: ChatTemplate
     turns: list[Rendered] = field(default_factory=list)
     prompts: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     head: str = ""
+    next_turn: str = ""
 
     @classmethod
     def of(cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES) -> Renders:
@@ -143,8 +145,15 @@ class Renders:
         base = template.render(user, TOOLS)
         for mode, switches in MODES:
             prompt = template.render(user, TOOLS, add_generation_prompt=True, **switches)
-            renders.prompts[mode] = prompt[_common(prompt, base) :]
+            before = template.render(user, TOOLS, **switches)
+            renders.prompts[mode] = prompt[_common(prompt, before) :]
         renders.head = base
+        answered = [*user, CONTENT_ONLY.message(""), {"role": "user", "content": USER}]
+        try:
+            after = template.render(answered, TOOLS).rpartition(CONTENT)[2]
+            renders.next_turn = after.partition(USER)[0]
+        except TemplateError:
+            pass
         for probe in probes:
             renders._add(probe, user, base)
         return renders

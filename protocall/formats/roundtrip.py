@@ -33,12 +33,16 @@ class Trailer:
 
     @classmethod
     def of(cls, renders: Renders, eos_token: str = "") -> Trailer:
-        """The trailer after the content probe's content (or `eos_token` if it has none)."""
+        """The trailer after the content probe's content; where it has no marker,
+        `eos_token` or else the first marker of the next turn is the end of turn."""
         content = renders.turn(CONTENT_ONLY)
         after = "" if content is None else content.turn.rpartition(CONTENT)[2]
         markers = _MARKER.findall(after)
-        if not markers:
-            return cls(eos_token, "") if eos_token else cls("", after)
+        if not markers and eos_token:
+            return cls(eos_token, "")
+        if not markers:  # the next turn's header ends it (GLM's `<|user|>`)
+            header = _MARKER.findall(renders.next_turn)
+            return cls(header[0] if header else "", after)
         at = after.index(markers[0]) + len(markers[0])
         return cls(after[:at].strip(), after[at:])
 
