@@ -83,7 +83,8 @@ def infer(renders: Renders, trailer: Trailer) -> Format:
         call_before, call_after, between = _split_gap(two, core, before, after)
     section_begin = before[: len(before) - len(call_before)]
     section_end = after[len(call_after) :]
-    template = call_before + core.template + call_after
+    template = call_before + core.template + call_after.rstrip()
+    between = between or call_after[len(call_after.rstrip()) :]  # written between calls only
     section = None
     if core.array:
         begin, end = (
