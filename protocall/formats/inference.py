@@ -43,7 +43,17 @@ from .codecs import (
     PythonKeywords,
     XmlArguments,
 )
-from .probes import CONTENT, CONTENT_ONLY, ONE_CALL, PROBES, REASONING, TIME, WEATHER, Renders
+from .probes import (
+    CONTENT,
+    CONTENT_ONLY,
+    ONE_CALL,
+    PROBES,
+    REASONING,
+    TIME,
+    WEATHER,
+    Renders,
+    common_prefix,
+)
 from .roundtrip import Trailer
 from .spec import Call, Section, Spec, Think, build
 
@@ -290,25 +300,32 @@ def _start(text: str, core: _Core, name: str) -> int:
 
 
 def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | None]:
-    """(the reasoning block, the generation prompt that opens nothing, the start state)."""
+    """(the reasoning block, the generation prompt that opens nothing, the start state).
+
+    The prompts of every mode share a base; a prompt that ends inside the block (its last
+    opener unclosed) pre-opens it with what it adds to the base (`Think.opened_by`), one
+    that adds anything else writes thinking off (`Think.off`)."""
     prompts = renders.prompts
-    default = prompts["default"]
     markers = _reasoning_markers(renders, lead)
     if markers is None:
-        return None, default, None
+        return None, prompts["default"], None
     open, close = markers
-    opened = default.rstrip().endswith(open)
-    base = default[: default.rfind(open)] if opened else default
-    thinking = prompts["thinking"]
-    opened_by = default[len(base) :] if opened else None
-    if not opened and thinking.startswith(base) and thinking.rstrip().endswith(open):
-        opened_by = thinking[len(base) :]
-    off = ""
-    quiet = prompts["no thinking"]
-    if quiet != default and quiet.startswith(base) and not quiet.rstrip().endswith(open):
-        off = quiet[len(base) :]
-    think = Think(open, close, opened_by=opened_by, off=off)
-    return think, base, "reasoning" if opened else None
+
+    def opens(prompt: str) -> bool:
+        return open in prompt and close not in prompt[prompt.rfind(open) :]
+
+    base = common_prefix(*prompts.values())
+    if open in base:
+        base = base[: base.index(open)]
+    opening = [p for p in prompts.values() if opens(p)]
+    closing = [p for p in (prompts["no thinking"], *prompts.values()) if not opens(p) and p != base]
+    think = Think(
+        open,
+        close,
+        opened_by=opening[0][len(base) :] if opening else None,
+        off=closing[0][len(base) :] if closing else "",
+    )
+    return think, base, "reasoning" if opens(prompts["default"]) else None
 
 
 def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:

@@ -180,9 +180,14 @@ class Renders:
         return next((r for r in self.turns if r.probe is probe), None)
 
 
+def common_prefix(*texts: str) -> str:
+    """The longest common prefix of `texts` (character by character)."""
+    return os.path.commonprefix(list(texts))  # noqa: RUF071 (texts, not paths)
+
+
 def _common(a: str, b: str) -> int:
     """The length of the longest common prefix of `a` and `b`."""
-    return len(os.path.commonprefix((a, b)))  # noqa: RUF071 (characters are what is compared)
+    return len(common_prefix(a, b))
 
 
 _OPEN_TOKEN = re.compile(r"(?:<[^<>]*|\[[^\[\]]*)\Z")
