@@ -109,6 +109,12 @@ FAMILIES = [
     ("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "qwen3-coder"),
     ("Apertus-8B-Instruct", "apertus"),
     ("inclusionAI-Ring-2.6-1T", "ling-3"),
+    ("meta-llama-Llama-3.1-8B-Instruct", "llama-3"),
+    ("LFM2.5-8B-A1B", "lfm2"),
+    ("NousResearch-Hermes-4-14B", "hermes"),
+    ("ibm-granite-granite-4.1", "hermes"),
+    ("nvidia-Llama-3.1-Nemotron-Nano-8B-v1", "nemotron"),
+    ("allenai-olmo-3.2-tokenizer-think-release", "olmo-3"),
 ]
 
 
@@ -236,6 +242,31 @@ def test_a_pre_opened_reasoning_block_ends_at_a_genuine_call(name: str, output: 
         "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
     }
     verify(detection.format, output, prompt, tools=list(TOOLS), expected=expected)
+
+
+def test_a_block_whose_end_the_template_never_writes_is_an_assumption() -> None:
+    detection = detect(own("unwritten-close"))
+    assert detection.confidence == "partial"
+    assert detection.assumptions == (
+        "the block <think> opens ends at </think> (the template never writes it)",
+    )
+    assert "assumed: the block <think> opens" in detection.describe()
+    fmt = detection.format
+    assert fmt.default_start == "reasoning"
+    output = 'Hm.</think>Sure.<fn>get_time:{"zone": "UTC"}</fn><|e|>'
+    expected = {
+        "reasoning_content": "Hm.",
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+    }
+    verify(fmt, output, fmt.prompts["reasoning"], tools=list(TOOLS), expected=expected)
+
+
+def test_a_template_contradicting_its_own_prompt_is_an_error() -> None:
+    """Nemotron Nano v2's template writes a final assistant message after the prompt's
+    `<think>` and never closes it: no format reads that back, none is returned."""
+    with pytest.raises(UsageError, match="ends with <think>, which the template also writes"):
+        detect(real("NVIDIA-Nemotron-Nano-v2"))
 
 
 # -- what cannot be described ----------------------------------------------------------------

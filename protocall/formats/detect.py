@@ -28,7 +28,9 @@ from .spec import Spec, build
 class Detection:
     """What a template implies: the `format`, the built-in `family` it matched (None when
     the spec was inferred), the generation `prompts` per mode, and the evidence: the probes
-    read back (`passed` of `rendered`), those the template would not render (`refused`)."""
+    read back (`passed` of `rendered`), those the template would not render (`refused`),
+    the other built-in formats that read them too (`others`), and what an inferred spec
+    assumes beyond the renders (`assumptions`)."""
 
     format: Format
     family: str | None
@@ -37,12 +39,14 @@ class Detection:
     rendered: int
     refused: Mapping[str, str]
     others: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
 
     @property
     def confidence(self) -> str:
         """`high`: every probe rendered and read back; `partial`: some probes the template
-        would not render (the rest read back)."""
-        return "high" if not self.refused else "partial"
+        would not render (the rest read back), or the inferred spec assumes something the
+        renders do not show (`assumptions`)."""
+        return "high" if not (self.refused or self.assumptions) else "partial"
 
     def describe(self) -> str:
         """A report for people: the family or the inferred spec, the prompts, the evidence."""
@@ -63,6 +67,7 @@ class Detection:
             f"back one-shot and streamed)"
         )
         lines += [f"  not rendered: {name}: {why}" for name, why in self.refused.items()]
+        lines += [f"  assumed: {assumption}" for assumption in self.assumptions]
         return "\n".join(lines)
 
 
@@ -83,6 +88,11 @@ def detect(
         why = renders.refused.get(ONE_CALL.name, "the call's name is not in its render")
         raise UsageError(f"the chat template writes no tool call: {why}")
     trailer = Trailer.of(renders, template.eos_token)
+    for rendered in list(renders.turns):  # calls past the end of turn: another turn's
+        cut = trailer.cut(rendered.turn)
+        if any(name not in cut for name, _ in rendered.probe.calls):
+            renders.turns.remove(rendered)
+            renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
     candidates = _candidates(trailer) if families else iter(())
     matches = [fmt for fmt in candidates if not problems(fmt, renders, trailer)]
     if matches:
@@ -96,15 +106,17 @@ def detect(
         )  # fmt: skip
     from .inference import infer
 
-    fmt = infer(renders, trailer)
+    inferred = infer(renders, trailer)
+    fmt = inferred.format
     failed = problems(fmt, renders, trailer)
     if failed:
         raise UsageError(
             "the inferred format does not read the template's own renders back: " + failed[0]
         )
     return Detection(
-        fmt, None, renders.prompts, len(renders.turns), len(renders.turns), renders.refused
-    )
+        fmt, None, renders.prompts, len(renders.turns), len(renders.turns), renders.refused,
+        assumptions=inferred.assumptions,
+    )  # fmt: skip
 
 
 def _candidates(trailer: Trailer) -> Iterator[Format]:

@@ -31,6 +31,7 @@ from typing import Any
 from ..combinators import UsageError
 from ..combinators.xmlargs import Layout
 from .base import Format
+from .blocks import NAME_CHARS
 from .codecs import (
     Attribute,
     Codec,
@@ -58,7 +59,7 @@ from .roundtrip import Trailer
 from .spec import Call, Section, Spec, Think, build
 
 TWO_CALLS = next(p for p in PROBES if len(p.calls) == 2)
-_LAST_TAG = re.compile(r"<([^<>/\s]{1,40})>\s*\Z")
+_LAST_TAG = re.compile(r"<([A-Za-z][\w:-]{0,39})>\s*\Z")
 _LAST_MARKER = re.compile(r"(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])\s*\Z")
 _FIRST_MARKER = re.compile(r"\s*(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])")
 
@@ -76,7 +77,15 @@ class _Core:
     array: bool = False
 
 
-def infer(renders: Renders, trailer: Trailer) -> Format:
+@dataclass(frozen=True)
+class Inferred:
+    """An inferred format, and what it assumes beyond what the renders show."""
+
+    format: Format
+    assumptions: tuple[str, ...] = ()
+
+
+def infer(renders: Renders, trailer: Trailer) -> Inferred:
     """The format the renders imply (a `UsageError` naming what was not understood)."""
     if not trailer.stop:
         raise UsageError(
@@ -125,9 +134,14 @@ def infer(renders: Renders, trailer: Trailer) -> Format:
         default_start=start,
     )
     try:
-        return build(spec)
+        fmt = build(spec)
     except UsageError as error:
         raise UsageError(f"the inferred spec does not build: {error}") from None
+    written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
+    if turn is not None and not any(turn.close in text for text in written):
+        assumed = f"the block {turn.open} opens ends at {turn.close} (the template never writes it)"
+        return Inferred(fmt, (assumed,))
+    return Inferred(fmt)
 
 
 def _lead(renders: Renders, trailer: Trailer) -> str:
@@ -210,7 +224,15 @@ def _named_core(body: str, start: int, end: int, name: str) -> _Core:
             JsonObject(),
             Attribute(),
         )
-    return _Core(at, end, "{name}" + between + "{arguments}", JsonObject(), Plain())
+    return _Core(at, end, "{name}" + between + "{arguments}", JsonObject(), _plain(between))
+
+
+def _plain(after: str) -> Plain:
+    """A plain name ended by `after`: its first character is no name character then."""
+    stop = after[:1]
+    if not stop or re.fullmatch(NAME_CHARS, stop) is None:
+        return Plain()
+    return Plain(NAME_CHARS.replace("=]", "=" + re.escape(stop) + "]", 1))
 
 
 def _xml_core(body: str, name: str, arguments: dict[str, Any]) -> _Core:
@@ -330,8 +352,9 @@ def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | No
 
 def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
     """The reasoning block's (open, close): around the probe reasoning where the template
-    writes it, else the tag a generation prompt ends with, where its closing tag is written
-    somewhere (a prompt that closes it when thinking is off, a turn)."""
+    writes it, else the tag (`<think>`, not a special token) a generation prompt ends with
+    and its closing tag, where that closing tag is written or only the generation prompt
+    opens the tag (an assumption `infer` reports: the template never writes the close)."""
     for rendered in renders.turns:
         turn = rendered.turn
         if rendered.probe.reasoning and REASONING in turn:
@@ -342,11 +365,20 @@ def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
                 raise UsageError(f"cannot read the reasoning block's markers in {turn!r}")
             return before.group(1), after.group(1)
     written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
+    headers = [rendered.prompt for rendered in renders.turns]
     for prompt in renders.prompts.values():
         tag = _prompt_tag(prompt)
         close = "</" + tag[1:]
-        if tag and any(close in text for text in written):
+        if not tag:
+            continue
+        if any(close in text for text in written):
             return tag, close
+        if not any(header.rstrip().endswith(tag) for header in headers):
+            return tag, close  # only the generation prompt opens it
+        raise UsageError(
+            f"the generation prompt ends with {tag}, which the template also writes before "
+            f"an answer's content and never closes: where its block ends cannot be read"
+        )
     return None
 
 
