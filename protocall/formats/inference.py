@@ -192,13 +192,18 @@ def _json_core(
         if not array:
             raise UsageError(f"a {{NAME: ARGS}} call outside a JSON array: {body!r}")
         return _Core(start, end, "{call}", NameKey(), Plain(), array)
-    if not isinstance(value, dict) or len(value) != 2:
+    if not isinstance(value, dict) or len(value) not in (2, 3):
         return None
     name_keys = [key for key, item in value.items() if item == name]
     argument_keys = [key for key, item in value.items() if item == arguments]
-    if not (name_keys and argument_keys) or next(iter(value)) != name_keys[0]:
+    if not (name_keys and argument_keys):
         return None
-    codec = NameAndArguments(keys=(argument_keys[0],), name=name_keys[0])
+    others = [key for key in value if key not in (name_keys[0], argument_keys[0])]
+    if others and not (array and isinstance(value[others[0]], str | int)):
+        return None  # an id member only in an array element, whose members come in any order
+    if not array and next(iter(value)) != name_keys[0]:
+        return None
+    codec = NameAndArguments((argument_keys[0],), name_keys[0], others[0] if others else None)
     return _Core(start, end, "{call}", codec, Plain(), array)
 
 

@@ -135,11 +135,12 @@ class Renders:
     turns: list[Rendered] = field(default_factory=list)
     prompts: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
-    head: str = ""
     next_turn: str = ""
 
     @classmethod
     def of(cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES) -> Renders:
+        """`template`'s renders of `probes` after one user message, with the probe tools;
+        a `TemplateError` if it cannot render even the user message."""
         renders = cls(template)
         user = [{"role": "user", "content": USER}]
         base = template.render(user, TOOLS)
@@ -147,7 +148,6 @@ class Renders:
             prompt = template.render(user, TOOLS, add_generation_prompt=True, **switches)
             before = template.render(user, TOOLS, **switches)
             renders.prompts[mode] = prompt[_common(prompt, before) :]
-        renders.head = base
         answered = [*user, CONTENT_ONLY.message(""), {"role": "user", "content": USER}]
         try:
             after = template.render(answered, TOOLS).rpartition(CONTENT)[2]
@@ -177,6 +177,7 @@ class Renders:
         self.refused[probe.name] = problems[-1]
 
     def turn(self, probe: Probe) -> Rendered | None:
+        """`probe`'s rendered turn, or None if the template refused it."""
         return next((r for r in self.turns if r.probe is probe), None)
 
 

@@ -63,7 +63,8 @@ def chunkings(text: str) -> Iterator[list[str]]:
         yield [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
-def parsed(fmt: Format, rendered: Rendered, text: str, chunks: list[str]) -> Message:
+def parsed(fmt: Format, rendered: Rendered, chunks: list[str]) -> Message:
+    """The message `fmt` reads from `chunks`, after `rendered`'s generation prompt."""
     session = fmt.parser(TOOLS, rendered.prompt, seed=0)
     for chunk in chunks:
         session.feed(chunk)
@@ -82,7 +83,7 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
         expected.append((None, content, list(probe.calls)))  # (gpt-oss's analysis channel)
     for chunks in chunkings(text):
         try:
-            message = parsed(fmt, rendered, text, chunks)
+            message = parsed(fmt, rendered, chunks)
         except UsageError as error:
             return f"{probe.name}: {error}"
         if message.errors:
