@@ -311,6 +311,9 @@ def test_for_model_reads_a_folder_a_config_or_a_jinja_file(tmp_path: Path) -> No
     config = {"chat_template": own("json-section"), "eos_token": {"content": "<|eot|>"}}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
     assert load(tmp_path).eos_token == "<|eot|>"
+    config |= {"pad_token": "<pad>", "add_bos_token": True}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert load(tmp_path).tokens == {"pad_token": "<pad>"}
     assert formats.for_model(tmp_path).spec.call.template.startswith("<|call|>")
     assert formats.for_model(tmp_path / "tokenizer_config.json").spec.stops == ("<|eot|>",)
     (tmp_path / "chat_template.jinja").write_text(real("Qwen3-Coder"))

@@ -155,13 +155,14 @@ def from_template(template: str, *, bos_token: str = "", eos_token: str = "") ->
 
 def load(path: str | PathLike[str]) -> ChatTemplate:
     """The chat template of a model folder (`chat_template.jinja`, else the
-    `tokenizer_config.json`), a `tokenizer_config.json` or a `.jinja` file, with the BOS and
-    EOS tokens its tokenizer config names."""
+    `tokenizer_config.json`), a `tokenizer_config.json` or a `.jinja` file, with the special
+    tokens (`bos_token`, `eos_token`, …) its tokenizer config names."""
     path = Path(path)
     folder = path if path.is_dir() else path.parent
     config_path = path if path.suffix == ".json" else folder / "tokenizer_config.json"
     config = _config(config_path) if config_path.is_file() else {}
-    tokens = {key: _token(config.get(key)) for key in ("bos_token", "eos_token")}
+    named = {key: _token(value) for key, value in config.items() if key.endswith("_token")}
+    tokens = {key: token for key, token in named.items() if token and not key.startswith("add_")}
     jinja = path if path.suffix == ".jinja" else folder / "chat_template.jinja"
     if path.suffix != ".json" and jinja.is_file():
         source = jinja.read_text(encoding="utf-8")

@@ -52,6 +52,7 @@ from .probes import (
     REASONING,
     TIME,
     WEATHER,
+    Probe,
     Renders,
     common_prefix,
 )
@@ -152,7 +153,7 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
     return content.turn[: content.turn.index(CONTENT)]
 
 
-def _body(renders: Renders, probe: Any, lead: str, trailer: Trailer) -> str:
+def _body(renders: Renders, probe: Probe, lead: str, trailer: Trailer) -> str:
     """The calls' text of `probe`'s turn: without the lead and the trailer."""
     rendered = renders.turn(probe)
     assert rendered is not None

@@ -8,7 +8,8 @@ assistant tokens; here it marks nothing). Globals: `raise_exception(message)` (a
 error) and `strftime_now(format)` (the local time); the `tojson` filter is `json.dumps` with
 `ensure_ascii=False` by default and the `indent`, `separators` and `sort_keys` arguments.
 A template renders with `messages`, `tools`, `documents`, `add_generation_prompt`, the
-`bos_token` and `eos_token` it was given, and any other keyword (`enable_thinking`…).
+special tokens it was given (`bos_token`, `eos_token`, and others such as `pad_token`, as
+transformers passes the tokenizer's), and any other keyword (`enable_thinking`…).
 
 jinja2 is the optional extra `protocall[templates]`; without it a `UsageError` says so.
 """
@@ -89,11 +90,14 @@ def _environment() -> Any:
 class ChatTemplate:
     """A compiled chat template; `render` writes a conversation as the model sees it."""
 
-    def __init__(self, source: str, *, bos_token: str = "", eos_token: str = "") -> None:
+    def __init__(
+        self, source: str, *, bos_token: str = "", eos_token: str = "", **tokens: str
+    ) -> None:
         jinja2 = _jinja()
         self.source = source
         self.bos_token = bos_token
         self.eos_token = eos_token
+        self.tokens = tokens
         try:
             self._template = _environment().from_string(source)
         except jinja2.exceptions.TemplateError as error:
@@ -109,7 +113,8 @@ class ChatTemplate:
     ) -> str:
         """`messages` rendered with `tools` (a `TemplateError` if the template refuses)."""
         jinja2 = _jinja()
-        values = {"bos_token": self.bos_token, "eos_token": self.eos_token, **options}
+        tokens = {"bos_token": self.bos_token, "eos_token": self.eos_token, **self.tokens}
+        values = {**tokens, **options}
         try:
             return str(
                 self._template.render(
