@@ -125,5 +125,8 @@ class ChatTemplate:
                     **values,
                 )
             )
-        except (jinja2.exceptions.TemplateError, TypeError, ValueError, KeyError) as error:
+        except jinja2.exceptions.TemplateError as error:
             raise TemplateError(f"the chat template failed to render: {error}") from None
+        except Exception as error:  # a template reaches into Python values freely
+            kind = type(error).__name__
+            raise TemplateError(f"the chat template failed to render: {kind}: {error}") from None
