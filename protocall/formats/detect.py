@@ -27,16 +27,15 @@ from .spec import Spec, build
 @dataclass(frozen=True)
 class Detection:
     """What a template implies: the `format`, the built-in `family` it matched (None when
-    the spec was inferred), the generation `prompts` per mode, and the evidence: the probes
-    read back (`passed` of `rendered`), those the template would not render (`refused`),
-    the other built-in formats that read them too (`others`), and what an inferred spec
-    assumes beyond the renders (`assumptions`)."""
+    the spec was inferred), the generation `prompts` per mode, and the evidence: how many
+    probe turns it reads back (`read_back`), those the template would not render
+    (`refused`), the other built-in formats that read them too (`others`), and what an
+    inferred spec assumes beyond the renders (`assumptions`)."""
 
     format: Format
     family: str | None
     prompts: Mapping[str, str]
-    passed: int
-    rendered: int
+    read_back: int
     refused: Mapping[str, str]
     others: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
@@ -63,8 +62,8 @@ class Detection:
             start = self.format.start_state(prompt)
             lines.append(f"  {mode}: {prompt!r} (opens: {start or 'nothing'})")
         lines.append(
-            f"confidence: {self.confidence} ({self.passed} of {self.rendered} probe turns read "
-            f"back one-shot and streamed)"
+            f"confidence: {self.confidence} ({self.read_back} probe turns read back one-shot "
+            f"and streamed, {len(self.refused)} not rendered)"
         )
         lines += [f"  not rendered: {name}: {why}" for name, why in self.refused.items()]
         lines += [f"  assumed: {assumption}" for assumption in self.assumptions]
@@ -101,8 +100,8 @@ def detect(
         others = dict.fromkeys(other.name for other in matches if other.name != family.name)
         fmt = _with_prompts(family, renders.prompts)
         return Detection(
-            fmt, family.name, renders.prompts, len(renders.turns), len(renders.turns),
-            renders.refused, tuple(others),
+            fmt, family.name, renders.prompts, len(renders.turns), renders.refused,
+            tuple(others),
         )  # fmt: skip
     from .inference import infer
 
@@ -114,7 +113,7 @@ def detect(
             "the inferred format does not read the template's own renders back: " + failed[0]
         )
     return Detection(
-        fmt, None, renders.prompts, len(renders.turns), len(renders.turns), renders.refused,
+        fmt, None, renders.prompts, len(renders.turns), renders.refused,
         assumptions=inferred.assumptions,
     )  # fmt: skip
 
