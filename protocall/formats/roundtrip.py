@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..combinators import UsageError
 from ..message import Message
 from .base import Format
-from .probes import CONTENT, CONTENT_ONLY, REASONING, TOOLS, Rendered, Renders
+from .probes import CONTENT, CONTENT_ONLY, TOOLS, Rendered, Renders
 
 _MARKER = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]|[^\s<\[]{1,80}")
 """A marker: a tag, a bracketed token (`[/INST]`) or a run without either."""
@@ -76,8 +76,8 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
     """Why `fmt` does not read `rendered` back, or None when it does for every chunking."""
     probe, turn = rendered.probe, rendered.turn
     text = trailer.cut(turn)
-    content = CONTENT if probe.content and CONTENT in text else None
-    reasoning = REASONING if probe.reasoning and REASONING in text else None
+    content = probe.content if probe.content and probe.content in text else None
+    reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else None
     expected = [(content, reasoning, list(probe.calls))]
     if content and probe.calls and not probe.reasoning:  # content before calls as reasoning
         expected.append((None, content, list(probe.calls)))  # (gpt-oss's analysis channel)
