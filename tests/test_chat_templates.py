@@ -320,6 +320,11 @@ def test_a_template_without_tool_calls_is_a_usage_error() -> None:
         detect(real("unsloth-gemma-3-270m-it"))
 
 
+def test_calls_written_in_another_turn_are_no_calls_of_this_one() -> None:
+    with pytest.raises(UsageError, match="writes its calls in another turn"):
+        detect(real("ai21labs-AI21-Jamba-Reasoning-3B"))
+
+
 def test_channels_no_spec_infers_are_named() -> None:
     with pytest.raises(
         UsageError, match=re.escape("'<|channel|>final<|message|>' before an answer")

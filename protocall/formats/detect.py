@@ -82,16 +82,14 @@ def detect(
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
     renders = Renders.of(template, PROBES)
-    one = renders.turn(ONE_CALL)
-    if one is None or "get_weather" not in one.turn:
-        why = renders.refused.get(ONE_CALL.name, "the call's name is not in its render")
-        raise UsageError(f"the chat template writes no tool call: {why}")
     trailer = Trailer.of(renders, template.eos_token)
     for rendered in list(renders.turns):  # calls past the end of turn: another turn's
         cut = trailer.cut(rendered.turn)
         if any(name not in cut for name, _ in rendered.probe.calls):
             renders.turns.remove(rendered)
             renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
+    if renders.turn(ONE_CALL) is None:
+        raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
     candidates = _candidates(trailer) if families else iter(())
     matches = [fmt for fmt in candidates if not problems(fmt, renders, trailer)]
     if matches:
