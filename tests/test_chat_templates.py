@@ -44,7 +44,7 @@ def own(name: str) -> str:
 def assert_round_trip(detection: Detection, source: str) -> None:
     """The returned format (with the template's prompts) reads the probes back too."""
     renders = Renders.of(ChatTemplate(source))
-    assert problems(detection.format, renders, Trailer.of(renders)) == []
+    assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
         start = detection.format.start_state(prompt)
         assert detection.format.prompts[start] in detection.prompts.values()

@@ -91,7 +91,7 @@ def detect(
     if renders.turn(ONE_CALL) is None:
         raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
     candidates = _candidates(trailer) if families else iter(())
-    matches = [fmt for fmt in candidates if not problems(fmt, renders, trailer)]
+    matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
     if matches:
         matches.sort(key=lambda fmt: -_fit(fmt, renders.prompts, trailer))
         family = matches[0]
@@ -105,10 +105,10 @@ def detect(
 
     inferred = infer(renders, trailer)
     fmt = inferred.format
-    failed = problems(fmt, renders, trailer)
-    if failed:
+    failed = next(problems(fmt, renders, trailer), None)
+    if failed is not None:
         raise UsageError(
-            "the inferred format does not read the template's own renders back: " + failed[0]
+            "the inferred format does not read the template's own renders back: " + failed
         )
     return Detection(
         fmt, None, renders.prompts, len(renders.turns), renders.refused,

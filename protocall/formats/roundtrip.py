@@ -99,7 +99,7 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
     return None
 
 
-def problems(fmt: Format, renders: Renders, trailer: Trailer) -> list[str]:
-    """Every probe `fmt` does not read back (empty: the round trip holds)."""
+def problems(fmt: Format, renders: Renders, trailer: Trailer) -> Iterator[str]:
+    """Why `fmt` does not read each probe back, lazily (none: the round trip holds)."""
     found = (problem(fmt, rendered, trailer) for rendered in renders.turns)
-    return [p for p in found if p is not None]
+    return (p for p in found if p is not None)
