@@ -53,6 +53,7 @@ from typing import Any
 import protocall
 from protocall import ast, formats
 from protocall.combinators import tag, until
+from protocall.formats.turns import ToolUse, Turn
 from protocall.session import Session
 from protocall.tools import normalize_tools
 
@@ -178,6 +179,21 @@ FAMILIES: dict[str, Family] = {
         )
     },
 }
+
+
+def _rendered(name: str) -> Family:
+    """A family whose output is its own renderer's (`Format.render`): content, then the call."""
+    fmt = formats.get(name)
+
+    def render(content: str) -> str:
+        call = ToolUse("write_file", {"path": "/tmp/a.py", "content": content})
+        return fmt.render(Turn(None, ("Saving.", call)), None)
+
+    return Family(render, fmt.prompt_for(None))
+
+
+RENDERED = ("cohere", "lfm2", "llama-4", "mistral", "pythonic", "gemma-4", "llama-3")
+FAMILIES.update((name, _rendered(name)) for name in RENDERED)
 
 
 @dataclass

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from protocall import cli, formats
 from protocall.combinators import UsageError
 from protocall.combinators.xmlargs import GLM
-from protocall.formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, XmlArguments
+from protocall.formats.codecs import (
+    Attribute,
+    IdName,
+    JsonObject,
+    NameAndArguments,
+    PythonKeywords,
+    XmlArguments,
+)
 from protocall.formats.spec import (
     Call,
     Section,
@@ -47,6 +54,7 @@ ACME = Spec(
 
 def test_the_ported_families_are_written_as_specs() -> None:
     assert {"kimi-k2", "kimi-k3", "hermes", "olmo-3"} <= set(SPECCED)
+    assert set(SPECCED) == set(formats.names())  # every built-in family
 
 
 @pytest.mark.parametrize("name", SPECCED)
@@ -208,9 +216,12 @@ def test_the_formats_command_prints_a_spec_as_json_or_python(
 
 
 def test_the_formats_command_names_a_format_without_a_spec(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    unported = next(name for name in formats.names() if formats.get(name).spec is None)
+    unported = "hermes-in-code"  # every built-in family is a spec: one made in code
+    formats.names()  # the built-ins loaded first
+    in_code = replace(formats.get("hermes"), name=unported, spec=None)
+    monkeypatch.setitem(formats._REGISTRY, unported, in_code)
     assert cli.main(["formats", "--spec", unported]) == 2
     assert "is not written as a spec yet" in capsys.readouterr().err
     assert cli.main(["formats", "--python"]) == 2
@@ -249,3 +260,106 @@ def test_xml_calls_render_one_argument_a_line_and_parse_back() -> None:
     )
     message = verify(fmt, text, fmt.prompt_for(None), tools=WEATHER)
     assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_weather", use.arguments)]
+
+
+def test_an_interleaved_channel_turn_writes_each_part_in_order_in_its_array_framing() -> None:
+    fmt = formats.get("cohere")
+    first, second = ToolUse("get_weather", {"location": "Paris"}), ToolUse("get_time")
+    text = fmt.render(Turn("Hmm.", ("Hi.", first, second, "Bye.", first)), None)
+    call = '{{"tool_call_id": "{}", "tool_name": "get_{}", "parameters": {}}}'
+    weather, time = call.format(0, "weather", '{"location": "Paris"}'), call.format(1, "time", "{}")
+    action = "<|START_ACTION|>[\n    {}\n]<|END_ACTION|>"
+    assert text == (
+        "<|START_THINKING|>Hmm.<|END_THINKING|><|START_RESPONSE|>Hi.<|END_RESPONSE|>"
+        + action.format(f"{weather},\n    {time}")
+        + "<|START_RESPONSE|>Bye.<|END_RESPONSE|>"
+        + action.format(call.format(2, "weather", '{"location": "Paris"}'))
+        + "<|END_OF_TURN_TOKEN|>"
+    )
+    assert "<|START_ACTION|>" in fmt.reserved and "[" not in fmt.reserved
+    assert fmt.channels == {"reasoning": ("<|START_THINKING|>", "<|END_THINKING|>")}
+
+
+def test_an_array_framing_is_its_brackets_and_whitespace() -> None:
+    with pytest.raises(UsageError, match="framing"):
+        Section(("<a>",), ("</a>",), array=True, framing=("{", "}"))
+
+
+def test_pseudo_function_calls_with_a_list_separator_are_a_python_list() -> None:
+    use = ToolUse("f", {"s": "x", "flag": True, "none": None})
+    for name, written in (("pythonic", "{}"), ("llama-4", "{}"), ("lfm2", "<|tool_call_start|>{}")):
+        fmt = formats.get(name)
+        text = fmt.render(Turn(None, ("Hi", use, use)), None)
+        call = "f(s='x', flag=True, none=None)"
+        assert text.startswith("Hi" + written.format(f"[{call}, {call}]"))
+        assert "[" not in fmt.reserved and "]" not in fmt.reserved
+        assert [c.arguments for c in verify(fmt, text, fmt.prompt_for(None)).tool_calls] == [
+            use.arguments
+        ] * 2
+    with pytest.raises(UsageError, match='"json" or "python"'):
+        PythonKeywords(literals="repr")
+    with pytest.raises(UsageError, match="written bare"):
+        Section(("<a>",), ("</a>",), written_bare=True)
+
+
+def test_optional_template_pieces_may_be_missing_and_an_id_piece_is_written_with_an_id() -> None:
+    fmt = formats.get("mistral")
+    uses = (ToolUse("get_weather", {"location": "Paris"}, "a1b2c3d4e"), ToolUse("get_time"))
+    text = fmt.render(Turn(None, uses), None)
+    assert text == (
+        '[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"location": "Paris"}'
+        "[TOOL_CALLS]get_time[ARGS]{}</s>"
+    )
+    message = verify(fmt, text.replace("[ARGS]", "", 1), "[/INST]", tools=None)
+    assert [c.name for c in message.tool_calls] == ["get_weather", "get_time"]
+    assert message.tool_calls[0].id == "a1b2c3d4e"
+    assert fmt.markers["call"] == "[TOOL_CALLS]NAME[ARGS]{…}"
+    listed = '[TOOL_CALLS] [{"id": "x", "name": "get_weather", "arguments": {}}]</s>'
+    assert [c.id for c in verify(fmt, listed, "[/INST]", tools=WEATHER).tool_calls] == ["x"]
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        lambda: Call("<c>{name}[A]{arguments}</c>", optional=("[B]",)),
+        lambda: Call("<c>{name}[A]{arguments}</c>", PythonKeywords(), optional=("[A]",)),
+        lambda: Section(("<s>",), (), element=NameAndArguments()),
+    ],
+)
+def test_optional_pieces_and_an_alternative_array_are_checked(made: Any) -> None:
+    with pytest.raises(UsageError, match=r"optional pieces|`element`"):
+        made()
+
+
+def test_a_name_prefix_is_written_and_optional_and_a_channel_opener_is_written_labelled() -> None:
+    fmt = formats.get("gemma-4")
+    text = fmt.render(Turn("Hmm.", (ToolUse("get_weather", {"location": "Paris"}),)), None)
+    call = '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>'
+    assert text == f"<|channel>thought\nHmm.<channel|>{call}<|tool_response>"
+    assert fmt.prompt_for("reasoning") == "<|turn>model\n<|channel>thought\n"
+    message = verify(fmt, text.replace("call:", ""), "<|turn>model\n", tools=WEATHER)
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [
+        ("get_weather", {"location": "Paris"})
+    ]
+    assert verify(fmt, "<|tool_call>get_weather and more<turn|>", tools=WEATHER).tool_calls == ()
+
+
+def test_bare_call_objects_are_proven_by_a_named_hook() -> None:
+    spec = Spec(
+        "bare",
+        "bare",
+        Call("{call}", NameAndArguments(), between=" | ", proof="llama-3"),
+        ("<eot>",),
+        turn=None,
+    )
+    fmt = build(spec)
+    call = '{"name": "get_weather", "arguments": {}}'
+    text = f'{{"answer": 1}} then {call} | {call.replace("arguments", "parameters")}'
+    message = verify(fmt, text + "<eot>", tools=WEATHER)
+    assert [c.name for c in message.tool_calls] == ["get_weather"] * 2
+    assert message.content == '{"answer": 1} then'
+    assert fmt.render(Turn(None, (ToolUse("f"), ToolUse("g"))), None) == (
+        '{"name": "f", "arguments": {}} | {"name": "g", "arguments": {}}<eot>'
+    )
+    with pytest.raises(UsageError, match="no proof hook named 'nope'"):
+        build(replace(spec, call=replace(spec.call, proof="nope")))

@@ -457,12 +457,14 @@ def in_runs(calls: Calls) -> Calls:
 class Channel:
     """A channel `open` … `close` whose body is text tagged `node` (reasoning or content).
     A `label` may follow the opener (Gemma 4's `<|channel>thought`): where it does, and no
-    word character follows it, it belongs to the opener, not to the body."""
+    word character follows it, it belongs to the opener, not to the body. `written` is the
+    opener as the model writes it, where that differs (in prompts and summaries)."""
 
     open: str
     close: str
     node: str
     label: str = ""
+    written: str = ""
 
     def opener(self) -> Parser[Any]:
         """The opener, a cut, then the label where it stands."""
@@ -587,13 +589,15 @@ def channel_format(
 
     opened = {key: channels[key] for key in (channels if starts is None else starts)}
     thinking = next((c for c in channels.values() if c.node == ast.REASONING), None)
-    shown = {"reasoning": f"{thinking.open}…{thinking.close}"} if thinking else {}
+    opener = (thinking.written or thinking.open).replace("\n", "\\n") if thinking else ""
+    shown = {"reasoning": f"{opener}…{thinking.close}"} if thinking else {}
     return Format(
         name, grammar, render or rendered, default_start=default_start, summary=summary,
         reserved=_reserved(*(m for c in channels.values() for m in (c.open, c.close)), *section,
                            *reserved, *stops),
         channels={key: (channel.open, channel.close) for key, channel in opened.items()},
-        prompts={None: prompt} | {key: prompt + channel.open for key, channel in opened.items()},
+        prompts={None: prompt} | {key: prompt + (channel.written or channel.open)
+                                  for key, channel in opened.items()},
         markers=shown | {"call": call_marker},
     )  # fmt: skip
 

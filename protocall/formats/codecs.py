@@ -9,7 +9,7 @@ reads back:
   `IdName` (an id that carries the name, `functions.NAME:IDX`);
 - argument codecs, the `{arguments}` of a template: `JsonObject`, `XmlArguments` (one
   tag layout, typed by the tool's schema), `PythonKeywords` (`k=v, …` inside a pseudo
-  function call);
+  function call), `BareObject` (bare keys, strings between quote marks: Gemma 4);
 - call codecs, the `{call}` of a template, which carry the name too: `NameAndArguments`
   (`{"name": N, "arguments": {…}}`), `NameKey` (`{"NAME": {…}}`, in a JSON array only).
 
@@ -21,28 +21,41 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Generator
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any, ClassVar
 
 from .. import ast
 from ..combinators import (
+    Backtrack,
+    Input,
     Parser,
+    Step,
+    Text,
+    UsageError,
     alt,
     cut,
     emit,
     fail,
+    forward,
+    generate,
     json_object,
+    json_value,
     literal,
     optional,
+    peek,
     regex,
     seq,
     tag,
+    until,
 )
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .blocks import (
     NAME_CHARS,
+    Synthesised,
     arguments,
     call_object,
     escape_attribute,
@@ -59,17 +72,22 @@ from .blocks import (
 
 @dataclass(frozen=True)
 class Plain:
-    """The name as a run of `pattern` characters, final once its terminator has arrived."""
+    """The name as a run of `pattern` characters, final once its terminator has arrived,
+    after a `prefix` that is written but may be missing when read (Gemma 4's `call:`)."""
 
     pattern: str = NAME_CHARS
+    prefix: str = ""
 
     def parser(self) -> Parser[str]:
-        return tool_name(regex(self.pattern).desc("a tool name"))
+        name = tool_name(regex(self.pattern).desc("a tool name"))
+        return optional(literal(self.prefix)).then(name) if self.prefix else name
 
     def render(self, name: str) -> str:
-        return name
+        return self.prefix + name
 
-    shown = "NAME"
+    @property
+    def shown(self) -> str:
+        return f"{self.prefix}NAME"
 
 
 @dataclass(frozen=True)
@@ -207,13 +225,147 @@ class XmlArguments:
 @dataclass(frozen=True)
 class PythonKeywords:
     """Keyword arguments of a pseudo-function call, `k=v, …` with Python or JSON literal
-    values (read by `blocks.python_call_lines` and `python_call_list`), written `k=JSON`."""
+    values (read by `blocks.python_call_lines` and `python_call_list`), written `k=JSON`
+    or, with `literals="python"`, `k=repr(v)` (`'x'`, `True`, `None`)."""
+
+    literals: str = "json"
+
+    def __post_init__(self) -> None:
+        if self.literals not in ("json", "python"):
+            raise UsageError(f'literals are "json" or "python", not {self.literals!r}')
 
     def render(self, values: dict[str, Any]) -> str:
+        if self.literals == "python":
+            return ", ".join(f"{k}={v!r}" for k, v in values.items())
         return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in values.items())
 
     markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
     shown = "k=v, …"
+
+
+@dataclass(frozen=True)
+class BareObject:
+    """The arguments as an object whose keys are bare (spaces inside: `{my key:1}`;
+    whitespace around a key is not part of it) or between `quote` marks, and whose strings
+    are raw text between `quote` marks, without escapes (Gemma 4's
+    `{key:<|"|>text<|"|>,n:3}`); numbers, `true`, `false`, `null` and JSON-quoted strings
+    are JSON, `None` is null, objects and arrays nest, `,` between members and elements,
+    whitespace optional. Streamed as JSON text: a key once its `:` has arrived, string text
+    as it arrives (holding back a tail that may begin `quote`), other scalars once
+    complete; a repeated key is an error. Written as the chat template's
+    `format_argument` writes it: keys sorted, bare where they can be, else quoted."""
+
+    quote: str = '<|"|>'
+
+    def parser(self, schema: Any) -> Parser[Any]:
+        """The arguments object; it cuts at each string and container, so it belongs after
+        a call's head."""
+        quote, value = self.quote, forward()
+        quoted_key = seq(literal(quote), until(quote, emit=False, required=True), literal(quote))
+        bare_key = regex(BARE_KEY).desc("a key").map(str.rstrip)
+        key = alt(quoted_key.map(lambda parts: parts[1]), bare_key)
+        member = key.skip(seq(ws, literal(":"), ws)).bind(
+            lambda k: Synthesised(f"{encode_basestring(k)}: ").then(value).map(lambda v: (k, v))
+        )
+        obj = _items("{", "}", member, keyed=True).map(dict)
+        none = literal("None").then(Synthesised("null")).result(None)
+        strings = _committed(quote, Quoted(quote))
+        containers = (_committed("{", obj), _committed("[", _items("[", "]", value)))
+        value.define(alt(strings, *containers, none, json_value()))
+        return obj
+
+    def render(self, values: Any) -> str:
+        """`values` (any value) as the template writes it."""
+        if isinstance(values, str):
+            return f"{self.quote}{values}{self.quote}"
+        if isinstance(values, dict):
+            pairs = sorted(values.items())
+            return "{" + ",".join(f"{self._key(k)}:{self.render(v)}" for k, v in pairs) + "}"
+        if isinstance(values, list):
+            return "[" + ",".join(map(self.render, values)) + "]"
+        return json.dumps(values)
+
+    def _key(self, key: str) -> str:
+        bare = re.fullmatch(BARE_KEY, key) and key.strip() == key  # `\s` around: not key
+        return key if bare else f"{self.quote}{key}{self.quote}"
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return (self.quote,)
+
+    @property
+    def shown(self) -> str:
+        return f"{{key:{self.quote}…{self.quote}}}"
+
+
+BARE_KEY = r"[^\t\n\r\f\v:,{}\[\]<>\"']+"
+"""A bare key of a `BareObject`: spaces inside (`{my key:1}`)."""
+
+
+class Quoted(Parser[str]):
+    """`quote` raw text `quote`, streamed as a JSON string: `"` at the opening quote, the
+    text escaped as it arrives (a tail that may begin the closing quote is held back), `"`
+    at the closing quote. The value is the raw text. Fails at end of input while open."""
+
+    def __init__(self, quote: str) -> None:
+        self.quote = quote
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        quote = self.quote
+        _, pos = yield from literal(quote).step(inp, pos)
+        inp.out.append(Text('"', pos))
+        pieces: list[str] = []
+        emitted = pos
+        while True:
+            buf, base = inp.buf, inp.base
+            found = buf.find(quote, emitted - base)
+            held = 0 if found >= 0 or inp.eof else self._prefix(buf)
+            limit = base + (found if found >= 0 else len(buf) - held)
+            if limit > emitted:
+                piece = buf[emitted - base : limit - base]
+                pieces.append(piece)
+                inp.out.append(Text(encode_basestring(piece)[1:-1], emitted))
+                emitted = limit
+            if found >= 0:
+                inp.out.append(Text('"', limit))
+                return "".join(pieces), limit + len(quote)
+            if inp.eof:
+                raise Backtrack(inp.end, (f"`{quote}`",))
+            yield emitted
+
+    def _prefix(self, buf: str) -> int:
+        """The length of the longest tail of `buf` that is a proper prefix of the quote."""
+        quote = self.quote
+        return next((k for k in range(len(quote) - 1, 0, -1) if buf.endswith(quote[:k])), 0)
+
+
+def _items(opener: str, closer: str, item: Parser[Any], keyed: bool = False) -> Parser[Any]:
+    """`opener`, items separated by `,`, `closer`, echoed as JSON text; the list of the items'
+    values (with `keyed`, `(key, value)` pairs, a repeated key failing after it)."""
+    more = ws.then(alt(literal(",").then(ws).result(False), peek(literal(closer))))
+
+    @generate
+    def parse() -> Generator[Parser[Any], Any, list[Any]]:
+        yield literal(opener).then(Synthesised(opener)).then(ws)
+        values: list[Any] = []
+        keys: set[str] = set()
+        done = yield optional(peek(literal(closer)))
+        while not done:
+            values.append((yield Synthesised(", ").then(item) if values else item))
+            if keyed:
+                if values[-1][0] in keys:
+                    yield fail(f"a key other than {json.dumps(values[-1][0])} (repeated key)")
+                keys.add(values[-1][0])
+            done = yield more
+        yield literal(closer).then(Synthesised(closer))
+        return values
+
+    return parse
+
+
+def _committed(lead: str, parser: Parser[Any]) -> Parser[Any]:
+    """`parser`, committed to once `lead` is seen."""
+    return peek(literal(lead)).then(cut).then(parser)
 
 
 @dataclass(frozen=True)
@@ -274,4 +426,4 @@ class NameKey:
     shown = '{"NAME": {…}}'
 
 
-Codec = JsonObject | XmlArguments | PythonKeywords | NameAndArguments | NameKey
+Codec = JsonObject | XmlArguments | PythonKeywords | BareObject | NameAndArguments | NameKey

@@ -15,42 +15,33 @@
   After `<|python_tag|>` any name makes a call (the session reports an undeclared one).
 - Built-in tool calls (`<|python_tag|>brave_search.call(query="…")`) are left as content.
 - `<|eot_id|>` ends the turn, `<|eom_id|>` too (after a built-in tool call).
+- Written as the template writes it: `{"name": N, "parameters": {…}}` objects joined by
+  `; `, without `<|python_tag|>`.
 """
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
-from .. import ast
 from ..combinators import (
     Parser,
     alt,
-    cut,
     fail,
     json_object,
     json_string,
     literal,
-    many,
     optional,
-    peek,
-    recover,
     seq,
     success,
-    tag,
-    until,
     whitespace,
 )
 from ..tools import Tools
-from .base import Format
-from .blocks import NAME_LIMIT, Calls, assistant_turn, call_object, render_turn, unfinished
-from .turns import ToolUse, Turn
+from .blocks import NAME_LIMIT
+from .codecs import NameAndArguments
+from .spec import Call, ProofHook, Section, Spec, build, register_proof
 
-PYTHON_TAG = "<|python_tag|>"
-STOPS = ("<|eot_id|>", "<|eom_id|>")
 ARGUMENTS = ("parameters", "arguments")
-PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 LOOKAHEAD, LOOKAHEAD_DEPTH = 16_384, 16
 """The longest and the deepest bare object read to find whether it holds a call when its
 name does not come first: one still open after this many characters, or nested deeper, is
@@ -76,43 +67,26 @@ def whole_call(tools: Tools | None, found: dict[str, Any]) -> Parser[Any]:
     return known(tools, found.get("name"))
 
 
-def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-    obj, skip = call_object("name", ARGUMENTS), until(*STOPS, emit=False)
+def proof(tools: Tools | None) -> Parser[Any]:
+    """`{"name": "<a declared tool>", "parameters":` (a `"type"` member may come first), or
+    a whole object within the lookahead bounds holding such a name and arguments."""
     kind = optional(seq(key("type"), json_string(), whitespace, literal(",")))
     name = json_string(max_size=NAME_LIMIT + 2).bind(partial(known, tools))
-    named = seq(literal("{"), kind, key("name"), name, whitespace, literal(","),
-                alt(*map(key, ARGUMENTS)))  # fmt: skip
+    named = seq(
+        literal("{"), kind, key("name"), name, whitespace, literal(","), alt(*map(key, ARGUMENTS))
+    )
     whole = json_object(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
-    whole = whole.bind(partial(whole_call, tools))
-    proof = alt(named, whole)
-    tagged = seq(literal(PYTHON_TAG), whitespace, literal("{"))
-
-    def call(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
-        return recover(tag(ast.TOOL_CALL, seq(peek(head), lead, cut, obj)), skip)
-
-    bare = call(proof, success(None))
-    first = alt(unfinished(call(tagged, literal(PYTHON_TAG).then(whitespace))), bare)
-    more = many(unfinished(seq(whitespace, literal(";"), whitespace, bare)))
-    calls = Calls((PYTHON_TAG, *OBJECT_STARTS), alt(unfinished(tagged), peek(proof)),
-                  seq(first, more))  # fmt: skip
-    return assistant_turn(calls=calls, stops=STOPS)
+    return alt(named, whole.bind(partial(whole_call, tools)))
 
 
-def render_call(use: ToolUse) -> str:
-    return json.dumps({"name": use.name, "parameters": use.arguments}, ensure_ascii=False)
-
-
-def render(turn: Turn, start: str | None) -> str:
-    return render_turn(turn, start, reasoning=None, call=render_call, between_calls="; ",
-                       stop=STOPS[0])  # fmt: skip
-
-
-FORMAT = Format(
-    "llama-3",
-    grammar,
-    render,
-    reserved=(PYTHON_TAG, *STOPS),
-    prompts={None: PROMPT},
+register_proof("llama-3", ProofHook(OBJECT_STARTS, proof))
+SPEC = Spec(
+    name="llama-3",
     summary="Llama 3.1 / 3.2 / 3.3: bare JSON {name, parameters} objects, ; between calls",
-    markers={"call": '[<|python_tag|>]{"name": N, "parameters": {…}}'},
+    turn=None,
+    call=Call("{call}", NameAndArguments(ARGUMENTS), between="; ", proof="llama-3"),
+    section=Section(("<|python_tag|>",), (), bare=True, written_bare=True),
+    stops=("<|eot_id|>", "<|eom_id|>"),
+    prompt="<|start_header_id|>assistant<|end_header_id|>\n\n",
 )
+FORMAT = build(SPEC)

@@ -5,19 +5,30 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
 
 - `turn`: the turn's shape. `Think(open, close, …)`: a reasoning block, then content and
   calls in any order (`blocks.assistant_turn`); `Channels(channels, tokens)`: channels
-  over special tokens, text outside them content (`blocks.channelled_turn`);
+  over special tokens, text outside them content (`blocks.channelled_turn`), those named
+  in `starts` the ones a prompt can leave open, written `interleaved` (each content part
+  in a channel of its own, each run of calls in a section, in the turn's order) or not;
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
   calls only.
-- `stops`: the end-of-turn markers (the first, or all joined for channels, is written).
+- `stops`: the end-of-turn markers (the first, or all joined for channels not
+  `interleaved`, is written).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
-  `name` encoding says: `Plain`, `Attribute`), `{id}` (an `IdName`, an id that carries
-  the name), `{index}` (the call's position), `{arguments}` (an argument codec:
-  `JsonObject`, `XmlArguments`, `PythonKeywords`) or `{call}` (a codec that carries the
-  name too: `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's
-  head, what proves a call has begun; its first token is the call's opener, its last the
-  closer. Whitespace in the template is any whitespace, or none, when read, and whitespace
-  is allowed around the arguments; `spaced` allows it between every two pieces too.
+  `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`
+  (an `IdName`, an id that carries the name; with another name, the call id, a token of
+  `id_pattern`, written as the call's id or else its position), `{index}` (the call's
+  position), `{arguments}` (an argument codec: `JsonObject`, `XmlArguments`,
+  `PythonKeywords`, `BareObject`) or `{call}` (a codec that carries the name too:
+  `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's head,
+  what proves a call has begun (a name right before JSON or `BareObject` arguments is
+  proven by their `{`); its first token is the call's opener, its last the closer.
+  Whitespace in the template is any whitespace, or none, when read, and whitespace is
+  allowed around the arguments; `spaced` allows it between every two pieces too.
+  `optional` pieces of the template, right before JSON arguments, may be missing: the
+  head then ends at the first and is proven by the first token of any or the arguments'
+  `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
+  `[CALL_ID]{id}`, `[ARGS]`), and the call has no closer (a failed one resumes at the
+  next opener or a stop).
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
   dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
@@ -34,13 +45,17 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
   dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
   it) or `"marker"` (where a call opener or the end follows it; the section then ends at
-  its first spelling of the end). With `each` it is written around each call; `opener`
-  is where content stops to try it, a prefix its begins share (`<｜DSML｜`).
+  its first spelling of the end). With `each` it is written around each call, with
+  `written_bare` not at all (the calls are written `bare`); `opener` is where content
+  stops to try it, a prefix its begins share (`<｜DSML｜`).
   With `array`, the calls are one JSON array after the begin (`blocks.json_call_list`),
   the template `{call}` alone: each element is the call codec's `element`
   (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
-  calls' envelope (they complete together once it closes); `[`, `]` are written with the
-  section's markers, which are reserved without them.
+  calls' envelope (they complete together once it closes); its `framing` (`[`, `]` and
+  any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
+  markers, which are reserved without it. With `element` (a call codec), that array is an
+  alternative behind the same opener to the template's calls, which are then `bare` (and
+  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
@@ -58,9 +73,11 @@ the channels, the prompts and the marker summary (`Format.markers["call"]`).
 
 A turn no data describes is a named hook: `Messages(hook, …)` names a `TurnHook` (a
 grammar and a renderer in code, registered with `register_turn`), as gpt-oss's headers.
+So is what proves a call object standing bare in the content a call: a `{call}` template
+in no array section names a `ProofHook` (`Call.proof`, registered with `register_proof`;
+Llama 3's); such calls follow one another separated by `between`'s text (`;`).
 
-How every family maps (those marked * are written as specs; the rest are phase 2 of
-issue #16, which adds the fields named here):
+How every family maps (every one is written as a spec):
 
 - *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
   name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
@@ -69,7 +86,10 @@ issue #16, which adds the fields named here):
   `name=Attribute()` and `XmlArguments(KIMI_K3, block=JsonBlock(…))`; `opens_at="marker"`.
 - *Hermes: `Call("<tool_call>\n{call}\n</tool_call>", NameAndArguments(("arguments",
   "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
-  in a `Section`; pythonic and LFM2 are the same codec in a `[`…`]` section.
+  in a `Section`. *Pythonic (Llama 3.2), *Llama 4, *LFM2: the same codec with
+  `literals="python"` and `between=", "`, which makes the calls a Python list `[…]`
+  (`blocks.python_call_list`; the brackets are written, not reserved): bare, in a `bare`
+  section `written_bare` (Llama 4's `<|python_start|>`), or in a section (LFM2).
 - *gpt-oss: `Messages("harmony", …)`, calls written from the template.
 - *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
   DSML is `XmlArguments(DSML)` with `empty='"/>'`, the `Section.opener` `<｜DSML｜` and
@@ -84,14 +104,24 @@ issue #16, which adds the fields named here):
 - *Granite 3.x: the same in an `array` section of two spellings and no end (the array
   runs to its `]`; a failed one resumes at a stop or a begin), `Think.phrases` for 3.2's
   `Here is my thought process:` … `Here is my response:`.
-- Mistral, Cohere, Llama 3: `NameAndArguments` objects in a JSON array section
-  (`blocks.json_call_list`); Llama 3's bare object needs a proof hook. Gemma 4:
-  `Channels` with a `label`, a value codec hook (`<|"|>` strings), the `call:` prefix as
-  an alternative spelling.
+- *Cohere: `Channels` (`starts`: only the thinking; `interleaved`) and an `array` section
+  of `NameAndArguments(("parameters",), "tool_name", "tool_call_id")`, its `framing`
+  `[\n    ` … `\n]` and `between` `,\n    ` (one object a line), ids counted from 0.
+- *Mistral: `Call("[TOOL_CALLS]{name}[CALL_ID]{id}[ARGS]{arguments}", spaced=True,
+  optional=("[CALL_ID]{id}", "[ARGS]"))` and the pre-v11 array, an `array` section of
+  `element=NameAndArguments(id="id")` behind `[TOOL_CALLS]`; `Think` with `also`.
+- *Gemma 4: `Channels` of one `Channel` with a `label` and its `written` opener
+  (`<|channel>thought\n`), `interleaved`; `Call("<|tool_call>{name}{arguments}<tool_call|>",
+  BareObject(), name=Plain(prefix="call:"), stray_closers=True)`: the `<|"|>` value codec,
+  the `call:` prefix written but optional when read; `call_stop`.
+- *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
+  proof="llama-3")`: bare objects proven by the hook its module registers, after an
+  optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -99,7 +129,21 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from .. import ast
-from ..combinators import Parser, UsageError, alt, literal, optional, peek, regex, seq, until
+from ..combinators import (
+    Parser,
+    UsageError,
+    alt,
+    cut,
+    literal,
+    many,
+    optional,
+    peek,
+    recover,
+    regex,
+    seq,
+    tag,
+    until,
+)
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout
 from ..tools import Tools
@@ -107,6 +151,7 @@ from . import blocks, templates
 from .base import Format
 from .codecs import (
     Attribute,
+    BareObject,
     Codec,
     IdName,
     JsonBlock,
@@ -150,20 +195,30 @@ class Think:
 @dataclass(frozen=True)
 class Channel:
     """A channel `open` … `close` named `name` (`reasoning`, or else content), with an
-    optional `label` after the opener (see `blocks.Channel`)."""
+    optional `label` after the opener (see `blocks.Channel`); `written` is its opener as
+    the model writes it (label included) where that differs, in the prompt that pre-opens
+    it, the renderer and the marker summary (Gemma 4's `<|channel>thought\n`)."""
 
     name: str
     open: str
     close: str
     label: str = ""
+    written: str = ""
 
 
 @dataclass(frozen=True)
 class Channels:
-    """A turn of `channels` in which every marker begins with one of `tokens`."""
+    """A turn of `channels` in which every marker begins with one of `tokens`. A generation
+    prompt can leave those named in `starts` open (default: all). A turn is written as its
+    channels in order, all its content in each content channel, then its calls in one
+    section; with `interleaved`, as a `Think` turn is: its reasoning channel, then each
+    content part in the first content channel (as it is where there is none) and each run
+    of calls in a section, in the turn's order, then the first stop (or `call_stop`)."""
 
     channels: tuple[Channel, ...]
     tokens: tuple[str, ...]
+    starts: tuple[str, ...] | None = None
+    interleaved: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,6 +253,26 @@ def register_turn(name: str, hook: TurnHook) -> None:
 
 
 @dataclass(frozen=True)
+class ProofHook:
+    """What proves a call object standing bare in the content a call, in code: `proof(tools)`
+    matches (without a cut) from a `{` that begins a call; `openers` are where such an
+    object may begin (the content stops there to try it)."""
+
+    openers: tuple[str, ...]
+    proof: Callable[[Tools | None], Parser[Any]]
+
+
+_PROOF_HOOKS: dict[str, ProofHook] = {}
+
+
+def register_proof(name: str, hook: ProofHook) -> None:
+    """Make `hook` the proof that `Call(…, proof=name)` names."""
+    if _PROOF_HOOKS.get(name, hook) is not hook:
+        raise UsageError(f"a proof hook named {name!r} is already registered")
+    _PROOF_HOOKS[name] = hook
+
+
+@dataclass(frozen=True)
 class Call:
     """One call as a template (see the module docstring)."""
 
@@ -211,17 +286,29 @@ class Call:
     bare: bool = False
     loose: bool = False
     empty: str | None = None
+    optional: tuple[str, ...] = ()
+    id_pattern: str = r"[^\s\[{]+"
+    proof: str = ""
 
     def __post_init__(self) -> None:
         holes = _PLACEHOLDER.findall(self.template)
         named = "{id}" if isinstance(self.name, IdName) else "{name}"
         together = isinstance(self.arguments, (NameAndArguments, NameKey))
         wanted = ["{call}"] if together else sorted(("{arguments}", named))
-        if sorted(hole for hole in holes if hole != "{index}") != wanted:
+        free = ("{index}",) if named == "{id}" or together else ("{index}", "{id}")
+        if sorted(hole for hole in holes if hole not in free) != wanted:
             kinds = f"{type(self.name).__name__} names and {type(self.arguments).__name__}"
             raise UsageError(
                 f"a call template with {' and '.join(wanted)} once each for {kinds}, "
                 f"not {self.template!r}"
+            )
+        if self.optional and (
+            "".join(self.optional) + "{arguments}" not in self.template
+            or not isinstance(self.arguments, JsonObject)
+        ):
+            raise UsageError(
+                f"optional pieces {self.optional} right before JSON {{arguments}}, "
+                f"in {self.template!r}"
             )
 
 
@@ -240,12 +327,22 @@ class Section:
     each: bool = False
     opener: str = ""
     array: bool = False
+    framing: tuple[str, str] = ("[", "]")
+    written_bare: bool = False
+    element: NameAndArguments | NameKey | None = None
 
     def __post_init__(self) -> None:
         if self.opens_at not in ("call", "marker"):
             raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
-        if self.array and (self.bare or self.noise or self.empty or self.each or self.opener):
+        bare = self.bare and self.element is None  # an alternative's template calls are bare
+        if self.array and (bare or self.noise or self.empty or self.each or self.opener):
             raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
+        if self.element is not None and not self.array:
+            raise UsageError("a section's `element` is that of a JSON `array`")
+        if tuple(bracket.strip() for bracket in self.framing) != ("[", "]"):
+            raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
+        if self.written_bare and not self.bare:
+            raise UsageError("a section whose calls are written bare has `bare` calls")
 
 
 @dataclass(frozen=True)
@@ -293,6 +390,8 @@ def build(spec: Spec) -> Format:
             dropped=envelope.dropped,
             reserved=reserved,
             default_start=spec.default_start,
+            starts=turn.starts,
+            render=_interleaved(spec, turn, envelope) if turn.interleaved else None,
         )
     else:
         reasoning = None
@@ -326,7 +425,7 @@ def build(spec: Spec) -> Format:
             call_stop=spec.call_stop,
             dropped=envelope.dropped,
         )
-    reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]` are JSON
+    reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]`: JSON
     shown = dict(fmt.markers)
     if isinstance(turn, Think) and turn.phrases[0]:
         shown["reasoning"] += f" or {turn.phrases[0][0]} …"
@@ -363,9 +462,42 @@ def _messages(spec: Spec, turn: Messages, envelope: _Envelope) -> Format:
     )
 
 
+def _interleaved(
+    spec: Spec, turn: Channels, envelope: _Envelope
+) -> Callable[[Turn, str | None], str]:
+    """The renderer of an `interleaved` channel turn: the reasoning channel (its opener
+    omitted when pre-opened), each content part in the first content channel and each run
+    of calls in the section, calls numbered from 0, then the first stop (`call_stop`
+    after a turn with calls, where given)."""
+    thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
+    response = next((c for c in turn.channels if c.name != "reasoning"), None)
+    block = (
+        blocks.Reasoning(thinking.written or thinking.open, thinking.close) if thinking else None
+    )
+
+    def render(parsed: Turn, start: str | None) -> str:
+        parts = tuple(
+            f"{response.open}{part}{response.close}" if response and isinstance(part, str) else part
+            for part in parsed.parts
+        )
+        index = itertools.count()
+        stop = spec.call_stop if spec.call_stop is not None and parsed.calls else spec.stops[0]
+        return blocks.render_turn(
+            replace(parsed, parts=parts),
+            start,
+            reasoning=block,
+            call=lambda use: envelope.render(use, next(index)),
+            between_calls=spec.call.between,
+            section=envelope.written_section,
+            stop=stop,
+        )
+
+    return render
+
+
 def _channel(channel: Channel) -> blocks.Channel:
     node = ast.REASONING if channel.name == "reasoning" else ast.CONTENT
-    return blocks.Channel(channel.open, channel.close, node, channel.label)
+    return blocks.Channel(channel.open, channel.close, node, channel.label, channel.written)
 
 
 def _text(text: str) -> list[Parser[Any]]:
@@ -388,23 +520,31 @@ class _Envelope:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         call = spec.call
-        self.pieces = [p for p in _PLACEHOLDER.split(call.template) if p]
+        required = call.template.replace("".join(call.optional), "")  # what every call has
+        self.pieces = [p for p in _PLACEHOLDER.split(required) if p]
         tokens = _PLACEHOLDER.sub(" ", call.template).split() or [""]
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
         section = spec.section
         self.array = section is not None and section.array
-        if self.array != (call.template == "{call}") or (
-            isinstance(call.arguments, NameKey) and not self.array
-        ):
+        alternative = section is not None and section.element is not None  # to the template
+        if ((self.array and not alternative) or bool(call.proof)) != (
+            call.template == "{call}"
+        ) or (isinstance(call.arguments, NameKey) and not self.array):
             raise UsageError(
                 f"a call template of `{{call}}` alone exactly in a section holding a JSON "
-                f"array (NameKey only there), not {call.template!r}"
+                f"array (NameKey only there) or with a `proof`, not {call.template!r}"
             )
+        if call.proof and call.proof not in _PROOF_HOOKS:
+            known = ", ".join(_PROOF_HOOKS) or "none"
+            raise UsageError(f"no proof hook named {call.proof!r} (registered: {known})")
         self.end = section.ends[0] if section and section.ends else ""
-        written = (section.begins[0], self.end) if section else None
-        brackets = ("[", "]") if self.array else ("", "")
+        listed = isinstance(call.arguments, PythonKeywords) and call.between != "\n"
+        brackets = section.framing if section and self.array else ("[", "]") if listed else ("", "")
+        written = (section.begins[0], self.end) if section else ("", "") if listed else None
+        if section and section.written_bare:  # the calls as the template writes them
+            written = ("", "") if listed else None
         written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
-        self.brackets = tuple(m for m in (written or ()) if self.array)
+        self.brackets = tuple(m.strip() for m in (written or ()) if self.array or listed)
         self.written_section = None if section and section.each else written
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
@@ -421,18 +561,21 @@ class _Envelope:
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
-        shown = _PLACEHOLDER.sub(self._shown, call.template)
-        if section is not None and self.array:
-            shown = f"{section.begins[0]}[{shown}]{self.end}"
-        elif section is not None and not isinstance(call.arguments, PythonKeywords):
+        shown = _PLACEHOLDER.sub(self._shown, self._template(None))
+        if section is not None and self.array and not alternative:
+            shown = f"{section.begins[0]}{shown.join(b.strip() for b in brackets)}{self.end}"
+        elif isinstance(call.arguments, PythonKeywords):
+            begin, end = (section.begins[0], section.ends[0]) if section else ("", "")
+            shown = f"{begin}{brackets[0]}{shown}{call.between}…{brackets[1]}{end}"
+        elif section is not None and not alternative:
             shown = section.begins[0].strip() + shown.strip()
-        elif section is not None:
-            shown = f"{section.begins[0]}{shown}{call.between}…{section.ends[0]}"
         self.shown = shown.strip().replace("\n", "\\n")
 
     def _shown(self, match: re.Match[str]) -> str:
         call = self.spec.call
         key = match[1]
+        if key == "{id}" and not isinstance(call.name, IdName):
+            return "ID"
         if key in ("{name}", "{id}"):
             return call.name.shown
         return "IDX" if key == "{index}" else call.arguments.shown
@@ -445,6 +588,8 @@ class _Envelope:
         def part(match: re.Match[str]) -> str:  # `Call` checked which placeholders it has
             if match[1] == "{index}":
                 return str(index)
+            if match[1] == "{id}" and not isinstance(name, IdName):
+                return use.id or str(index)
             if isinstance(codec, (NameAndArguments, NameKey)):
                 return codec.render(use.name, use.arguments, use.id or str(index))
             if match[1] == "{arguments}":
@@ -453,13 +598,22 @@ class _Envelope:
                 return name.render(use.name, use.id, index)
             return name.render(use.name)
 
-        written = _PLACEHOLDER.sub(part, call.template)
+        written = _PLACEHOLDER.sub(part, self._template(use.id))
         section = self.spec.section
         return (
             f"{section.begins[0]}{written}{section.ends[0]}"
             if section and section.each
             else written
         )
+
+    def _template(self, call_id: str | None) -> str:
+        """The template as written for a call with `call_id`: an optional piece holding
+        `{id}` is left out for a call without one."""
+        template = self.spec.call.template
+        for piece in self.spec.call.optional:
+            if "{id}" in piece and not call_id:
+                template = template.replace(piece, "", 1)
+        return template
 
     def calls(self, tools: Tools | None) -> blocks.Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
@@ -468,11 +622,16 @@ class _Envelope:
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
         if section is not None and self.array:
-            assert isinstance(codec, (NameAndArguments, NameKey))
+            element = section.element or codec
+            assert isinstance(element, (NameAndArguments, NameKey))
             end = section.ends[0] if section.ends else None
             resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
-            calls = blocks.json_call_list(section.begins, codec.element(), resync, end)
-            return calls
+            calls = blocks.json_call_list(section.begins, element.element(), resync, end)
+            if section.element is None:
+                return calls
+            called = self._with_optional(tools, codec)
+            heads, bodies = alt(calls.head, called.head), alt(calls.call, called.call)
+            return blocks.in_runs(blocks.Calls(calls.openers, heads, bodies))
         if spec.call.loose:
             return templates.any_of(self._templates(), tools, stops=spec.stops)
         layout = self._xml_layout()
@@ -484,7 +643,14 @@ class _Envelope:
             follows = peek(blocks.markers(*begins, self.opener))
             lead = optional(seq(literal(spec.placeholder), ws, follows))
         assert not isinstance(codec, NameKey)  # `_Envelope` checked: a JSON array's only
+        if spec.call.optional:
+            return blocks.in_runs(self._with_optional(tools, codec))
+        if spec.call.proof:
+            assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
+            return self._proven(tools, codec)
         head, body = self._head(lead), self._body(tools, codec)
+        if self._split()[0][-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
+            head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
         if section is None:
             calls = blocks.in_runs(blocks.tool_calls((self.opener,), head, body, resync))
@@ -498,6 +664,65 @@ class _Envelope:
         else:
             calls = self._section(section, lead, head, body, resync)
         return calls
+
+    def _with_optional(self, tools: Tools | None, codec: Codec) -> blocks.Calls:
+        """Calls in no section whose template has `optional` pieces and no closer (Mistral
+        v11): the head is proven once the first token of an optional piece or the
+        arguments' `{` follows the name; a failed call is skipped to the next opener or a
+        stop, which it leaves in place."""
+        assert isinstance(codec, JsonObject)  # `Call` checked: optional pieces need JSON
+        follows = blocks.markers(*self._firsts(), "{")  # `{`: the arguments' opening
+        head = self._head(None).skip(peek(ws.then(follows)))
+        body = self._body(tools, codec)
+        skip = until(self.opener, *self.spec.stops, emit=False)
+        one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+        return blocks.Calls((self.opener,), blocks.unfinished(head), blocks.unfinished(one))
+
+    def _proven(self, tools: Tools | None, codec: NameAndArguments) -> blocks.Calls:
+        """Call objects standing bare in the content, each proven a call by the hook
+        `Call.proof` (or, for the first, by a section begin before it, after which it is
+        one whatever it holds), separated by the text of `between` (any whitespace
+        around it); a failed one is skipped to a stop."""
+        hook = _PROOF_HOOKS[self.spec.call.proof]  # `_Envelope` checked it is registered
+        proof, skip = hook.proof(tools), until(*self.spec.stops, emit=False)
+
+        def one(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
+            return recover(tag(ast.TOOL_CALL, seq(peek(head), lead, cut, codec.element())), skip)
+
+        bare = one(proof, ws)
+        first, heads = bare, peek(proof)
+        begins = self.spec.section.begins if self.spec.section else ()
+        if begins:
+            tagged = seq(blocks.markers(*begins), ws, literal("{"))
+            first = alt(blocks.unfinished(one(tagged, blocks.markers(*begins).then(ws))), bare)
+            heads = alt(blocks.unfinished(tagged), heads)
+        separator = self.spec.call.between.strip()
+        more = many(blocks.unfinished(seq(ws, literal(separator), ws, bare)))
+        return blocks.Calls((*begins, *hook.openers), heads, seq(first, more))
+
+    def _optional(self) -> list[Parser[Any]]:
+        """Each `optional` piece, read where its first token stands, its `{id}` the call
+        id; committed to once what has arrived of that token begins no later piece (nor
+        the arguments' `{`), so a piece cut off there is a truncated call."""
+        firsts = self._firsts()
+        pieces = []
+        for number, piece in enumerate(self.spec.call.optional):
+            first, later = firsts[number], (*firsts[number + 1 :], "{")
+            ends = range(1, len(first))
+            own = (first[:end] for end in ends if not any(o.startswith(first[:end]) for o in later))
+            parts: list[Parser[Any]] = [peek(literal(next(own, first))), cut]
+            for part in _PLACEHOLDER.split(piece):
+                parts += [self._id()] if part == "{id}" else _text(part)
+            pieces.append(optional(seq(ws, *parts)))
+        return pieces
+
+    def _firsts(self) -> list[str]:
+        """The first token of each `optional` piece."""
+        return [_PLACEHOLDER.split(piece)[0].split()[0] for piece in self.spec.call.optional]
+
+    def _id(self) -> Parser[str]:
+        """A call id that carries no name: a token of `Call.id_pattern`."""
+        return tag(ast.TOOL_ID, regex(self.spec.call.id_pattern).desc("a call id"))
 
     def _xml_layout(self) -> Layout | None:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
@@ -675,6 +900,8 @@ class _Envelope:
             if piece == "{call}" and isinstance(call.arguments, NameAndArguments):
                 value = call.arguments.head()
                 parts.append(value)
+            elif piece == "{id}" and not isinstance(call.name, IdName):
+                parts.append(self._id())
             elif piece in ("{name}", "{id}"):
                 value = call.name.parser()
                 parts.append(value)
@@ -705,7 +932,7 @@ class _Envelope:
         return self.pieces[:upto], self.pieces[at + 1 :]
 
     def _body(
-        self, tools: Tools | None, codec: JsonObject | XmlArguments | NameAndArguments
+        self, tools: Tools | None, codec: JsonObject | XmlArguments | BareObject | NameAndArguments
     ) -> Callable[[Any], Parser[Any]]:
         """`value of the head -> the rest of the call`, through its closer."""
         call = self.spec.call
@@ -716,12 +943,15 @@ class _Envelope:
             return lambda _: rest
         values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
 
+        pieces = self._optional()
+
         def body(head: str) -> Parser[Any]:
             start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
             arguments = values(name.name(head) if isinstance(name, IdName) else head)
             if call.spaced:
-                return seq(*_spaced([*start, arguments, *after], True))
-            return seq(*start, ws, arguments, ws, *after)
+                spaced = _spaced([*start, arguments, *after], True)
+                return seq(*pieces, ws, *spaced) if pieces else seq(*spaced)
+            return seq(*start, *pieces, ws, arguments, ws, *after)
 
         return body
 
@@ -736,7 +966,7 @@ class _Envelope:
 
 
 _PARTS = (Think, Channel, Channels, Messages, Call, Section, Plain, Attribute, IdName, JsonObject)
-_CODECS = (JsonBlock, XmlArguments, PythonKeywords, NameAndArguments, NameKey, Layout)
+_CODECS = (JsonBlock, XmlArguments, PythonKeywords, BareObject, NameAndArguments, NameKey, Layout)
 _KINDS: dict[str, type] = {kind.__name__: kind for kind in (Spec, *_PARTS, *_CODECS)}
 
 
