@@ -320,6 +320,13 @@ def test_a_template_without_tool_calls_is_a_usage_error() -> None:
         detect(real("unsloth-gemma-3-270m-it"))
 
 
+def test_a_marker_between_calls_in_a_section_is_not_described() -> None:
+    """`Call.between` is whitespace when read in a section: the inferred format fails its
+    round trip on two calls, and says so (a missing `Spec` capability)."""
+    with pytest.raises(UsageError, match="renders back: two parallel calls: read"):
+        detect(own("next-separator"))
+
+
 def test_calls_written_in_another_turn_are_no_calls_of_this_one() -> None:
     with pytest.raises(UsageError, match="writes its calls in another turn"):
         detect(real("ai21labs-AI21-Jamba-Reasoning-3B"))
