@@ -186,9 +186,18 @@ def test_inference_alone_reads_a_real_template(name: str, template: str) -> None
     assert_round_trip(detection, real(name))
 
 
-@pytest.mark.parametrize("name", ["meituan-longcat-LongCat-2.0", "tencent-Hy3"])
+NEW_SHAPES = ["meituan-longcat-LongCat-2.0", "tencent-Hy3", "meetkai-functionary-medium-v3.1"]
+
+
+@pytest.mark.parametrize("name", NEW_SHAPES)
 def test_a_real_template_no_family_has_is_inferred(name: str) -> None:
     assert detect(real(name)).family is None
+
+
+def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
+    spec = detect(real("meetkai-functionary-medium-v3.1")).format.spec
+    assert spec.call.template == "<function={name}>{arguments}</function>"
+    assert (spec.stops, spec.call_stop) == (("<|eot_id|>", "<|eom_id|>"), "<|eom_id|>")
 
 
 def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:

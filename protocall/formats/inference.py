@@ -115,8 +115,15 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
             raise UsageError(f"a JSON array of calls with no marker before it: {one!r}")
         section = Section((begin,), (end,) if end.strip() else (), array=True)
         template = "{call}"
-    elif section_begin.strip() or section_end.strip():
+    elif section_begin.strip() and section_end.strip():
         section = Section((section_begin,), (section_end,))
+    elif section_begin.strip():
+        raise UsageError(f"calls after {section_begin.strip()!r} with no end in {one!r}")
+    stops: tuple[str, ...] = (trailer.stop,)
+    call_stop = None
+    if section is None and section_end.strip():  # the turn ends otherwise after calls
+        call_stop = section_end.strip()
+        stops = (trailer.stop, call_stop)
     turn, prompt, start = _reasoning(renders, lead)
     empty_block = () if turn is None else (turn.open + turn.close, turn.close)
     if "".join(lead.split()) not in ("", *empty_block):
@@ -129,7 +136,8 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
         summary=f"inferred from a chat template: {template!r}",
         call=Call(template, core.arguments, name=core.name, between=between),
         section=section,
-        stops=(trailer.stop,),
+        stops=stops,
+        call_stop=call_stop,
         turn=turn,
         prompt=prompt,
         default_start=start,
