@@ -41,6 +41,11 @@ def own(name: str) -> str:
     return (OWN / f"{name}.jinja").read_text(encoding="utf-8")
 
 
+def template(name: str) -> str:
+    """One of ours if it is, else a real one."""
+    return own(name) if (OWN / f"{name}.jinja").exists() else real(name)
+
+
 def assert_round_trip(detection: Detection, source: str) -> None:
     """The returned format (with the template's prompts) reads the probes back too."""
     renders = Renders.of(ChatTemplate(source))
@@ -247,8 +252,7 @@ PRE_OPENED = [
 def test_a_pre_opened_reasoning_block_ends_at_a_genuine_call(name: str, output: str) -> None:
     """The Ling 3.0 case (llama.cpp #27462): the prompt opens the block, the model never
     closes it and writes a call; the call is a call, the text before it reasoning."""
-    source = own(name) if (OWN / f"{name}.jinja").exists() else real(name)
-    detection = detect(source)
+    detection = detect(template(name))
     prompt = detection.format.prompts["reasoning"]
     expected = {
         "reasoning_content": "Let me look.",
@@ -319,33 +323,22 @@ def _detected(name: str) -> tuple[ChatTemplate, Detection]:
 # -- what cannot be described ----------------------------------------------------------------
 
 
-def test_calls_no_spec_describes_are_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="cannot split ' and ' into a value's end"):
-        detect(own("prose-calls"))
+NOT_UNDERSTOOD = [
+    ("prose-calls", True, "cannot split ' and ' into a value's end"),  # calls as prose
+    ("unsloth-gemma-3-270m-it", True, "writes no tool call"),  # no calls in the history
+    # `Call.between` is whitespace when read in a section (a missing `Spec` capability):
+    ("next-separator", True, "renders back: two parallel calls: read"),
+    ("ai21labs-AI21-Jamba-Reasoning-3B", True, "writes its calls in another turn"),
+    ("openai-gpt-oss-120b", False, re.escape("'<|channel|>final<|message|>' before an answer")),
+]
 
 
-def test_a_template_without_tool_calls_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="writes no tool call"):
-        detect(real("unsloth-gemma-3-270m-it"))
-
-
-def test_a_marker_between_calls_in_a_section_is_not_described() -> None:
-    """`Call.between` is whitespace when read in a section: the inferred format fails its
-    round trip on two calls, and says so (a missing `Spec` capability)."""
-    with pytest.raises(UsageError, match="renders back: two parallel calls: read"):
-        detect(own("next-separator"))
-
-
-def test_calls_written_in_another_turn_are_no_calls_of_this_one() -> None:
-    with pytest.raises(UsageError, match="writes its calls in another turn"):
-        detect(real("ai21labs-AI21-Jamba-Reasoning-3B"))
-
-
-def test_channels_no_spec_infers_are_named() -> None:
-    with pytest.raises(
-        UsageError, match=re.escape("'<|channel|>final<|message|>' before an answer")
-    ):
-        detect(real("openai-gpt-oss-120b"), families=False)
+@pytest.mark.parametrize(("name", "families", "match"), NOT_UNDERSTOOD)
+def test_what_is_not_understood_is_a_usage_error_naming_it(
+    name: str, families: bool, match: str
+) -> None:
+    with pytest.raises(UsageError, match=match):
+        detect(template(name), families=families)
 
 
 def test_a_turn_without_an_end_marker_needs_the_eos_token() -> None:
