@@ -53,6 +53,8 @@ from ..combinators import (
     until,
     whitespace,
 )
+from ..combinators.glance import Glance
+from ..combinators.parser import Wrapper
 from ..combinators.primitives import markers as markers  # formats take it from here too
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
@@ -396,7 +398,7 @@ def turn_format(
     )
 
 
-class Unfinished(Parser[Any]):
+class Unfinished(Wrapper[Any]):
     """`parser`, or a truncation: when the stream has ended and `parser` failed (before any
     cut) at the very end of input, having started on some text, that text becomes one
     `error` node whose `Recovered` value is marked truncated, and the match runs to the end.
@@ -426,6 +428,9 @@ class Unfinished(Parser[Any]):
             return recovered, inp.end
         inp.close_choice(barrier, keep_output=True)
         return result
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)  # where the window is, the input did not end
 
 
 def unfinished(parser: Parser[Any]) -> Parser[Any]:
