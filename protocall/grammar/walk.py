@@ -203,7 +203,9 @@ def spec_of(fmt: Format) -> Spec:
 
 
 TurnGrammar = Callable[["Walk", Messages], Node]
-"""The grammar of a turn a `Messages` hook reads, written by the walk's pieces."""
+"""The grammar of a turn a `Messages` hook reads, written by the walk's pieces; with
+`Walk.lazy`, of the rest of the turn from its first call on, the words that trigger it set
+as `Walk.triggers`."""
 
 TURN_GRAMMARS: dict[str, TurnGrammar] = {}
 """The turn grammars by the name of the `Messages` hook they write (`register_turn`)."""
@@ -237,6 +239,7 @@ class Walk:
         self.grammar = Grammar(tuple(dict.fromkeys(m.strip() for m in excluded)))
         self.tools = chosen_tools(tools, options)
         self.grammar.rules["start"] = Lit("")  # first, whatever its body needs to name
+        self.lazy = lazy
         self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
 
     def _has_token(self, text: str) -> bool:
@@ -278,6 +281,8 @@ class Walk:
         """From the first call's opening marker (the trigger) to the end of the turn."""
         if not self.tools:
             raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
+        if isinstance(self.spec.turn, Messages):  # the hook's grammar sets the triggers
+            return TURN_GRAMMARS[self.spec.turn.hook](self, self.spec.turn)
         opener, rest = self._run()
         turn = self.spec.turn
         after: Node = self.text("".join(self.spec.stops))  # channels: one section, then stops
