@@ -50,8 +50,8 @@ def grammar(
 
 
 def exportable() -> list[str]:
-    """The registered formats whose spec the exporter writes (no spec, a turn hook or a
-    field it does not handle leaves a format out)."""
+    """The registered formats whose spec the exporter writes (no spec, a turn hook with no
+    grammar piece or a field it does not handle leaves a format out)."""
     from .. import formats
 
     names = []

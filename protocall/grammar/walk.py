@@ -578,10 +578,6 @@ def _opener(channel: Channel) -> str:
     return channel.written or channel.open + channel.label
 
 
-def _rule_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "_", name.lower())[:40]
-
-
 def _attributes(layout: Layout, key: str, kind: str) -> str:
     """The attributes of an argument's opening tag: its key, and its type where the layout
     has a type attribute (the value's JSON type, or the `type_values` spelling)."""
