@@ -4,8 +4,8 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
 `from_data`/`from_json` read back (so code can build one at run time):
 
 - `turn`: the turn's shape. `Think(open, close, …)`: a reasoning block, then content and
-  calls in any order (`blocks.assistant_turn`); `Channels(channels, tokens)`: channels
-  over special tokens, text outside them content (`blocks.channelled_turn`), those named
+  calls in any order (`blocks.prose.assistant_turn`); `Channels(channels, tokens)`: channels
+  over special tokens, text outside them content (`blocks.channels.channelled_turn`), those named
   in `starts` the ones a prompt can leave open, written `interleaved` (each content part
   in a channel of its own, each run of calls in a section, in the turn's order) or not;
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
@@ -32,7 +32,7 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
   dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
-  where there is none, at an argument opener or the layout's end (`blocks.xml_calls`);
+  where there is none, at an argument opener or the layout's end (`blocks.calls.xml_calls`);
   the template's (or its section's) leading whitespace is a lead that belongs to the call.
   A template whose named tag stands in an outer one may be `unclosed` (the outer closer
   missing before a stop or the next call) and `bare` (the named tag alone is a call, for
@@ -48,7 +48,7 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   its first spelling of the end). With `each` it is written around each call, with
   `written_bare` not at all (the calls are written `bare`); `opener` is where content
   stops to try it, a prefix its begins share (`<｜DSML｜`).
-  With `array`, the calls are one JSON array after the begin (`blocks.json_call_list`),
+  With `array`, the calls are one JSON array after the begin (`blocks.json_calls.json_call_list`),
   the template `{call}` alone: each element is the call codec's `element`
   (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
   calls' envelope (they complete together once it closes); its `framing` (`[`, `]` and
@@ -88,7 +88,7 @@ How every family maps (every one is written as a spec):
   "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
   in a `Section`. *Pythonic (Llama 3.2), *Llama 4, *LFM2: the same codec with
   `literals="python"` and `between=", "`, which makes the calls a Python list `[…]`
-  (`blocks.python_call_list`; the brackets are written, not reserved): bare, in a `bare`
+  (`blocks.python_calls.python_call_list`; the brackets are written, not reserved): bare, in a `bare`
   section `written_bare` (Llama 4's `<|python_start|>`), or in a section (LFM2).
 - *gpt-oss: `Messages("harmony", …)`, calls written from the template.
 - *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
@@ -136,19 +136,38 @@ from ..combinators import (
     cut,
     literal,
     many,
+    markers,
     optional,
     peek,
     recover,
     regex,
     seq,
     tag,
+    unfinished,
     until,
 )
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout
 from ..tools import Tools
-from . import blocks, templates
+from . import templates
 from .base import Format
+from .blocks.calls import (
+    Calls,
+    call_section,
+    closer,
+    in_runs,
+    section_calls,
+    tool_call,
+    tool_calls,
+    xml_calls,
+)
+from .blocks.channels import Channel
+from .blocks.families import channel_format, turn_format
+from .blocks.json_calls import json_call_list
+from .blocks.names import arguments, declared, per_tool, tool_name
+from .blocks.prose import Reasoning
+from .blocks.python_calls import python_call_lines, python_call_list
+from .blocks.render import render_turn
 from .codecs import (
     Attribute,
     BareObject,
@@ -172,13 +191,13 @@ _PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
 class Think:
     """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
     with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
-    (see `blocks.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
+    (see `blocks.prose.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
     it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
     (thinking off); `written` the block's (open, close) as the model lays it out, where
     that differs; `prompt` the generation prompt before `opened_by` where it is another
     than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing);
     `phrases` (openings, closings) reasoning written as text phrases instead, at the
-    turn's start only (Granite 3.2, see `blocks.Reasoning`)."""
+    turn's start only (Granite 3.2, see `blocks.prose.Reasoning`)."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -190,20 +209,6 @@ class Think:
     written: tuple[str, str] | None = None
     prompt: str | None = None
     phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
-
-
-@dataclass(frozen=True)
-class Channel:
-    """A channel `open` … `close` named `name` (`reasoning`, or else content), with an
-    optional `label` after the opener (see `blocks.Channel`); `written` is its opener as
-    the model writes it (label included) where that differs, in the prompt that pre-opens
-    it, the renderer and the marker summary (Gemma 4's `<|channel>thought\n`)."""
-
-    name: str
-    open: str
-    close: str
-    label: str = ""
-    written: str = ""
 
 
 @dataclass(frozen=True)
@@ -375,8 +380,8 @@ def build(spec: Spec) -> Format:
     if isinstance(turn, Messages):
         fmt = _messages(spec, turn, envelope)
     elif isinstance(turn, Channels):
-        channels = {c.name: _channel(c) for c in turn.channels}
-        fmt = blocks.channel_format(
+        channels = {c.name: c for c in turn.channels}
+        fmt = channel_format(
             spec.name,
             envelope.calls,
             channels=channels,
@@ -396,7 +401,7 @@ def build(spec: Spec) -> Format:
     else:
         reasoning = None
         if turn is not None:
-            reasoning = blocks.Reasoning(
+            reasoning = Reasoning(
                 turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also, turn.phrases
             )
         prompts: dict[str | None, str] = {None: spec.prompt}
@@ -406,8 +411,8 @@ def build(spec: Spec) -> Format:
             if turn.opened_by != "":
                 prompt = spec.prompt if turn.prompt is None else turn.prompt
                 prompts["reasoning"] = prompt + (turn.opened_by or turn.open)
-            written = blocks.Reasoning(*turn.written) if turn.written else None
-        fmt = blocks.turn_format(
+            written = Reasoning(*turn.written) if turn.written else None
+        fmt = turn_format(
             spec.name,
             envelope.calls,
             stops=spec.stops,
@@ -471,9 +476,7 @@ def _interleaved(
     after a turn with calls, where given)."""
     thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
     response = next((c for c in turn.channels if c.name != "reasoning"), None)
-    block = (
-        blocks.Reasoning(thinking.written or thinking.open, thinking.close) if thinking else None
-    )
+    block = Reasoning(thinking.written or thinking.open, thinking.close) if thinking else None
 
     def render(parsed: Turn, start: str | None) -> str:
         parts = tuple(
@@ -482,7 +485,7 @@ def _interleaved(
         )
         index = itertools.count()
         stop = spec.call_stop if spec.call_stop is not None and parsed.calls else spec.stops[0]
-        return blocks.render_turn(
+        return render_turn(
             replace(parsed, parts=parts),
             start,
             reasoning=block,
@@ -493,11 +496,6 @@ def _interleaved(
         )
 
     return render
-
-
-def _channel(channel: Channel) -> blocks.Channel:
-    node = ast.REASONING if channel.name == "reasoning" else ast.CONTENT
-    return blocks.Channel(channel.open, channel.close, node, channel.label, channel.written)
 
 
 def _text(text: str) -> list[Parser[Any]]:
@@ -615,7 +613,7 @@ class _Envelope:
                 template = template.replace(piece, "", 1)
         return template
 
-    def calls(self, tools: Tools | None) -> blocks.Calls:
+    def calls(self, tools: Tools | None) -> Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
         spec, section = self.spec, self.spec.section
         codec = spec.call.arguments
@@ -626,12 +624,12 @@ class _Envelope:
             assert isinstance(element, (NameAndArguments, NameKey))
             end = section.ends[0] if section.ends else None
             resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
-            calls = blocks.json_call_list(section.begins, element.element(), resync, end)
+            calls = json_call_list(section.begins, element.element(), resync, end)
             if section.element is None:
                 return calls
             called = self._with_optional(tools, codec)
             heads, bodies = alt(calls.head, called.head), alt(calls.call, called.call)
-            return blocks.in_runs(blocks.Calls(calls.openers, heads, bodies))
+            return in_runs(Calls(calls.openers, heads, bodies))
         if spec.call.loose:
             return templates.any_of(self._templates(), tools, stops=spec.stops)
         layout = self._xml_layout()
@@ -640,11 +638,11 @@ class _Envelope:
         lead = None
         if spec.placeholder is not None:
             begins = section.begins if section else ()
-            follows = peek(blocks.markers(*begins, self.opener))
+            follows = peek(markers(*begins, self.opener))
             lead = optional(seq(literal(spec.placeholder), ws, follows))
         assert not isinstance(codec, NameKey)  # `_Envelope` checked: a JSON array's only
         if spec.call.optional:
-            return blocks.in_runs(self._with_optional(tools, codec))
+            return in_runs(self._with_optional(tools, codec))
         if spec.call.proof:
             assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
             return self._proven(tools, codec)
@@ -653,32 +651,30 @@ class _Envelope:
             head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
         if section is None:
-            calls = blocks.in_runs(blocks.tool_calls((self.opener,), head, body, resync))
+            calls = in_runs(tool_calls((self.opener,), head, body, resync))
         elif section.opens_at == "marker":
-            begin = blocks.markers(*section.begins)
-            begin = begin.skip(peek(ws.then(blocks.markers(self.opener, *section.ends))))
-            call = blocks.unfinished(blocks.tool_call(head, body, resync))
-            calls = blocks.Calls(
-                section.begins, begin, blocks.section(begin, call, section.ends[0])
-            )
+            begin = markers(*section.begins)
+            begin = begin.skip(peek(ws.then(markers(self.opener, *section.ends))))
+            call = unfinished(tool_call(head, body, resync))
+            calls = Calls(section.begins, begin, call_section(begin, call, section.ends[0]))
         else:
             calls = self._section(section, lead, head, body, resync)
         return calls
 
-    def _with_optional(self, tools: Tools | None, codec: Codec) -> blocks.Calls:
+    def _with_optional(self, tools: Tools | None, codec: Codec) -> Calls:
         """Calls in no section whose template has `optional` pieces and no closer (Mistral
         v11): the head is proven once the first token of an optional piece or the
         arguments' `{` follows the name; a failed call is skipped to the next opener or a
         stop, which it leaves in place."""
         assert isinstance(codec, JsonObject)  # `Call` checked: optional pieces need JSON
-        follows = blocks.markers(*self._firsts(), "{")  # `{`: the arguments' opening
+        follows = markers(*self._firsts(), "{")  # `{`: the arguments' opening
         head = self._head(None).skip(peek(ws.then(follows)))
         body = self._body(tools, codec)
         skip = until(self.opener, *self.spec.stops, emit=False)
         one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
-        return blocks.Calls((self.opener,), blocks.unfinished(head), blocks.unfinished(one))
+        return Calls((self.opener,), unfinished(head), unfinished(one))
 
-    def _proven(self, tools: Tools | None, codec: NameAndArguments) -> blocks.Calls:
+    def _proven(self, tools: Tools | None, codec: NameAndArguments) -> Calls:
         """Call objects standing bare in the content, each proven a call by the hook
         `Call.proof` (or, for the first, by a section begin before it, after which it is
         one whatever it holds), separated by the text of `between` (any whitespace
@@ -693,12 +689,12 @@ class _Envelope:
         first, heads = bare, peek(proof)
         begins = self.spec.section.begins if self.spec.section else ()
         if begins:
-            tagged = seq(blocks.markers(*begins), ws, literal("{"))
-            first = alt(blocks.unfinished(one(tagged, blocks.markers(*begins).then(ws))), bare)
-            heads = alt(blocks.unfinished(tagged), heads)
+            tagged = seq(markers(*begins), ws, literal("{"))
+            first = alt(unfinished(one(tagged, markers(*begins).then(ws))), bare)
+            heads = alt(unfinished(tagged), heads)
         separator = self.spec.call.between.strip()
-        more = many(blocks.unfinished(seq(ws, literal(separator), ws, bare)))
-        return blocks.Calls((*begins, *hook.openers), heads, seq(first, more))
+        more = many(unfinished(seq(ws, literal(separator), ws, bare)))
+        return Calls((*begins, *hook.openers), heads, seq(first, more))
 
     def _optional(self) -> list[Parser[Any]]:
         """Each `optional` piece, read where its first token stands, its `{id}` the call
@@ -726,7 +722,7 @@ class _Envelope:
 
     def _xml_layout(self) -> Layout | None:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
-        (what is between them, if anything, ends the name; see `blocks.xml_calls`)."""
+        (what is between them, if anything, ends the name; see `blocks.calls.xml_calls`)."""
         call = self.spec.call
         if call.loose or not isinstance(call.name, Plain):
             return None
@@ -800,8 +796,8 @@ class _Envelope:
                 f"not {spec.call.template!r}"
             )
 
-    def _xml(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
-        """Calls of an XML layout (`blocks.xml_calls`): the template's leading whitespace,
+    def _xml(self, tools: Tools | None, layout: Layout) -> Calls:
+        """Calls of an XML layout (`blocks.calls.xml_calls`): the template's leading whitespace,
         or its section's, is the lead that belongs to the call (or section). A template
         whose named tag stands in an outer one is `_wrapped`."""
         spec, section = self.spec, self.spec.section
@@ -811,7 +807,7 @@ class _Envelope:
         led = section.begins[0] if section else before
         lead = led[: len(led) - len(led.lstrip())]
         markers = (section.begins[0].strip(), section.ends[0].strip()) if section else None
-        return blocks.xml_calls(
+        return xml_calls(
             tools,
             layout,
             before.strip(),
@@ -828,32 +824,32 @@ class _Envelope:
         head: Parser[Any],
         body: Callable[[Any], Parser[Any]],
         resync: tuple[str, ...],
-    ) -> blocks.Calls:
+    ) -> Calls:
         """Calls in a section that counts where a whole call head follows its begin."""
         begins, ends = section.begins, section.ends
         openers = (*begins, *((self.opener,) if section.bare else ()))
         openers += (self.spec.placeholder,) if self.spec.placeholder else ()
-        begin = blocks.markers(*begins)
+        begin = markers(*begins)
         gap: Parser[Any] = ws
         if section.noise:  # runs to a call or the end; another begin or a stop ends the search
             noise = until(self.opener, *ends, *begins, *self.spec.stops, emit=False)
-            gap = alt(noise.skip(peek(blocks.markers(self.opener, *ends))), ws)
-        calls = blocks.section_calls(
+            gap = alt(noise.skip(peek(markers(self.opener, *ends))), ws)
+        calls = section_calls(
             openers,
             begin if lead is None else seq(lead, begin),
             head,
             body,
             resync,
-            blocks.closer(*ends),
+            closer(*ends),
             bare=section.bare,
             gap=gap,
         )
         if not section.empty:
             return calls
-        empty = seq(begin, gap, blocks.markers(*ends))
-        return blocks.Calls(calls.openers, calls.head, alt(calls.call, empty))
+        empty = seq(begin, gap, markers(*ends))
+        return Calls(calls.openers, calls.head, alt(calls.call, empty))
 
-    def _wrapped(self, tools: Tools | None, layout: Layout) -> blocks.Calls:
+    def _wrapped(self, tools: Tools | None, layout: Layout) -> Calls:
         """Calls whose named tag stands in an outer tag (`<tool_call>` around
         `<function=N>`), resumed after a failure at the outer closer. With `unclosed`, a
         missing outer closer is tolerated before a stop or the next call; with `bare`, the
@@ -865,10 +861,10 @@ class _Envelope:
         before, between, after = self._xml_parts()
         outer, inner = re.split(r"\s+(?=<)", before.strip())
         closer = after.split()[-1]
-        values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
+        values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
 
         def named(name: Parser[str] | None = None) -> Parser[str]:
-            tag = seq(literal(inner), blocks.tool_name(name), literal(between.strip()))
+            tag = seq(literal(inner), tool_name(name), literal(between.strip()))
             return tag.map(lambda parts: parts[1])
 
         def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
@@ -876,19 +872,19 @@ class _Envelope:
 
         closed: Parser[Any] = literal(closer)
         if call.unclosed:
-            closed = alt(closed, peek(blocks.markers(*spec.stops, outer)))
+            closed = alt(closed, peek(markers(*spec.stops, outer)))
         closed = ws.then(closed)
         head = literal(outer).then(ws).then(named())
         resync = (closer, outer, *spec.stops)
-        wrapped = blocks.tool_calls((outer,), head, body(closed), resync)
+        wrapped = tool_calls((outer,), head, body(closed), resync)
         if not call.bare:
-            return blocks.in_runs(wrapped)
-        follows = peek(ws.then(blocks.markers(layout.opener, layout.end)))
+            return in_runs(wrapped)
+        follows = peek(ws.then(markers(layout.opener, layout.end)))
         resync = (layout.end, outer, *spec.stops)
-        bare_head = named(blocks.declared(tools)).skip(follows)
-        bare = blocks.tool_calls((inner,), bare_head, body(optional(closed)), resync)
+        bare_head = named(declared(tools)).skip(follows)
+        bare = tool_calls((inner,), bare_head, body(optional(closed)), resync)
         heads, calls = alt(wrapped.head, bare.head), alt(wrapped.call, bare.call)
-        return blocks.in_runs(blocks.Calls((outer, inner), heads, calls))
+        return in_runs(Calls((outer, inner), heads, calls))
 
     def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
         """The template up to the arguments; its value is the name (or the id)."""
@@ -941,7 +937,7 @@ class _Envelope:
         if isinstance(codec, NameAndArguments):
             rest = seq(*_spaced([codec.body(), *after], call.spaced))
             return lambda _: rest
-        values = blocks.per_tool(tools, lambda schema: blocks.arguments(codec.parser(schema)))
+        values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
 
         pieces = self._optional()
 
@@ -955,12 +951,12 @@ class _Envelope:
 
         return body
 
-    def _python(self, tools: Tools | None) -> blocks.Calls:
+    def _python(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.spec.section
         if section is not None and spec.call.between == "\n":
-            return blocks.python_call_lines(spec.stops, (section.begins[0], section.ends[0]))
+            return python_call_lines(spec.stops, (section.begins[0], section.ends[0]))
         written = (section.begins[0], section.ends[0]) if section else None
-        return blocks.python_call_list(
+        return python_call_list(
             tools, spec.stops, section=written, bare=section is None or section.bare
         )
 
