@@ -217,8 +217,8 @@ class XmlArguments:
 @dataclass(frozen=True)
 class PythonKeywords:
     """Keyword arguments of a pseudo-function call, `k=v, …` with Python or JSON literal
-    values (read by `blocks.python_calls.python_call_lines` and `python_call_list`), written `k=JSON`
-    or, with `literals="python"`, `k=repr(v)` (`'x'`, `True`, `None`)."""
+    values (read by `blocks.python_calls.python_call_lines` and `python_call_list`),
+    written `k=JSON` or, with `literals="python"`, `k=repr(v)` (`'x'`, `True`, `None`)."""
 
     literals: str = "json"
 
