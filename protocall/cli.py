@@ -1,4 +1,5 @@
-"""The `protocall` command: parse, list formats, demo, record/replay streams, check a format.
+"""The `protocall` command: parse, list formats, demo, record/replay streams, check a format,
+export a format's grammar.
 
 Exit codes: 0 success; 1 the parsed output has protocol errors (`--allow-errors` keeps 0);
 2 bad usage (unknown format, unreadable file, invalid tools JSON, bad arguments), with a
@@ -269,6 +270,21 @@ class _Progress:
 # -- shared pieces ------------------------------------------------------------------------------
 
 
+def _grammar(args: argparse.Namespace) -> int:
+    special = None if args.special_tokens is None else args.special_tokens.split()
+    text = formats.get(args.format).decoding_grammar(
+        _tools(args.tools),
+        args.dialect,
+        tool_choice=args.tool_choice,
+        parallel=args.parallel,
+        reasoning=args.reasoning,
+        generation_prompt=args.generation_prompt,
+        special_tokens=special,
+    )
+    print(text if args.dialect in ("lark", "gbnf") else json.dumps(json.loads(text), indent=2))
+    return 0
+
+
 def _session(args: argparse.Namespace) -> Session:
     fmt = formats.get(args.format)
     return fmt.parser(_tools(args.tools), args.generation_prompt, **_options(args))
@@ -476,17 +492,37 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--seed", type=int, help="make the runs reproducible")
     check.add_argument("--tools", metavar="FILE", help="a fixed tool set (default: drawn)")
+
+    grammar = command("grammar", _grammar, "a format and its tools as a grammar for decoding")
+    grammar.add_argument("format", metavar="FORMAT")
+    _add_tools_and_prompt(grammar)
+    grammar.add_argument(
+        "--dialect",
+        choices=("lark", "gbnf", "gbnf-lazy", "structural-tag"),
+        default="lark",
+        help="lark (llguidance), gbnf (llama.cpp), gbnf-lazy (llama.cpp request fields), "
+        "structural-tag (vLLM, SGLang); default: %(default)s",
+    )
+    grammar.add_argument(
+        "--tool-choice",
+        default="auto",
+        metavar="CHOICE",
+        help="auto, required, or a tool name (default: %(default)s)",
+    )
+    for flag, allowed in (("--parallel", "more than one call"), ("--reasoning", "reasoning")):
+        on_off = argparse.BooleanOptionalAction
+        grammar.add_argument(flag, action=on_off, default=True, help=f"allow {allowed} (on)")
+    grammar.add_argument(
+        "--special-tokens",
+        metavar="TOKENS",
+        help="space-separated marker texts that are special tokens (lark; default: <|…|>, <｜…｜>)",
+    )
     return parser
 
 
 def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-f", "--format", required=True, metavar="NAME", help="format name")
-    parser.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI shape)")
-    parser.add_argument(
-        "--generation-prompt",
-        metavar="TEXT",
-        help="the tail the chat template appended (default: the format's template default)",
-    )
+    _add_tools_and_prompt(parser)
     parser.add_argument("--seed", type=int, help="deterministic call ids")
     parser.add_argument(
         "--passthrough-malformed",
@@ -507,6 +543,15 @@ def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--reject-invalid", action="store_true", help="a schema violation rejects the call"
+    )
+
+
+def _add_tools_and_prompt(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI shape)")
+    parser.add_argument(
+        "--generation-prompt",
+        metavar="TEXT",
+        help="the tail the chat template appended (default: the format's template default)",
     )
 
 

@@ -11,7 +11,7 @@ import bisect
 import codecs
 import os
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -29,6 +29,7 @@ from .events import (
     ToolCallStart,
 )
 from .message import Message, ToolCall
+from .special_tokens import SpecialTokens
 from .tools import Tools, Validator
 
 IdFactory = Callable[[int], str]
@@ -160,6 +161,12 @@ class Session:
     created, and `reject_invalid` turns a violation (or a raw value that did not convert to
     its declared type, which is reported whether or not `validate` is on) into a
     `ProtocolError` instead of `validation_errors` on the call.
+
+    `special_tokens` names the texts that are special tokens in the model's vocabulary
+    (markers, or parts of them): they are then recognised only in text fed with
+    `feed(text, special=True)`, and stay text, verbatim, in text fed as ordinary text (the
+    defence against marker injection, see `protocall.special_tokens`). Without them, every
+    marker is recognised wherever it appears.
     """
 
     def __init__(
@@ -173,6 +180,7 @@ class Session:
         truncated_as_content: bool = False,
         validate: bool = True,
         reject_invalid: bool = False,
+        special_tokens: Iterable[str] = (),
     ) -> None:
         self.tools = tools
         self._validator_for: Callable[[str], Validator] | None = (
@@ -199,14 +207,19 @@ class Session:
         self._sink: Callable[[str], Event | None] = self._content.push  # text goes there
         self._finished = False
         self._fatal: ProtocolError | None = None
-        self._guarded = False  # finished, failed or decoding bytes: `feed` checks first
+        self._special = SpecialTokens(special_tokens) if special_tokens else None
+        self._masked: SpecialTokens | None = None  # `_special`, once it has masked text
+        # Finished, failed, decoding bytes or masking special tokens: `feed` checks first.
+        self._guarded = self._special is not None
 
     # -- feeding ---------------------------------------------------------------------------
 
-    def feed(self, chunk: str | bytes) -> list[Event]:
-        """Parse more output; bytes are decoded as UTF-8 incrementally (invalid → U+FFFD)."""
+    def feed(self, chunk: str | bytes, special: bool = False) -> list[Event]:
+        """Parse more output; bytes are decoded as UTF-8 incrementally (invalid → U+FFFD).
+        With `special=True`, `chunk` (text) arrived as special tokens: the session's
+        `special_tokens` in it are markers; elsewhere they are text (see `Session`)."""
         if self._guarded or type(chunk) is not str:
-            chunk = self._decode(chunk)
+            chunk = self._decode(chunk, special)
         inp = self._inp
         fast = inp.fast
         if fast is not None and chunk:
@@ -231,23 +244,41 @@ class Session:
             self._run.feed(chunk)
         return self._collect()
 
-    def _decode(self, chunk: str | bytes) -> str:
-        """The text of `chunk` (bytes decoded, text after bytes flushing the decoder), or a
-        `UsageError` when this session takes no more input."""
+    def _decode(self, chunk: str | bytes, special: bool = False) -> str:
+        """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
+        special tokens masked in ordinary text), or a `UsageError` when this session takes
+        no more input."""
+        if special and not isinstance(chunk, str):
+            raise UsageError("feed(special=True) takes the text of special tokens: a str")
         if self._finished:
             raise UsageError("feed() after finish(): this turn has ended")
         if self._fatal is not None:
             raise UsageError(f"feed() after a fatal protocol error: {self._fatal.message}")
+        tail = ""
         if isinstance(chunk, bytes):
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
                 self._guarded = True
-            return self._decoder.decode(chunk)
-        if self._decoder is not None:
+            chunk = self._decoder.decode(chunk)
+        elif self._decoder is not None:
             # Text after bytes: a character the bytes left incomplete is invalid now.
-            chunk = self._decoder.decode(b"", final=True) + chunk
+            tail = self._decoder.decode(b"", final=True)
             self._decoder.reset()
+        if self._special is None:
+            return tail + chunk
+        if special:
+            chunk = self._special.ordinary(tail) + self._special.special(chunk)
+        else:
+            chunk = self._special.ordinary(tail + chunk)
+        self._unmasking()
         return chunk
+
+    def _unmasking(self) -> None:
+        """Once the special tokens' masks are in the text parsed, they are put back in all
+        the output (before, there are none)."""
+        if self._masked is None and self._special is not None and self._special.masked:
+            self._masked = self._special
+            self._sink = self._restoring(self._sink)
 
     def finish(self) -> list[Event]:
         """End of stream: open constructs decide (a call cut off becomes a `truncated` error)."""
@@ -256,6 +287,9 @@ class Session:
         if self._fatal is not None:
             raise UsageError(f"finish() after a fatal protocol error: {self._fatal.message}")
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
+        if self._special is not None:
+            tail = self._special.ordinary(tail) + self._special.flush()
+            self._unmasking()
         self._finished = self._guarded = True
         if tail:
             self._raw.append(tail)
@@ -281,7 +315,10 @@ class Session:
         if run.status is FAILED and run.error is not None:
             error = run.error
             self._fatal = ProtocolError(
-                "invalid_output", str(error), error.position, self._raw.text(error.position)
+                "invalid_output",
+                self._restore(str(error)),
+                error.position,
+                self._restore(self._raw.text(error.position)),
             )
             self._guarded = True
             self._errors.append(self._fatal)
@@ -303,6 +340,17 @@ class Session:
             opened = self._open.pop()
             self._on_close(opened.start, item, events)
         self._sink = self._innermost_sink()
+        if self._masked is not None:
+            self._sink = self._restoring(self._sink)
+
+    def _restoring(self, sink: Callable[[str], Event | None]) -> Callable[[str], Event | None]:
+        """`sink` taking the grammar's text with the special tokens' masks put back."""
+        assert self._masked is not None
+        restore = self._masked.restore
+        return lambda text: sink(restore(text))
+
+    def _restore(self, text: str) -> str:
+        return text if self._masked is None else self._masked.restore(text)
 
     def _innermost_sink(self) -> Callable[[str], Event | None]:
         """Where text goes: the innermost content, reasoning or arguments node decides;
@@ -340,11 +388,11 @@ class Session:
         elif call is None:
             return
         elif tag == ast.TOOL_ID:
-            call.model_id = str(item.value)
+            call.model_id = self._restore(str(item.value))
         elif tag == ast.TOOL_NAME:
-            call.name = str(item.value)
+            call.name = self._restore(str(item.value))
         elif tag == ast.ARGUMENT_NAME:
-            call.argument = str(item.value)
+            call.argument = self._restore(str(item.value))
         elif tag == ast.TOOL_ARGUMENTS:
             call.arguments = item.value
         elif tag == ast.TOOL_CALL:
@@ -374,14 +422,13 @@ class Session:
         return self.tools is None or name in self.tools
 
     def _complete(self, call: _Call, start: int, end: int, events: list[Event]) -> None:
-        raw = self._raw.text(start, end)
         if call.name is None or not self._declared(call.name):
             names = ", ".join(f"`{n}`" for n in sorted(self.tools or ())[:8])
             self._error(
                 "unknown_tool",
                 f"call to undeclared tool `{call.name}` (declared: {names or 'none'})",
                 start,
-                raw,
+                self._restore(self._raw.text(start, end)),
                 events,
                 passthrough=self._passthrough,
             )
@@ -392,6 +439,9 @@ class Session:
         arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         # Raw values that did not convert to their declared type (kept as strings).
         problems: tuple[str, ...] = tuple(getattr(call.arguments, "problems", ()))
+        if self._masked is not None:
+            arguments = self._masked.restore_value(arguments)
+            problems = tuple(map(self._masked.restore, problems))
         if not call.pieces:
             call.pieces.append("{}")
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
@@ -403,7 +453,7 @@ class Session:
                 "invalid_arguments",
                 f"tool call `{call.name}`: arguments violate the schema: " + "; ".join(problems),
                 start,
-                raw,
+                self._restore(self._raw.text(start, end)),
                 events,
                 passthrough=False,
             )
@@ -440,7 +490,7 @@ class Session:
             "truncated" if recovered.truncated else "malformed",
             message,
             recovered.start,
-            recovered.raw,
+            self._restore(recovered.raw),
             events,
             passthrough=self._truncated_as_content if recovered.truncated else self._passthrough,
         )
@@ -475,8 +525,21 @@ class Session:
             raise UsageError("the AST is available once finish() has run")
         tree = TreeBuilder()
         for item in self._items:
-            tree.add(Text(*item) if type(item) is tuple else item)  # type: ignore[arg-type]
+            tree.add(self._restore_item(Text(*item) if type(item) is tuple else item))  # type: ignore[arg-type]
         return tree.finish(self._run.offset)
+
+    def _restore_item(self, item: Item) -> Item:
+        """`item` with the special tokens' masks put back in its text or value."""
+        if self._masked is None or type(item) is Open:
+            return item
+        if type(item) is Text:
+            return Text(self._masked.restore(item.text), item.start)
+        assert isinstance(item, Close)
+        value = item.value
+        if isinstance(value, Recovered):
+            raw = self._masked.restore(value.raw)
+            value = Recovered(value.failure, raw, value.start, value.truncated)
+        return Close(item.tag, item.end, self._masked.restore_value(value))
 
     @property
     def finished(self) -> bool:

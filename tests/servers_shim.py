@@ -97,33 +97,42 @@ def install() -> None:
 
 class Tokenizer:
     """A character tokenizer whose special tokens are the given markers (the way a model's
-    vocabulary holds them): enough of vLLM's `TokenizerLike` for the parsers."""
+    vocabulary holds them as added tokens): enough of vLLM's `TokenizerLike` for the
+    parsers. Any other character is one ordinary token, whose id follows from the
+    character, so two tokenizers over the same markers give the same ids."""
 
     def __init__(self, specials: list[str]) -> None:
         self.specials = sorted(set(specials), key=len, reverse=True)
         self.vocab: dict[str, int] = {s: i for i, s in enumerate(self.specials)}
-        self.strings = list(self.specials)
 
     def get_vocab(self) -> dict[str, int]:
         return self.vocab
 
-    def _id(self, piece: str) -> int:
-        if piece not in self.vocab:
-            self.vocab[piece] = len(self.strings)
-            self.strings.append(piece)
-        return self.vocab[piece]
+    def get_added_vocab(self) -> dict[str, int]:
+        """The special tokens, as a Hugging Face tokenizer lists its added tokens."""
+        return {s: self.vocab[s] for s in self.specials}
+
+    def ordinary(self, text: str) -> list[int]:
+        """The ids of `text` written with ordinary tokens only (one a character), the way
+        a model spells out a marker it copies."""
+        ids = [len(self.specials) + ord(char) for char in text]
+        self.vocab.update(zip(text, ids, strict=True))
+        return ids
 
     def encode(self, text: str) -> list[int]:
         ids, at = [], 0
         while at < len(text):
             special = next((s for s in self.specials if text.startswith(s, at)), None)
-            piece = special or text[at]
-            ids.append(self._id(piece))
-            at += len(piece)
+            ids += [self.vocab[special]] if special else self.ordinary(text[at])
+            at += len(special or text[at])
         return ids
 
     def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
-        return "".join(self.strings[i] for i in ids)
+        count = len(self.specials)
+        return "".join(
+            ("" if skip_special_tokens else self.specials[i]) if i < count else chr(i - count)
+            for i in ids
+        )
 
 
 def sglang_packages() -> None:

@@ -80,9 +80,17 @@ def request(tools: Any = TOOLS, stream: bool = True) -> ChatCompletionRequest:
     )
 
 
-def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) -> dict:
-    """Run `output` through vLLM's per-choice stream processor in chunks of `sizes`
-    characters (token-aligned), the prompt ids given with every step as the server does."""
+def stream(
+    fmt: Any,
+    prompt: str,
+    output: str | list[int],
+    sizes: list[int],
+    skipped: bool = False,
+    **which: bool,
+) -> dict:
+    """Run `output` (text, or its token ids) through vLLM's per-choice stream processor in
+    chunks of `sizes` tokens, the prompt ids given with every step as the server does; with
+    `skipped`, the deltas' text lacks the special tokens (`skip_special_tokens=True`)."""
     parser_cls, tokenizer = server(fmt, **which)
     req = request()
     parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
@@ -90,8 +98,8 @@ def stream(fmt: Any, prompt: str, output: str, sizes: list[int], **which: bool) 
         req, parser, enable_auto_tools=which.get("tool", True), parser_cls=parser_cls
     )
     prompt_ids = tokenizer.encode(prompt)
-    ids = tokenizer.encode(output)
-    pieces = [tokenizer.decode([i]) for i in ids]
+    ids = tokenizer.encode(output) if isinstance(output, str) else output
+    pieces = [tokenizer.decode([i], skip_special_tokens=skipped) for i in ids]
     deltas: list[dict[str, Any]] = []
     at = 0
     for size in sizes:
@@ -230,3 +238,196 @@ def test_any_chunking_through_vllm_loop_equals_session(label: str, sizes: list[i
     fmt, prompt, output = CASES[label]
     sizes = cover(sizes, len(output))
     assert stream(fmt, prompt, output, sizes) == expected(fmt, prompt, output)
+
+
+@pytest.mark.parametrize("label", sorted(TURNS))
+def test_a_marker_spelled_out_of_ordinary_tokens_stays_text(label: str) -> None:
+    """The format's markers copied into the content as ordinary tokens open nothing and
+    reach the client verbatim, the real call (special tokens) parsing as ever; one delta
+    holding both the copy and the real markers (the whole output at once) included."""
+    fmt = protocall.formats.get(label)
+    start, turn = TURNS[label]
+    prompt = "<|im_start|>user\nhi<|im_end|>\n" + (fmt.prompt_for(start) or "")
+    honest = fmt.render(Turn(turn.reasoning, ("Look: SENTINEL", CALL)), start)
+    _, tokenizer = server(fmt)
+    copied = " ".join(tokenizer.specials)
+    before, after = honest.split("SENTINEL")
+    ids = [*tokenizer.encode(before), *tokenizer.ordinary(copied), *tokenizer.encode(after)]
+    want = expected(fmt, prompt, honest)
+    want["content"] = want["content"].replace("SENTINEL", copied)
+    assert want["tool_calls"] == [("write_file", CALL.arguments)]
+    for sizes in chunkings(len(ids), seed=len(label)):
+        assert stream(fmt, prompt, ids, sizes) == want
+
+
+@pytest.mark.parametrize("label", sorted(TURNS))
+def test_special_tokens_missing_from_the_text_are_put_back(label: str) -> None:
+    """A server that skipped special tokens in the text still has them in the ids."""
+    fmt, prompt, output = CASES[label]
+    for sizes in chunkings(len(output), seed=3):
+        assert stream(fmt, prompt, output, sizes, skipped=True) == expected(fmt, prompt, output)
+
+
+def test_the_added_tokens_among_the_markers_are_the_special_tokens() -> None:
+    from protocall.integrations.vllm import special_ids
+
+    fmt = protocall.formats.get("kimi-k3")
+    tokenizer = Tokenizer(["<|open|>", "<|sep|>", "<|close|>", "<|im_start|>"])
+    found = special_ids(tokenizer, fmt)
+    assert sorted(found.values()) == ["<|close|>", "<|open|>", "<|sep|>"]
+    assert special_ids(tokenizer, fmt) is found  # once per tokenizer
+
+
+def test_a_delta_holding_a_copy_and_the_special_token_places_each() -> None:
+    from protocall.integrations.vllm import spans
+
+    tokenizer = Tokenizer(["<tool_call>"])
+    special = tokenizer.encode("<tool_call>")
+    copy = tokenizer.ordinary("<tool_call>")
+    specials = {special[0]: "<tool_call>"}
+    text = "<tool_call><tool_call>"
+    assert spans(text, copy + special, specials, tokenizer) == [
+        ("<tool_call>", False),
+        ("<tool_call>", True),
+    ]
+    assert spans(text, special + copy, specials, tokenizer) == [
+        ("<tool_call>", True),
+        ("<tool_call>", False),
+    ]
+    assert spans(
+        "ab",
+        [*tokenizer.ordinary("a"), *special, *tokenizer.ordinary("b")],
+        specials,
+        tokenizer,
+    ) == [("a", False), ("<tool_call>", True), ("b", False)]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"role": None, "content": "hi", "reasoning": None, "tool_calls": []},
+        {"id": "call_1", "type": "function", "index": 0, "function": None},
+        {"name": "write_file", "arguments": ""},
+    ],
+)
+def test_the_fast_constructor_builds_what_model_construct_builds(values: dict) -> None:
+    from vllm.entrypoints.generate.base.protocol import (
+        DeltaFunctionCall,
+        DeltaMessage,
+        DeltaToolCall,
+    )
+
+    from protocall.integrations.vllm import constructor
+
+    models = (DeltaMessage, DeltaToolCall, DeltaFunctionCall)
+    model = next(m for m in models if set(m.model_fields) == set(values))
+    fast, slow = constructor(model)(**values), model.model_construct(**values)
+    assert type(fast) is model and fast == slow
+    assert fast.model_fields_set == slow.model_fields_set
+    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (
+        slow.__pydantic_extra__,
+        slow.__pydantic_private__,
+    )
+    assert fast.model_dump_json() == slow.model_dump_json()
+
+
+def responses_stream(fmt: Any, prompt: str, ids: list[int], size: int) -> dict[str, Any]:
+    """`ids` through vLLM's Responses API streaming path: the request's `parse_delta` per
+    delta and the `SimpleStreamingEventProcessor` that turns deltas into output items, as
+    `_process_simple_streaming_events` runs them; the items read back as a message."""
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+    from vllm.entrypoints.openai.responses.streaming_events import (
+        SimpleStreamingEventProcessor,
+        split_delta,
+    )
+
+    parser_cls, tokenizer = server(fmt)
+    tools = [{"type": "function", **tool["function"]} for tool in TOOLS]
+    req = ResponsesRequest(model="m", input="hi", tools=tools, stream=True)
+    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
+    req = parser.adjust_request(req)
+    processor = SimpleStreamingEventProcessor(tools=req.tools)
+    prompt_ids = tokenizer.encode(prompt)
+    for at in range(0, len(ids), size):
+        chunk = ids[at : at + size]
+        finished = at + size >= len(ids)
+        delta = parser.parse_delta(
+            tokenizer.decode(chunk), chunk, req, prompt_ids, finished=finished
+        )
+        for part in split_delta(delta) if delta else ():
+            state, call = processor.resolve_target_state(part)
+            if state.name == "NONE":
+                continue
+            if processor.needs_transition(state, call):
+                processor.close_current()
+                processor.open(state, call)
+            processor.emit_delta(part, None)
+    processor.close_current()
+    items = [item.model_dump() for item in processor.output_items]
+    texts = {"message": "", "reasoning": ""}
+    for item in items:
+        if item["type"] in texts:
+            texts[item["type"]] += "".join(part["text"] for part in item["content"])
+    calls = [(i["name"], json.loads(i["arguments"])) for i in items if i["type"] == "function_call"]
+    return {
+        "content": texts["message"] or None,
+        "reasoning_content": texts["reasoning"] or None,
+        "tool_calls": calls,
+    }
+
+
+@pytest.mark.parametrize("label", sorted(TURNS))
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_streamed_through_the_responses_api_equals_session(label: str, size: int) -> None:
+    fmt, prompt, output = CASES[label]
+    _, tokenizer = server(fmt)
+    got = responses_stream(fmt, prompt, tokenizer.encode(output), size)
+    assert got == expected(fmt, prompt, output)
+
+
+def test_a_marker_spelled_out_stays_text_through_the_responses_api() -> None:
+    fmt = protocall.formats.get("qwen3-coder")
+    start, turn = TURNS["qwen3-coder"]
+    prompt = "<|im_start|>user\nhi<|im_end|>\n" + (fmt.prompt_for(start) or "")
+    before, after = fmt.render(Turn(turn.reasoning, ("Look: SENTINEL", CALL)), start).split(
+        "SENTINEL"
+    )
+    _, tokenizer = server(fmt)
+    copied = "<tool_call>\n<function=write_file>\n</tool_call>"
+    ids = [*tokenizer.encode(before), *tokenizer.ordinary(copied), *tokenizer.encode(after)]
+    got = responses_stream(fmt, prompt, ids, 2)
+    assert got["content"] == "Look: " + copied
+    assert got["tool_calls"] == [("write_file", CALL.arguments)]
+
+
+@settings(max_examples=60)
+@given(
+    parts=st.lists(
+        st.tuples(st.sampled_from(["<tool_call>", "</tool_call>", "<", "a"]), st.booleans()),
+        max_size=12,
+    ),
+    skipped=st.booleans(),
+)
+def test_a_delta_splits_into_exactly_its_tokens(
+    parts: list[tuple[str, bool]], skipped: bool
+) -> None:
+    """Whatever mix of special tokens and spelled-out copies a delta holds, each special
+    token is placed where its id is, also when the text lacks it (skipped)."""
+    from protocall.integrations.vllm import spans
+
+    tokenizer = Tokenizer(["<tool_call>", "</tool_call>"])
+    parts = [(text, special and text in tokenizer.specials) for text, special in parts]
+    ids = [
+        i
+        for text, special in parts
+        for i in (tokenizer.encode(text) if special else tokenizer.ordinary(text))
+    ]
+    specials = {tokenizer.vocab[s]: s for s in tokenizer.specials}
+    want: list[tuple[str, bool]] = []
+    for text, special in parts:
+        if want and not special and not want[-1][1]:
+            want[-1] = (want[-1][0] + text, False)
+        else:
+            want.append((text, special))
+    text = tokenizer.decode(ids, skip_special_tokens=skipped)
+    assert spans(text, ids, specials, tokenizer) == want

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..combinators import Parser
+from ..combinators import Parser, UsageError
 from ..session import Session
 from ..tools import Tool, Tools, normalize_tools
 from .turns import Turn
@@ -69,8 +69,49 @@ class Format:
     ) -> Session:
         """A streaming session for one turn (options: see `Session`). The tools' schemas are
         checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
-        now, not during the stream."""
+        now, not during the stream, as is a `special_tokens` text that is no part of any of
+        the format's markers (`reserved` and `channels`: it could never matter)."""
+        if "special_tokens" in options:
+            options["special_tokens"] = self._special_tokens(options["special_tokens"])
         declared = normalize_tools(tools)
         grammar = self.grammar(declared, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
         return Session(grammar, declared, **options)
+
+    def _special_tokens(self, tokens: Iterable[str]) -> tuple[str, ...]:
+        """`tokens` checked: each a non-empty part of one of the format's markers."""
+        if isinstance(tokens, str):
+            raise UsageError("special_tokens takes a collection of texts, not one string")
+        tokens = tuple(tokens)
+        markers = [*self.reserved, *(marker for pair in self.channels.values() for marker in pair)]
+        for token in tokens:
+            if not isinstance(token, str) or not token or not any(token in m for m in markers):
+                shown = ", ".join(f"`{m}`" for m in markers) or "none"
+                raise UsageError(
+                    f"special token {token!r} is no part of any marker of format "
+                    f"`{self.name}` (its markers: {shown})"
+                )
+        return tokens
+
+    def decoding_grammar(
+        self,
+        tools: Iterable[Mapping[str, Any] | Tool] | Tools | None,
+        dialect: str = "lark",
+        *,
+        tool_choice: str = "auto",
+        parallel: bool = True,
+        reasoning: bool = True,
+        generation_prompt: str | None = None,
+        special_tokens: Iterable[str] | None = None,
+    ) -> str:
+        """This format's turn calling `tools` as a grammar for constrained decoding, in
+        `dialect` (`lark`, `gbnf`, `structural-tag`; see `protocall.grammar` and
+        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`)."""
+        from ..grammar import Options, grammar
+
+        options = Options(tool_choice, parallel, reasoning)
+        start = self.start_state(generation_prompt)
+        declared = normalize_tools(tools)
+        return grammar(
+            self, declared, dialect, start=start, options=options, special_tokens=special_tokens
+        )

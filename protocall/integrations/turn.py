@@ -30,6 +30,10 @@ class Turn:
     whose raw text stays in the content, the way a server without a tool parser shows it.
     `prompt` is the generation prompt (the decoded prompt tail), when the server gave it;
     `thinking` (the chat template's `enable_thinking`) stands in for it when it did not.
+    `special_tokens` are the texts of the format's markers (or their parts) that are
+    special tokens of the model's tokenizer: a streamed session recognises them only where
+    `feed(..., special=True)` gave them (see `protocall.special_tokens`); a complete output
+    (`whole`), which arrives as text alone, is read with every marker recognised.
     """
 
     def __init__(self, fmt: Format) -> None:
@@ -37,13 +41,16 @@ class Turn:
         self.tools: list[Mapping[str, Any]] | None = None
         self.prompt: str | None = None
         self.thinking: bool | None = None
+        self.special_tokens: tuple[str, ...] = ()
         self.session: Session | None = None
         self._fed = False
         self._whole: Message | None = None
 
-    def _session(self) -> Session:
+    def _session(self, streamed: bool = True) -> Session:
         if self.session is None:
-            self.session = self.format.parser(self.tools or [], self.generation_prompt())
+            special = self.special_tokens if streamed else ()
+            prompt = self.generation_prompt()
+            self.session = self.format.parser(self.tools or [], prompt, special_tokens=special)
         return self.session
 
     def generation_prompt(self) -> str | None:
@@ -54,12 +61,13 @@ class Turn:
         reasoning = "reasoning" if self.thinking else None
         return self.format.prompt_for(reasoning)
 
-    def feed(self, text: str) -> list[Event]:
-        """The events `text` (the next delta) makes final."""
+    def feed(self, text: str, special: bool = False) -> list[Event]:
+        """The events `text` (the next delta, or with `special` the text of special tokens
+        in it) makes final."""
         if not text:
             return []
         self._fed = True
-        return self._session().feed(text)
+        return self._session().feed(text, special)
 
     def finish(self) -> list[Event]:
         """End of stream: the events still held back; nothing the second time."""
@@ -70,9 +78,8 @@ class Turn:
         """The message of a complete output (non-streaming), parsed once per turn: the
         reasoning and the tool parser both read it."""
         if self._whole is None:
-            if self._fed:  # the output was streamed too: parse it afresh
-                self.session, self._fed = None, False
-            session = self._session()
+            self.session, self._fed = None, False  # a session streamed before is set aside
+            session = self._session(streamed=False)
             session.feed(output)
             session.finish()
             self._whole = session.message

@@ -18,12 +18,22 @@ so the reasoning parser never hands the stream over (`has_engine_confirmed_reaso
 stays False) and no text is parsed twice. With no tool parser configured (no
 `--enable-auto-tool-choice`), or a request without tools, no tool is declared and a call's
 raw text stays in the content.
+
+Special tokens (the defence against marker injection): the format's markers, or parts of
+them, that the tokenizer holds as added tokens are recognised only where their token id
+arrives in `delta_token_ids`; the same text spelled out of ordinary tokens (a document the
+model copies) stays text (see `protocall.special_tokens`). Each delta is split at those ids
+(the text of a delta with none is ordinary, the common case). The request is set to keep
+special tokens in the text (`skip_special_tokens=False`, no spaces around them); where the
+text lacks one the ids show anyway, its text is put back where the ids place it. A
+non-streaming request is parsed from its text alone (vLLM passes no token ids there), with
+every marker recognised.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from vllm.entrypoints.generate.base.protocol import (
@@ -54,9 +64,8 @@ _pending = threading.local()  # the reasoning parser's turn, until its tool pars
 
 def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
     """The `DeltaMessage` carrying `events` (None when they carry nothing to send). Built
-    with `model_construct` and every field given: the fields come from protocall's typed
-    events, so pydantic's validation and default handling (most of the cost of a delta)
-    would check nothing."""
+    as `model_construct` builds it, every field given (see `constructor`): the fields come
+    from protocall's typed events, so pydantic's validation would check nothing."""
     reasoning: list[str] = []
     content: list[str] = []
     calls: list[Any] = []
@@ -82,9 +91,31 @@ def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
     )
 
 
-_message = DeltaMessage.model_construct
-_call = DeltaToolCall.model_construct
-_function = DeltaFunctionCall.model_construct
+def constructor(model: Any) -> Callable[..., Any]:
+    """`model.model_construct` for calls that give every field of `model` by name: the
+    same instance (`__dict__`, fields set, empty extra or none, no private values) without
+    its loop over the fields, which costs more than all of protocall's parsing of a delta.
+    A model with a post-init hook, or a root model, gets `model_construct` itself."""
+    if model.__pydantic_post_init__ or model.__pydantic_root_model__:
+        return model.model_construct  # type: ignore[no-any-return]
+    extra = model.model_config.get("extra") == "allow"
+    new = model.__new__
+    put = object.__setattr__
+
+    def build(**values: Any) -> Any:
+        instance = new(model)
+        put(instance, "__dict__", values)
+        put(instance, "__pydantic_fields_set__", set(values))
+        put(instance, "__pydantic_extra__", {} if extra else None)
+        put(instance, "__pydantic_private__", None)
+        return instance
+
+    return build
+
+
+_message = constructor(DeltaMessage)
+_call = constructor(DeltaToolCall)
+_function = constructor(DeltaFunctionCall)
 
 
 def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
@@ -93,6 +124,67 @@ def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
         return str(tokenizer.decode(list(ids), skip_special_tokens=False))
     except TypeError:
         return str(tokenizer.decode(list(ids)))
+
+
+_specials_cache: dict[tuple[int, str], tuple[Any, dict[int, str]]] = {}
+
+
+def special_ids(tokenizer: Any, fmt: Format) -> dict[int, str]:
+    """The ids of the tokenizer's added tokens whose text is a marker of `fmt` or part of
+    one, with their text (computed once per tokenizer and format)."""
+    key = (id(tokenizer), fmt.name)
+    cached = _specials_cache.get(key)
+    if cached is not None and cached[0] is tokenizer:
+        return cached[1]
+    added = getattr(tokenizer, "get_added_vocab", None)
+    vocab: Mapping[str, int] = added() if added is not None else {}
+    markers = [*fmt.reserved, *(marker for pair in fmt.channels.values() for marker in pair)]
+    found = {i: text for text, i in vocab.items() if text and any(text in m for m in markers)}
+    _specials_cache[key] = (tokenizer, found)
+    return found
+
+
+def spans(
+    text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
+) -> list[tuple[str, bool]]:
+    """`text` (one delta) split into ordinary text and the special tokens its `ids` hold,
+    as (text, special) pairs in order. Each special token goes where the ordinary ids
+    before it end (their text decoded): its text is taken from there (a few characters
+    either way, for what an incremental detokenizer moves between deltas), so a copy of the
+    same text spelled out of ordinary tokens, before or after it, stays ordinary. When the
+    delta's text lacks the special tokens (the server skipped them: the text is shorter
+    than the ids decoded with them), each is put in at its place."""
+    kept = len(text) + _SLACK >= len(_decode(tokenizer, ids))
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    run: list[int] = []  # ordinary ids since the last special token
+    for token in ids:
+        marker = specials.get(token)
+        if marker is None:
+            run.append(token)
+            continue
+        start = end = min(at + (len(_decode(tokenizer, run)) if run else 0), len(text))
+        found = _near(text, marker, start, at) if kept else None
+        if found is not None:
+            start, end = found, found + len(marker)
+        pieces += ((text[at:start], False), (marker, True))
+        at, run = end, []
+    pieces.append((text[at:], False))
+    return [piece for piece in pieces if piece[0]]
+
+
+_SLACK = 2
+"""How many characters a delta's text may differ from its ids decoded alone."""
+
+
+def _near(text: str, marker: str, hint: int, low: int) -> int | None:
+    """Where `marker` starts in `text` within `_SLACK` of `hint` (the nearest), not before
+    `low`."""
+    for offset in (0, -1, 1, -2, 2)[: 2 * _SLACK + 1]:
+        start = hint + offset
+        if start >= low and text.startswith(marker, start):
+            return start
+    return None
 
 
 def _keep_markers(request: Any) -> Any:
@@ -104,6 +196,55 @@ def _keep_markers(request: Any) -> Any:
     return request
 
 
+class _Turn(Turn):
+    """A request's turn as vLLM's parsers feed it: deltas with their token ids in, one
+    `DeltaMessage` per delta out."""
+
+    def __init__(self, fmt: Format, tokenizer: Any) -> None:
+        super().__init__(fmt)
+        self.tokenizer = tokenizer
+        self.specials = special_ids(tokenizer, fmt)
+        self.special_tokens = tuple(dict.fromkeys(self.specials.values()))
+        self.held: list[Event] = []  # events that wait for the next delta (see `_in_order`)
+
+    def delta(self, text: str, ids: Sequence[int]) -> DeltaMessage | None:
+        """The message of one delta: its text ordinary unless its ids hold special tokens."""
+        specials = self.specials
+        if not specials or specials.keys().isdisjoint(ids):
+            events = self.feed(text)
+        else:
+            events = []
+            for piece, special in spans(text, ids, specials, self.tokenizer):
+                events += self.feed(piece, special)
+        return delta_message(self._in_order(events))
+
+    def last(self) -> DeltaMessage | None:
+        """The message of the end of the stream: everything still held back."""
+        events, self.held = self.held + self.finish(), []
+        return delta_message(events)
+
+    def _in_order(self, events: list[Event]) -> list[Event]:
+        """The longest run of the held and new events that one `DeltaMessage` carries in
+        the order they happened; the rest is held for the next delta. vLLM's Responses API
+        splits a delta into its reasoning, then its content, then its tool calls, so text
+        that follows a call's part in one delta would reach the client before it (and a
+        call's arguments after that text would open a call without a name)."""
+        events = self.held + events if self.held else events
+        rank = 0
+        for at, event in enumerate(events):
+            after = _RANK.get(type(event), rank)
+            if after < rank:
+                self.held = events[at:]
+                return events[:at]
+            rank = after
+        self.held = []
+        return events
+
+
+_RANK = {ReasoningDelta: 0, ContentDelta: 1, ToolCallStart: 2, ToolCallArgumentsDelta: 2}
+"""Where `split_delta` (vLLM's Responses API) puts each kind of event in a delta."""
+
+
 class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ignore]
     """vLLM's reasoning parser for the format `format_name`: it feeds the request's
     turn and returns every field (reasoning, content and tool calls) per delta."""
@@ -113,7 +254,7 @@ class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
-        self.turn = Turn(formats.get(self.format_name))
+        self.turn = _Turn(formats.get(self.format_name), tokenizer)
         template = kwargs.get("chat_template_kwargs") or {}
         thinking = template.get("enable_thinking", template.get("thinking"))
         self.turn.thinking = None if thinking is None else bool(thinking)
@@ -169,10 +310,10 @@ class ProtocallReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
         current_token_ids: Sequence[int],
         delta_token_ids: Sequence[int],
     ) -> DeltaMessage | None:
-        return delta_message(self.turn.feed(delta_text))
+        return self.turn.delta(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
-        return delta_message(self.turn.finish())
+        return self.turn.last()
 
 
 class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
@@ -189,9 +330,9 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
         _pending.turn = None
         fmt: Format = formats.get(self.format_name)
         if pending is not None and pending[0] is tokenizer and pending[1].format is fmt:
-            self.turn: Turn = pending[1]
+            self.turn: _Turn = pending[1]
         else:
-            self.turn = Turn(fmt)
+            self.turn = _Turn(fmt, tokenizer)
         self.turn.tools = tool_dicts(self.tools)
 
     def adjust_request(self, request: Any) -> Any:
@@ -219,10 +360,10 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
-        return delta_message(self.turn.feed(delta_text))
+        return self.turn.delta(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
-        return delta_message(self.turn.finish())
+        return self.turn.last()
 
 
 def parser_classes(name: str) -> tuple[type[ProtocallReasoningParser], type[ProtocallToolParser]]:

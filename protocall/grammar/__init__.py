@@ -1,0 +1,61 @@
+"""A format and its tools as a grammar for constrained decoding, derived from the format's
+`Spec` (see `walk`): Lark for llguidance, GBNF for llama.cpp, structural tags for vLLM and
+SGLang (docs/grammar.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from ..combinators import UsageError
+from ..formats.base import Format
+from ..tools import Tools
+from . import gbnf, lark, structural_tag, walk
+from .walk import Options
+
+DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
+
+
+def grammar(
+    fmt: Format,
+    tools: Tools | None,
+    dialect: str = "lark",
+    *,
+    start: str | None = None,
+    options: Options | None = None,
+    special_tokens: Iterable[str] | None = None,
+) -> str:
+    """The grammar of one turn of `fmt` calling `tools` in `dialect`, after a generation
+    prompt that left `start` open (see `Format.grammar`)."""
+    if dialect not in DIALECTS:
+        raise UsageError(f"a grammar dialect of {', '.join(DIALECTS)}, not {dialect!r}")
+    declared = tools if tools is not None else Tools()
+    options = options or Options()
+    if dialect == "lark":
+        return lark.write(walk.build(fmt, declared, start, options, special_tokens))
+    if dialect == "gbnf":
+        return gbnf.write(walk.build(fmt, declared, start, options, ()))
+    if dialect == "gbnf-lazy":
+        built, triggers = walk.build_lazy(fmt, declared, start, options)
+        fields = {"grammar": gbnf.write(built), "grammar_lazy": True}
+        triggers_data = [{"type": "word", "value": word} for word in triggers]
+        return json.dumps({**fields, "grammar_triggers": triggers_data}, ensure_ascii=False)
+    return structural_tag.write(fmt, declared, start, options)
+
+
+def exportable() -> list[str]:
+    """The registered formats whose spec the exporter writes (no spec, a turn hook or a
+    field it does not handle leaves a format out)."""
+    from .. import formats
+
+    names = []
+    for name in formats.names():
+        try:
+            walk.spec_of(formats.get(name))
+        except UsageError:
+            continue
+        names.append(name)
+    return names
+
+
+__all__ = ["DIALECTS", "Options", "exportable", "grammar"]

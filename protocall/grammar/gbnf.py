@@ -1,0 +1,253 @@
+"""A `Grammar` in llama.cpp's GBNF: special tokens written as their text, free text as
+rules of an automaton that never completes an excluded marker, JSON values from their
+schema, and `Members` in one fixed order (required first; GBNF has no parametric rules)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..combinators import UsageError
+from .ir import (
+    Alt,
+    Grammar,
+    Json,
+    Lit,
+    Members,
+    Node,
+    Opt,
+    Pattern,
+    Ref,
+    Seq,
+    Star,
+    Token,
+    Until,
+    head,
+    seq,
+)
+
+_ANNOTATIONS = frozenset(
+    {"description", "title", "default", "examples", "$schema", "$comment", "deprecated"}
+)
+_SUPPORTED = frozenset(
+    {"type", "enum", "const", "anyOf", "oneOf", "properties", "required", "items",
+     "additionalProperties"}
+)  # fmt: skip
+
+
+def write(grammar: Grammar) -> str:
+    """The GBNF text of `grammar` (its `start` rule is `root`)."""
+    writer = _Writer(grammar)
+    rules = [f"{_name(name)} ::= {writer.node(node)}" for name, node in grammar.rules.items()]
+    return "\n".join([*rules, *writer.rules, ""])
+
+
+def _name(rule: str) -> str:
+    return "root" if rule == "start" else re.sub(r"[^a-zA-Z0-9-]", "-", rule)
+
+
+def literal(text: str) -> str:
+    """`text` as a GBNF string literal."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
+def _char_class(chars: set[str], negated: bool = False) -> str:
+    def one(char: str) -> str:
+        if char in "\\]^-[":
+            return "\\" + char
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, char)
+
+    return "[" + ("^" if negated else "") + "".join(one(c) for c in sorted(chars)) + "]"
+
+
+class _Writer:
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        self.rules: list[str] = []
+        self.named: dict[str, str] = {}
+        self.free = self._free(grammar.excluded)
+
+    def rule(self, key: str, name: str, body: Any) -> str:
+        """A rule for `key` (written once), its body from `body()`."""
+        if key not in self.named:
+            self.named[key] = name = f"{name}-{len(self.named)}"
+            self.rules.append(f"{name} ::= {body()}")
+        return self.named[key]
+
+    def node(self, node: Node) -> str:
+        if isinstance(node, Lit):
+            return literal(node.text)
+        if isinstance(node, Token):
+            return literal(node.text)
+        if isinstance(node, Pattern):
+            return node.regex
+        if isinstance(node, Json):
+            return self.json(json.loads(node.schema))
+        if isinstance(node, Until):
+            return f"{self.free} {literal(node.marker.text)}"
+        if isinstance(node, Ref):
+            return _name(node.name)
+        if isinstance(node, Seq):
+            return " ".join(self.node(item) for item in node.items)
+        if isinstance(node, Alt):
+            return "(" + " | ".join(self.node(item) for item in node.items) + ")"
+        if isinstance(node, Opt):
+            return f"({self.node(node.item)})?"
+        if isinstance(node, Star):
+            return f"({self.node(node.item)})*"
+        assert isinstance(node, Members)
+        return self._members(node)
+
+    def _members(self, node: Members) -> str:
+        """The items in their order (required ones first), each required one present, the
+        others or not, `sep` between two (joined to the item's first text): `first`
+        (nothing written yet), `later`."""
+        first, later = '""', '""'
+        for number in range(len(node.items) - 1, -1, -1):
+            text, rest = head(node.items[number])
+            item, joined = (
+                self.node(seq(Lit(text), rest)),
+                self.node(seq(node.sep, Lit(text), rest)),
+            )
+            required = number < node.required
+            taken_first, taken_later = f"{item} {later}", f"{joined} {later}"
+            first = taken_first if required else f"({taken_first} | {first})"
+            later = taken_later if required else f"({taken_later} | {later})"
+            if number:
+                key = f"members {len(self.rules)} {number}"
+                later = self.rule(key, "more", lambda body=later: body)
+                if number - 1 >= node.required:
+                    first = self.rule(key + " first", "args", lambda body=first: body)
+        return first
+
+    # -- free text -------------------------------------------------------------------
+
+    def _free(self, markers: tuple[str, ...]) -> str:
+        """Free text that never completes one of `markers` (see `_free_text`)."""
+        if not markers:
+            return self.rule("free", "free", lambda: "[^\\x00]*")  # any text
+        self.rules += _free_text(markers)
+        return "free-0"
+
+    # -- JSON ------------------------------------------------------------------------
+
+    def json(self, schema: Any) -> str:
+        """A JSON value valid for `schema` (properties in the given order)."""
+        if schema is True or schema == {}:
+            return self._value()
+        if not isinstance(schema, Mapping):
+            raise UsageError(f"no GBNF for the JSON schema {schema!r}")
+        unknown = set(schema) - _SUPPORTED - _ANNOTATIONS
+        if unknown:
+            raise UsageError(f"no GBNF for the JSON schema keyword {', '.join(sorted(unknown))}")
+        key = json.dumps(schema, sort_keys=True)
+        return self.rule(key, "json", lambda: self._json_body(schema))
+
+    def _json_body(self, schema: Mapping[str, Any]) -> str:
+        if "const" in schema:
+            return literal(json.dumps(schema["const"], ensure_ascii=False))
+        if "enum" in schema:
+            return " | ".join(literal(json.dumps(v, ensure_ascii=False)) for v in schema["enum"])
+        for union in ("anyOf", "oneOf"):
+            if union in schema:
+                return " | ".join(self.json(member) for member in schema[union])
+        declared = schema.get("type")
+        types = declared if isinstance(declared, list) else [declared] if declared else []
+        if not types:
+            return self._value()
+        return " | ".join(self._typed(kind, schema) for kind in types)
+
+    def _typed(self, kind: str, schema: Mapping[str, Any]) -> str:
+        ws = self._ws()
+        if kind == "object" and "properties" in schema:
+            properties = schema["properties"]
+            required = set(schema.get("required") or ())
+            items = tuple(
+                Seq((Lit(json.dumps(k, ensure_ascii=False)), Ref(ws), Lit(":"), Ref(ws),
+                     Json(json.dumps(properties[k])))) for k in properties
+            )  # fmt: skip
+            count = sum(1 for k in properties if k in required)
+            if list(properties)[:count] != [k for k in properties if k in required]:
+                raise UsageError("no GBNF for an object whose required properties come later")
+            members = self._members(Members(items, count, Seq((Ref(ws), Lit(","), Ref(ws)))))
+            return f'"{{" {ws} {members} {ws} "}}"'
+        if kind == "array" and isinstance(schema.get("items"), Mapping):
+            item = self.json(schema["items"])
+            return f'"[" {ws} ({item} ({ws} "," {ws} {item})*)? {ws} "]"'
+        primitive = {"string": self._string, "integer": self._integer, "number": self._number}
+        if kind in primitive:
+            return primitive[kind]()
+        named = {"boolean": '"true" | "false"', "null": '"null"', "object": None, "array": None}
+        if kind not in named:
+            raise UsageError(f"no GBNF for the JSON type {kind!r}")
+        return named[kind] or self._value(kind)
+
+    def _ws(self) -> str:
+        return self.rule("ws", "ws", lambda: "[ \\t\\n\\r]*")
+
+    def _string(self) -> str:
+        char = '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})'
+        return self.rule("string", "string", lambda: f'"\\"" ({char})* "\\""')
+
+    def _integer(self) -> str:
+        return self.rule("integer", "integer", lambda: '"-"? ("0" | [1-9] [0-9]*)')
+
+    def _number(self) -> str:
+        integer = self._integer()
+        return self.rule(
+            "number", "number", lambda: f'{integer} ("." [0-9]+)? ([eE] [-+]? [0-9]+)?'
+        )
+
+    def _value(self, kind: str | None = None) -> str:
+        """Any JSON value (or any object, any array)."""
+        ws = self._ws()
+        value = "value-any"
+        obj = self.rule("object", "object", lambda: (
+            f'"{{" {ws} ({self._string()} {ws} ":" {ws} {value} '
+            f'({ws} "," {ws} {self._string()} {ws} ":" {ws} {value})*)? {ws} "}}"'
+        ))  # fmt: skip
+        arr = self.rule("array", "array", lambda: (
+            f'"[" {ws} ({value} ({ws} "," {ws} {value})*)? {ws} "]"'
+        ))  # fmt: skip
+        if "value-any" not in self.named.values():
+            self.named["value"] = value
+            alternatives = [obj, arr, self._string(), self._number(), '"true"', '"false"', '"null"']
+            self.rules.append(f"{value} ::= " + " | ".join(alternatives))
+        return {"object": obj, "array": arr}.get(kind or "", value)
+
+
+@functools.lru_cache(maxsize=64)
+def _free_text(markers: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules of free text that never completes one of `markers`: one per proper prefix
+    of a marker (the automaton's state, `free-0` the empty one), each allowed to end the
+    text."""
+    states = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
+    alphabet = {c for m in markers for c in m}
+    names = {state: f"free-{number}" for number, state in enumerate(states)}
+    known, rules = set(states), []
+    for state in states:
+        targets: dict[str, set[str]] = {}
+        for char in alphabet:
+            after = _longest_suffix(state + char, known, markers)
+            if after is not None:
+                targets.setdefault(after, set()).add(char)
+        options = ['""', f"{_char_class(alphabet, negated=True)} {names['']}"]
+        options += [f"{_char_class(chars)} {names[target]}" for target, chars in targets.items()]
+        rules.append(f"{names[state]} ::= " + " | ".join(options))
+    return tuple(rules)
+
+
+def _longest_suffix(text: str, states: set[str], markers: tuple[str, ...]) -> str | None:
+    """The automaton's state after `text`: its longest suffix that is a proper prefix of a
+    marker, or None where `text` ends with a whole marker (the text may not go there)."""
+    if any(text.endswith(marker) for marker in markers):
+        return None
+    for start in range(len(text) + 1):
+        if text[start:] in states:
+            return text[start:]
+    return ""

@@ -1,0 +1,172 @@
+"""The grammar a spec walk builds, before it is written in a dialect (`lark`, `gbnf`).
+
+A `Grammar` is named rules over a few node kinds: `Lit` (text), `Token` (a special token),
+`Pattern` (a short regular lexeme such as digits), `Json` (a value valid for a JSON schema),
+`Until` (free text, then a marker), `Members` (items in any order, each at most once),
+`Seq`, `Alt`, `Opt`, `Star` and `Ref` (a rule).
+
+Free text is never a node of its own: it always runs up to a marker (`Until`), and never
+contains one of the grammar's `excluded` markers (the format's reserved ones that are text,
+not special tokens). Writing the marker into the same node is what lets a lexer-based engine
+(llguidance) end the text at the first marker instead of swallowing part of it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ..combinators import UsageError
+
+
+@dataclass(frozen=True)
+class Lit:
+    text: str
+
+
+@dataclass(frozen=True)
+class Token:
+    """A special token, matched as the token, never as its text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A regular lexeme (a linear-time regular expression in the common syntax)."""
+
+    regex: str
+
+
+@dataclass(frozen=True)
+class Json:
+    """A JSON value valid for `schema` (JSON text, keys in the order they must be written)."""
+
+    schema: str
+
+
+@dataclass(frozen=True)
+class Until:
+    """Free text (none of the grammar's excluded markers), then `marker`."""
+
+    marker: Lit | Token
+
+
+@dataclass(frozen=True)
+class Seq:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Alt:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Opt:
+    item: Node
+
+
+@dataclass(frozen=True)
+class Star:
+    item: Node
+
+
+@dataclass(frozen=True)
+class Ref:
+    name: str
+
+
+@dataclass(frozen=True)
+class Members:
+    """`items` in any order, each at most once, the first `required` of them present,
+    `sep` between two (object members, XML parameters, keyword arguments)."""
+
+    items: tuple[Node, ...]
+    required: int
+    sep: Node
+
+
+Node = Union[Lit, Token, Pattern, Json, Until, Seq, Alt, Opt, Star, Ref, Members, "Free"]
+
+
+@dataclass(frozen=True)
+class Free:
+    """Free text as `seq` receives it: it becomes an `Until` with the marker after it."""
+
+
+FREE = Free()
+
+
+def json_node(schema: Any) -> Json:
+    return Json(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+
+
+def seq(*items: Node) -> Node:
+    """The sequence of `items`, flattened, adjacent texts joined, and each `FREE` joined to
+    the marker right after it (a `FREE` with none after it is a `UsageError`)."""
+    flat: list[Node] = []
+    for item in items:
+        for part in item.items if isinstance(item, Seq) else (item,):
+            if isinstance(part, Lit) and not part.text:
+                continue
+            last = flat[-1] if flat else None
+            if isinstance(part, Lit) and isinstance(last, Lit):
+                flat[-1] = Lit(last.text + part.text)
+            elif isinstance(part, Lit | Token) and isinstance(last, Free):
+                flat[-1] = Until(part)
+            elif isinstance(last, Until) and isinstance(part, Lit) and isinstance(last.marker, Lit):
+                flat[-1] = Until(Lit(last.marker.text + part.text))
+            else:
+                flat.append(part)
+    if any(isinstance(part, Free) for part in flat):
+        raise UsageError("free text in a grammar must end at a marker")
+    return flat[0] if len(flat) == 1 else Seq(tuple(flat))
+
+
+def head(node: Node) -> tuple[str, Node]:
+    """The text every match of `node` begins with, and `node` without it."""
+    if isinstance(node, Lit):
+        return node.text, Lit("")
+    if isinstance(node, Seq):
+        text, rest = head(node.items[0])
+        return text, seq(rest, *node.items[1:])
+    if isinstance(node, Alt):
+        split = [head(item) for item in node.items]
+        common = common_prefix([text for text, _ in split])
+        if common:
+            return common, alt(*(seq(Lit(text[len(common) :]), rest) for text, rest in split))
+    return "", node
+
+
+def common_prefix(texts: list[str]) -> str:
+    """The longest text every one of `texts` begins with."""
+    shortest = min(texts, key=len)
+    for at, char in enumerate(shortest):
+        if any(text[at] != char for text in texts):
+            return shortest[:at]
+    return shortest
+
+
+def alt(*items: Node) -> Node:
+    """The alternatives `items`, duplicates dropped."""
+    unique = tuple(dict.fromkeys(items))
+    return unique[0] if len(unique) == 1 else Alt(unique)
+
+
+@dataclass
+class Grammar:
+    """Named rules (`start` first) and the markers free text never contains."""
+
+    excluded: tuple[str, ...]
+    rules: dict[str, Node] = field(default_factory=dict)
+
+    def rule(self, name: str, node: Node) -> Ref:
+        """`node` as a rule named `name` (made unique), referred to by the returned `Ref`."""
+        unique, number = name, 1
+        while unique in self.rules:
+            number += 1
+            unique = f"{name}_{number}"
+        self.rules[unique] = node
+        return Ref(unique)

@@ -1,0 +1,113 @@
+"""A `Grammar` in llguidance's Lark dialect (`%json` for JSON values, `<|…|>` for special
+tokens, free text as a lexeme that ends at its marker)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..combinators import UsageError
+from .ir import (
+    Alt,
+    Grammar,
+    Json,
+    Lit,
+    Members,
+    Node,
+    Opt,
+    Pattern,
+    Ref,
+    Seq,
+    Star,
+    Token,
+    Until,
+    head,
+    seq,
+)
+
+
+def write(grammar: Grammar) -> str:
+    """The Lark text of `grammar` (its first rule is `start`)."""
+    writer = _Writer(grammar)
+    rules = [f"{name}: {writer.node(node)}" for name, node in grammar.rules.items()]
+    return "\n".join(["%llguidance {}", "", *rules, *writer.rules, "", *writer.terminals, ""])
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _regex(pattern: str) -> str:
+    return "/" + pattern.replace("/", "\\/") + "/"
+
+
+class _Writer:
+    def __init__(self, grammar: Grammar) -> None:
+        excluded = "|".join(re.escape(m) for m in grammar.excluded)
+        free = "/(?s:.*)/"
+        if excluded:
+            free += " & ~" + _regex(f"(?s:.*)(?:{excluded})(?s:.*)")
+        self.terminals = [f"FREE: {free}"]
+        self.untils: dict[str, str] = {}
+        self.rules: list[str] = []
+        self.members = 0
+
+    def node(self, node: Node) -> str:
+        if isinstance(node, Lit):
+            return _string(node.text) if node.text else '""'
+        if isinstance(node, Token):
+            return node.text
+        if isinstance(node, Pattern):
+            return _regex(node.regex)
+        if isinstance(node, Json):
+            return f"%json {node.schema}"
+        if isinstance(node, Until):
+            if isinstance(node.marker, Token):
+                return f"FREE {node.marker.text}"
+            return self._until(node.marker.text)
+        if isinstance(node, Ref):
+            return node.name
+        if isinstance(node, Seq):
+            return " ".join(self.node(item) for item in node.items)
+        if isinstance(node, Alt):
+            return "(" + " | ".join(self.node(item) for item in node.items) + ")"
+        if isinstance(node, Members):
+            return self._members(node)
+        if isinstance(node, Opt):
+            return f"({self.node(node.item)})?"
+        assert isinstance(node, Star)
+        return f"({self.node(node.item)})*"
+
+    def _until(self, marker: str) -> str:
+        """Free text and `marker` as one lexeme: it ends at the first `marker`."""
+        if marker not in self.untils:
+            name = f"UNTIL_{len(self.untils)}"
+            self.untils[marker] = name
+            self.terminals.append(f"{name}: FREE {_string(marker)}")
+        return self.untils[marker]
+
+    def _members(self, node: Members) -> str:
+        """Items in any order, each at most once, as a parametric rule: bit k of its
+        parameter is set once item k is written; it may end once the required ones (the
+        first bits) are all set. An item's first text is written with the separator before
+        it as one lexeme, so that no separator is a lexeme that a longer one extends."""
+        if not node.items:
+            return '""'
+        if len(node.items) > 64:
+            raise UsageError(f"no Lark grammar for more than 64 parameters ({len(node.items)})")
+        self.members += 1
+        number = self.members  # nested members count on
+        first, later = f"members_{number}", f"members_{number}_more"
+        done = f"is_ones([0:{node.required}])" if node.required else "true"
+        options: dict[str, list[str]] = {first: [f'"" %if {done}'], later: [f'"" %if {done}']}
+        for k, item in enumerate(node.items):
+            text, rest = head(item)
+            body = f"member_{number}_{k}"
+            self.rules.append(f"{body}: {self.node(rest)}")
+            for name, lead in ((first, Lit(text)), (later, seq(node.sep, Lit(text)))):
+                written = self.node(lead) if lead != Lit("") else ""
+                step = f"{later}::set_bit({k}) %if bit_clear({k})"
+                options[name].append(" ".join(filter(None, (written, body, step))))
+        for name, alternatives in options.items():
+            self.rules.append(f"{name}::_ : " + "\n    | ".join(alternatives))
+        return f"{first}::0x0"

@@ -1,0 +1,132 @@
+"""A format's calls as an xgrammar structural tag (the `response_format` of type
+`structural_tag` that vLLM and SGLang accept): a `triggered_tags` format whose tags are the
+calls, each `begin` (the call up to its arguments), JSON arguments, `end`.
+
+Only calls whose arguments are one JSON value are expressed (a JSON object, a
+`{"name", "arguments"}` object, a JSON array of calls); free content and reasoning are left
+to the server (text outside the tags is free). Anything else is a `UsageError` naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..combinators import UsageError
+from ..formats.base import Format
+from ..formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
+from ..formats.spec import Spec
+from ..tools import Tool, Tools
+from . import walk
+from .ir import common_prefix
+
+_HOLE = re.compile(r"\{(?:name|id|index|arguments|call)\}")
+
+
+def write(fmt: Format, tools: Tools, start: str | None, options: walk.Options) -> str:
+    """The structural tag JSON of `fmt`'s calls to `tools` (see the module docstring)."""
+    return json.dumps(structural_tag(fmt, tools, options), ensure_ascii=False)
+
+
+def structural_tag(fmt: Format, tools: Tools, options: walk.Options) -> dict[str, Any]:
+    spec = walk.spec_of(fmt)
+    chosen = walk.chosen_tools(tools, options)
+    if not chosen:
+        raise UsageError("a structural tag needs declared tools (its tags are their calls)")
+    section = spec.section
+    if section is not None and section.array:
+        schema: dict[str, Any] = {
+            "type": "array",
+            "items": {"anyOf": [_element(spec, t) for t in chosen]},
+        }
+        schema |= {"minItems": 1} | ({} if options.parallel else {"maxItems": 1})
+        end = section.ends[0] if section.ends else ""
+        tags = [_tag(section.begins[0], _json(schema), end)]
+        return _triggered([section.begins[0]], tags, options)
+    calls = [_call(spec, tool) for tool in chosen]
+    if section is None or section.each:
+        wrap = (section.begins[0], section.ends[0]) if section else ("", "")
+        tags = [_tag(wrap[0] + c["begin"], c["content"], c["end"] + wrap[1]) for c in calls]
+        trigger = common_prefix([tag["begin"] for tag in tags])
+        return _triggered([trigger], tags, options)
+    inner = {
+        "type": "tags_with_separator",
+        "tags": calls,
+        "separator": spec.call.between,
+        "at_least_one": True,
+        "stop_after_first": not options.parallel,
+    }
+    tags = [_tag(section.begins[0], inner, section.ends[0])]
+    return _triggered([section.begins[0]], tags, options)
+
+
+def _triggered(
+    triggers: list[str], tags: list[dict[str, Any]], options: walk.Options
+) -> dict[str, Any]:
+    if not triggers[0]:
+        raise UsageError("no structural tag for calls that begin with no marker")
+    triggered = {
+        "type": "triggered_tags",
+        "triggers": triggers,
+        "tags": tags,
+        "at_least_one": options.tool_choice != "auto",
+        "stop_after_first": not options.parallel,
+    }
+    return {"type": "structural_tag", "format": triggered}
+
+
+def _tag(begin: str, content: dict[str, Any], end: str) -> dict[str, Any]:
+    return {"type": "tag", "begin": begin, "content": content, "end": end}
+
+
+def _json(schema: Any) -> dict[str, Any]:
+    return {"type": "json_schema", "json_schema": schema}
+
+
+def _parameters(tool: Tool) -> dict[str, Any]:
+    return {"type": "object", **tool.parameters}
+
+
+def _element(spec: Spec, tool: Tool) -> dict[str, Any]:
+    codec = spec.call.arguments
+    if isinstance(codec, NameKey):
+        members = {tool.name: _parameters(tool)}
+    else:
+        assert isinstance(codec, NameAndArguments)
+        members = {codec.name: {"const": tool.name}, codec.keys[0]: _parameters(tool)}
+    closed = {"required": list(members), "additionalProperties": False}
+    return {"type": "object", "properties": members, **closed}
+
+
+def _call(spec: Spec, tool: Tool) -> dict[str, Any]:
+    """One call to `tool` as a tag: the template's text with the name written in, around
+    JSON arguments."""
+    call = spec.call
+    codec, name = call.arguments, call.name
+    template = call.template
+    if isinstance(codec, NameAndArguments):
+        key = codec.keys[0]
+        head = json.dumps({codec.name: tool.name}, ensure_ascii=False)[:-1]
+        template = template.replace("{call}", head + f', "{key}": ' + "{arguments}}")
+    elif not isinstance(codec, JsonObject):
+        raise UsageError(
+            f"no structural tag for {type(codec).__name__} arguments (only JSON ones): "
+            f"{spec.name!r}"
+        )
+    written = tool.name if not isinstance(name, Attribute) else None
+    if written is None:
+        raise UsageError(f"no structural tag for an Attribute name: {spec.name!r}")
+    before, after = template.split("{arguments}")
+    content = _json(_parameters(tool))
+    if isinstance(name, IdName):  # `functions.NAME:IDX`: the index is a number
+        pre, post = before.split("{id}")
+        digits = {"type": "regex", "pattern": "[0-9]{1,20}"}
+        rest = [digits, {"type": "const_string", "value": post}, content]
+        return _tag(
+            pre + name.prefix + tool.name + ":", {"type": "sequence", "elements": rest}, after
+        )
+    before = before.replace("{name}", written)
+    if _HOLE.search(before + after):
+        raise UsageError(f"no structural tag for the call template {call.template!r}")
+    return _tag(before, content, after)

@@ -1,0 +1,555 @@
+"""The spec walk: a format's `Spec` and declared tools as a `Grammar` of what the format
+writes (the turns its renderer writes, with free text and typed values where they stand).
+
+The grammar is the written form, not every tolerance of the parser: a model constrained by
+it writes what the parser reads without a warning. Every field of the spec is either used to
+write the grammar, a read tolerance the written form does not need (`TOLERATED`), or, when
+it has a value other than its default, a `UsageError` naming it: a field added to the spec
+later is never ignored silently.
+
+Choices where the parser accepts more than one form: properties (JSON members, XML
+parameters, keywords) are written required first, each group in schema order; the first
+spelling of a section or a key is written; any stop ends the turn.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, fields, is_dataclass
+from typing import Any
+
+from ..combinators import UsageError
+from ..combinators.xmlargs import Layout
+from ..formats.base import Format
+from ..formats.blocks import escape_attribute
+from ..formats.codecs import (
+    Attribute,
+    IdName,
+    JsonObject,
+    NameAndArguments,
+    NameKey,
+    PythonKeywords,
+    XmlArguments,
+)
+from ..formats.spec import Call, Channels, Spec, Think
+from ..tools import Tool, Tools
+from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Star, Token, alt, json_node, seq
+
+HANDLED: Mapping[str, frozenset[str]] = {
+    "Spec": frozenset(
+        {"name", "summary", "call", "stops", "turn", "section", "prompt", "default_start",
+         "call_stop"}
+    ),
+    "Think": frozenset({"open", "close", "written", "opened_by", "off", "prompt"}),
+    "Channels": frozenset({"channels", "tokens"}),
+    "Channel": frozenset({"name", "open", "close"}),
+    "Call": frozenset({"template", "arguments", "name", "between"}),
+    "Section": frozenset({"begins", "ends", "each", "array"}),
+    "Plain": frozenset({"pattern"}),
+    "Attribute": frozenset({"pattern"}),
+    "IdName": frozenset({"prefix", "pattern"}),
+    "JsonObject": frozenset(),
+    "XmlArguments": frozenset({"layout", "separator", "newline"}),
+    "Layout": frozenset(
+        {"opener", "key_close", "value_close", "end", "key_attribute", "value_open",
+         "framing_newlines", "decode_entities", "type_attribute", "type_values"}
+    ),
+    "PythonKeywords": frozenset(),
+    "NameAndArguments": frozenset({"keys", "name"}),
+    "NameKey": frozenset(),
+}  # fmt: skip
+"""The spec fields the walk writes into the grammar, by kind."""
+
+TOLERATED: Mapping[str, frozenset[str]] = {
+    "Spec": frozenset({"dropped", "placeholder", "malformed_as_content", "fenced", "respelled"}),
+    "Think": frozenset({"ends_at_call", "explicit", "also", "phrases"}),
+    "Call": frozenset({"spaced", "stray_closers", "unclosed", "bare", "loose", "empty"}),
+    "Section": frozenset({"bare", "noise", "empty", "stray_ends", "opens_at", "opener"}),
+    "XmlArguments": frozenset({"block"}),
+    "Layout": frozenset({"committed_opener", "unclosed_at_opener", "unclosed_at_end"}),
+}
+"""Read tolerances: other spellings and strays the parser accepts, which the written form
+(the grammar) never needs."""
+
+AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
+"""Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
+
+_RAW_KEYWORDS = frozenset({"type", "enum", "const", "description", "title", "default", "examples"})
+"""What a raw-text (unquoted) string value's schema may say for the grammar to express it."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the grammar allows: `tool_choice` `auto` (content or calls), `required` (at
+    least one call) or a tool name (at least one call, to it only); `parallel` (more than
+    one call); `reasoning` (a reasoning block, where the format has one)."""
+
+    tool_choice: str = "auto"
+    parallel: bool = True
+    reasoning: bool = True
+
+
+def chosen_tools(tools: Tools, options: Options) -> list[Tool]:
+    """The tools a call may name under `options.tool_choice`."""
+    choice = options.tool_choice
+    if choice in ("auto", "required"):
+        if choice == "required" and not tools:
+            raise UsageError('tool_choice "required" with no tools declared')
+        return list(tools.values())
+    if choice not in tools:
+        raise UsageError(
+            f'tool_choice is "auto", "required" or a declared tool name, not {choice!r}'
+        )
+    return [tools[choice]]
+
+
+def check_fields(spec: Spec) -> None:
+    """A `UsageError` naming the first spec field, or part kind, the walk cannot write."""
+    _check(spec, "spec")
+
+
+def _check(value: Any, where: str) -> None:
+    if isinstance(value, tuple):
+        for number, item in enumerate(value):
+            _check(item, f"{where}[{number}]")
+        return
+    if not is_dataclass(value) or isinstance(value, type):
+        return
+    kind = type(value).__name__
+    if kind not in HANDLED:
+        raise UsageError(f"no grammar for a spec part of kind {kind} ({where})")
+    for f in fields(value):
+        current = getattr(value, f.name)
+        if f.name in HANDLED[kind]:
+            _check(current, f"{where}.{f.name}")
+        elif f.name not in TOLERATED.get(kind, ()) and current != _default(f):
+            raise UsageError(
+                f"no grammar for {kind}.{f.name} = {current!r} ({where}): the grammar "
+                "exporter does not handle this field"
+            )
+
+
+def _default(f: Any) -> Any:
+    if f.default is not MISSING:
+        return f.default
+    return f.default_factory() if f.default_factory is not MISSING else MISSING
+
+
+def build(
+    fmt: Format,
+    tools: Tools,
+    start: str | None,
+    options: Options,
+    special: Iterable[str] | None = None,
+) -> Grammar:
+    """The grammar of a turn of `fmt` (which must have a `spec`) calling `tools`, after a
+    generation prompt that left `start` open; `special` lists the marker texts that are
+    special tokens (default: `AUTO_SPECIAL`)."""
+    return _Walk(fmt, spec_of(fmt), tools, start, options, special).grammar
+
+
+def build_lazy(
+    fmt: Format, tools: Tools, start: str | None, options: Options
+) -> tuple[Grammar, tuple[str, ...]]:
+    """The grammar of the rest of a turn from its first call on, and the words that trigger
+    it (the calls' opening marker), for a lazy grammar: text before the trigger is free.
+    Markers are all text (a lazy grammar is matched against text)."""
+    walked = _Walk(fmt, spec_of(fmt), tools, start, options, (), lazy=True)
+    return walked.grammar, walked.triggers
+
+
+def spec_of(fmt: Format) -> Spec:
+    """`fmt`'s spec, every field of it one the walk handles (else a `UsageError`)."""
+    spec = fmt.spec
+    if not isinstance(spec, Spec):
+        raise UsageError(
+            f"format {fmt.name!r} has no spec (it is written in code): no grammar can be "
+            "derived from it"
+        )
+    check_fields(spec)
+    return spec
+
+
+class _Walk:
+    def __init__(
+        self,
+        fmt: Format,
+        spec: Spec,
+        tools: Tools,
+        start: str | None,
+        options: Options,
+        special: Iterable[str] | None,
+        lazy: bool = False,
+    ) -> None:
+        self.spec, self.options, self.start = spec, options, start
+        self.triggers: tuple[str, ...] = ()
+        self.special: re.Pattern[str] | None = AUTO_SPECIAL
+        if special is not None:
+            tokens = sorted(special, key=len, reverse=True)
+            self.special = re.compile("|".join(map(re.escape, tokens))) if tokens else None
+        excluded = (m for m in fmt.reserved if m.strip() and not self._has_token(m))
+        self.grammar = Grammar(tuple(dict.fromkeys(m.strip() for m in excluded)))
+        self.tools = chosen_tools(tools, options)
+        self.grammar.rules["start"] = Lit("")  # first, whatever its body needs to name
+        self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
+
+    def _has_token(self, text: str) -> bool:
+        return self.special is not None and self.special.search(text) is not None
+
+    def text(self, text: str) -> Node:
+        """`text` of the format: special tokens as tokens, the rest as text."""
+        if not text or self.special is None:
+            return Lit(text)
+        parts: list[Node] = []
+        at = 0
+        for match in self.special.finditer(text):
+            parts += [Lit(text[at : match.start()]), Token(match[0])]
+            at = match.end()
+        return seq(*parts, Lit(text[at:]))
+
+    # -- the turn --------------------------------------------------------------------
+
+    def _turn(self) -> Node:
+        spec, turn = self.spec, self.spec.turn
+        if isinstance(turn, Channels):
+            return self._channels(turn)
+        if turn is not None and not isinstance(turn, Think):
+            raise UsageError(
+                f"no grammar for a turn of kind {type(turn).__name__} (a turn hook is code)"
+            )
+        reasoning: Node = Lit("")
+        if isinstance(turn, Think):
+            opened, closed = turn.written or (turn.open, turn.close)
+            if self.start == "reasoning":
+                if not self.options.reasoning:
+                    raise UsageError(
+                        "reasoning=False, but the generation prompt opened the reasoning block"
+                    )
+                reasoning = seq(FREE, self.text(closed))
+            elif self.options.reasoning:
+                reasoning = Opt(seq(self.text(opened), FREE, self.text(closed)))
+        return seq(reasoning, self._body(tuple(spec.stops)))
+
+    def _lazy(self) -> Node:
+        """From the first call's opening marker (the trigger) to the end of the turn."""
+        if not self.tools:
+            raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
+        opener, rest = self._run()
+        after: Node = self.text("".join(self.spec.stops))  # channels: one section, then stops
+        if not isinstance(self.spec.turn, Channels):
+            end = alt(*(seq(FREE, self.text(stop)) for stop in self.spec.stops))
+            run = self.grammar.rule("run", seq(FREE, opener, rest))
+            after = seq(Star(run), end) if self.options.parallel else end
+        assert isinstance(opener, Lit)
+        self.triggers = (opener.text,)
+        return seq(opener, rest, after)
+
+    def _body(self, stops: Sequence[str]) -> Node:
+        """Content and runs of calls, then a stop."""
+        end = alt(*(seq(FREE, self.text(stop)) for stop in stops))
+        if not self.tools:
+            return end
+        opener, rest = self._run()
+        run = self.grammar.rule("run", seq(FREE, opener, rest))
+        if not self.options.parallel:
+            one = seq(run, end)
+            return one if self.options.tool_choice != "auto" else alt(one, end)
+        more = Star(run)
+        if self.options.tool_choice == "auto":
+            return seq(more, end)
+        return seq(run, more, end)
+
+    def _channels(self, turn: Channels) -> Node:
+        """Channels in the order the renderer writes them (the open one first, reasoning
+        only if present), then the calls in one section, then the stops joined."""
+        order = sorted(turn.channels, key=lambda c: c.name != self.start)
+        parts: list[Node] = []
+        for channel in order:
+            opened = Lit("") if channel.name == self.start else self.text(channel.open)
+            block = seq(opened, FREE, self.text(channel.close))
+            if channel.name == "reasoning" and channel.name != self.start:
+                block = Opt(block) if self.options.reasoning else Lit("")
+            elif channel.name == "reasoning" and not self.options.reasoning:
+                raise UsageError(
+                    "reasoning=False, but the generation prompt opened the reasoning channel"
+                )
+            parts.append(block)
+        stop = self.text("".join(self.spec.stops))
+        if not self.tools:
+            return seq(*parts, stop)
+        opener, rest = self._run()
+        calls = seq(opener, rest)
+        if self.options.tool_choice == "auto":
+            calls = Opt(calls)
+        return seq(*parts, calls, stop)
+
+    # -- runs of calls ---------------------------------------------------------------
+
+    def _run(self) -> tuple[Node, Node]:
+        """A run of calls (one section, where the format has one), split into its opening
+        marker and the rest."""
+        spec, section = self.spec, self.spec.section
+        if section is not None and section.array:
+            closer = section.ends[0] if section.ends else ""
+            return self.text(section.begins[0]), seq(self._array(), self.text(closer))
+        prefix = re.split(r"\{(?:name|id|index|arguments|call)\}", spec.call.template)[0]
+        rests = alt(*(self._call(tool, len(prefix)) for tool in self.tools))
+        rest = self.grammar.rule("call", rests)
+        call = seq(self.text(prefix), rest)
+        between = self.text(spec.call.between)
+        if section is not None:
+            begin, end = self.text(section.begins[0]), self.text(section.ends[0])
+            if section.each:
+                wrapped = self.grammar.rule("wrapped", seq(begin, call, end))
+                more = Star(seq(between, wrapped)) if self.options.parallel else Lit("")
+                return begin, seq(call, end, more)
+            more = Star(seq(between, call)) if self.options.parallel else Lit("")
+            return begin, seq(call, more, end)
+        if not prefix:
+            raise UsageError(
+                f"no grammar for calls that begin with no marker: {spec.call.template!r}"
+            )
+        more = Star(seq(between, call)) if self.options.parallel else Lit("")
+        return self.text(prefix), seq(rest, more)
+
+    def _array(self) -> Node:
+        """The calls of an array section: one JSON array of call objects."""
+        codec = self.spec.call.arguments
+        elements = []
+        for tool in self.tools:
+            if isinstance(codec, NameKey):
+                elements.append(self._object([(tool.name, self._parameters(tool), True)]))
+            else:
+                assert isinstance(codec, NameAndArguments)
+                elements.append(self._named(codec, tool))
+        element = self.grammar.rule("element", alt(*elements))
+        more = Star(seq(_COMMA, element)) if self.options.parallel else Lit("")
+        return seq(Lit("["), _WS, element, more, _WS, Lit("]"))
+
+    def _named(self, codec: NameAndArguments, tool: Tool) -> Node:
+        """`{"name": NAME, "arguments": {…}}`, members in that order."""
+        name = (codec.name, Lit(json.dumps(tool.name, ensure_ascii=False)), True)
+        members = [name, (codec.keys[0], self._parameters(tool), True)]
+        return seq(Lit("{"), _WS, *_fixed(members), _WS, Lit("}"))
+
+    # -- JSON values -------------------------------------------------------------------
+
+    def _parameters(self, tool: Tool) -> Node:
+        """A tool's arguments: a JSON object of its parameters (one `Json` node where they
+        use `$ref`, which must resolve in the whole schema)."""
+        schema = {"type": "object", **tool.parameters}
+        return json_node(_ordered(schema)) if _has_ref(schema) else self._json(schema)
+
+    def _json(self, schema: Mapping[str, Any]) -> Node:
+        """A JSON value for `schema`: an object of declared properties as `Members` (any
+        order, as models and the parser allow), anything else as a `Json` node."""
+        properties = schema.get("properties")
+        plain = set(schema) <= _PLAIN_OBJECT and schema.get("type", "object") == "object"
+        if not plain or not isinstance(properties, Mapping) or not properties:
+            return json_node(_ordered(schema))
+        required = set(schema.get("required") or ())
+        order = sorted(properties, key=lambda key: key not in required)
+        return self._object([(key, self._json(properties[key]), key in required) for key in order])
+
+    def _object(self, members: list[tuple[str, Node, bool]]) -> Node:
+        """A JSON object of `members` (key, value, required), required ones first."""
+        items = tuple(
+            seq(Lit(json.dumps(key, ensure_ascii=False)), _WS, Lit(":"), _WS, value)
+            for key, value, _ in members
+        )
+        required = sum(1 for _, _, needed in members if needed)
+        return seq(Lit("{"), _WS, Members(items, required, _COMMA), _WS, Lit("}"))
+
+    # -- one call ----------------------------------------------------------------------
+
+    def _call(self, tool: Tool, skip: int) -> Node:
+        """One call to `tool`, written from the template, without its first `skip`
+        characters (its fixed beginning)."""
+        call = self.spec.call
+        parts: list[Node] = []
+        for piece in re.split(r"(\{(?:name|id|index|arguments|call)\})", call.template[skip:]):
+            if piece == "{name}":
+                parts.append(Lit(self._name(call, tool.name)))
+            elif piece == "{id}":
+                assert isinstance(call.name, IdName)
+                parts += [Lit(self._name(call, tool.name) + ":"), Pattern("[0-9]{1,20}")]
+            elif piece == "{index}":
+                parts.append(Pattern("[0-9]{1,20}"))
+            elif piece == "{arguments}":
+                parts.append(self._arguments(call, tool))
+            elif piece == "{call}":
+                assert isinstance(call.arguments, NameAndArguments)
+                parts.append(self._named(call.arguments, tool))
+            else:
+                parts.append(self.text(piece))
+        return seq(*parts)
+
+    @staticmethod
+    def _name(call: Call, name: str) -> str:
+        codec = call.name
+        written = escape_attribute(name) if isinstance(codec, Attribute) else name
+        if isinstance(codec, IdName):
+            written = codec.prefix + name
+        if not re.fullmatch(
+            codec.pattern, written if not isinstance(codec, IdName) else f"{written}:0"
+        ):
+            raise UsageError(f"tool name {name!r} cannot be written as {codec!r}")
+        return written
+
+    def _arguments(self, call: Call, tool: Tool) -> Node:
+        codec = call.arguments
+        if isinstance(codec, JsonObject):
+            return self._parameters(tool)
+        if _has_ref(tool.parameters):
+            raise UsageError(
+                f"no grammar for $ref in the parameters of {tool.name!r} "
+                f"({type(codec).__name__} types each value by its own schema)"
+            )
+        parameters = _ordered_parameters(tool)
+        required = sum(1 for _, _, needed in parameters if needed)
+        if isinstance(codec, PythonKeywords):
+            keywords = tuple(
+                seq(Lit(f"{key}="), self._json(schema)) for key, schema, _ in parameters
+            )
+            return Members(keywords, required, Lit(", "))
+        assert isinstance(codec, XmlArguments)
+        end = "\n" if codec.newline else ""
+        pairs = tuple(
+            seq(self._pair(codec, key, schema), Lit(end)) for key, schema, _ in parameters
+        )
+        return Members(pairs, required, self.text(codec.separator))
+
+    def _pair(self, codec: XmlArguments, key: str, schema: Mapping[str, Any]) -> Node:
+        """One argument of an XML layout, its value typed by `schema`."""
+        layout = codec.layout
+        close = self.text(layout.value_close)
+        options = []
+        for kind, value in _raw_values(schema, key, self._json):
+            if layout.key_attribute:
+                head = self.text(
+                    f"{layout.opener}{_attributes(layout, key, kind)}{layout.key_close}"
+                )
+                options.append(seq(head, value, close))
+                continue
+            gap = "\n" if codec.newline and layout.value_open else ""
+            framing = "\n" if layout.framing_newlines else ""
+            head = self.text(
+                f"{layout.opener}{key}{layout.key_close}{gap}{layout.value_open}{framing}"
+            )
+            options.append(seq(head, value, Lit(framing), close))
+        return alt(*options)
+
+
+def _rule_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "_", name.lower())[:40]
+
+
+def _attributes(layout: Layout, key: str, kind: str) -> str:
+    """The attributes of an argument's opening tag: its key, and its type where the layout
+    has a type attribute (the value's JSON type, or the `type_values` spelling)."""
+    written = escape_attribute(key) if layout.decode_entities else key
+    attributes = f' {layout.key_attribute}="{written}"'
+    if layout.type_attribute is not None:
+        if layout.type_values:
+            spelled = {name: attribute for attribute, name in layout.type_values.items()}
+            kind = spelled.get(kind) or spelled["json"]
+        attributes += f' {layout.type_attribute}="{kind}"'
+    return attributes
+
+
+_KIND = {"integer": "number", "number": "number", "string": "string", "boolean": "boolean",
+         "null": "null", "object": "object", "array": "array"}  # fmt: skip
+
+
+def _raw_values(
+    schema: Mapping[str, Any], key: str, typed: Callable[[Mapping[str, Any]], Node]
+) -> list[tuple[str, Node]]:
+    """The written forms of a raw-text value for `schema`, with the JSON type each has:
+    a string as free text (or one of its `enum`/`const` values verbatim), anything else as
+    JSON."""
+    if "const" in schema or "enum" in schema:
+        allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
+        return [(_kind_of(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed]
+    for union in ("anyOf", "oneOf"):
+        if isinstance(schema.get(union), list):
+            return [pair for member in schema[union] for pair in _raw_values(member, key, typed)]
+    declared = schema.get("type")
+    types = declared if isinstance(declared, list) else [declared] if declared else []
+    if not types and not {"properties", "items"} & set(schema):
+        types = ["string"]  # untyped: the raw text stays a string
+    values: list[tuple[str, Node]] = []
+    for kind in types:
+        if kind == "string":
+            extra = set(schema) - _RAW_KEYWORDS
+            if extra:
+                raise UsageError(
+                    f"no grammar for the raw-text value of parameter {key!r} with "
+                    f"{', '.join(sorted(extra))} (only its type, enum or const)"
+                )
+            values.append(("string", FREE))
+        else:
+            values.append((_KIND[kind], typed({**schema, "type": kind})))
+    if not types:
+        values.append(("object" if "properties" in schema else "array", typed(schema)))
+    return values
+
+
+def _kind_of(value: Any) -> str:
+    from ..formats.blocks import json_type
+
+    return json_type(value)
+
+
+def _ordered_parameters(tool: Tool) -> list[tuple[str, Mapping[str, Any], bool]]:
+    """A tool's parameters (key, schema, required), required ones first, each group in
+    schema order."""
+    properties = tool.parameters.get("properties") or {}
+    required = set(tool.parameters.get("required") or ())
+    order = sorted(properties, key=lambda key: key not in required)
+    return [(key, properties[key], key in required) for key in order]
+
+
+_WS = Pattern(r"[ \t\n\r]*")
+_COMMA = seq(_WS, Lit(","), _WS)
+_PLAIN_OBJECT = frozenset(
+    {"type", "properties", "required", "additionalProperties", "description", "title", "$schema"}
+)
+"""An object schema that `Members` expresses whole (extra members are never written)."""
+
+
+def _fixed(members: list[tuple[str, Node, bool]]) -> list[Node]:
+    """JSON members in the given order."""
+    written: list[Node] = []
+    for number, (key, value, _) in enumerate(members):
+        written += [_COMMA] if number else []
+        written += [Lit(json.dumps(key, ensure_ascii=False)), _WS, Lit(":"), _WS, value]
+    return written
+
+
+def _has_ref(schema: Any) -> bool:
+    if isinstance(schema, Mapping):
+        return "$ref" in schema or any(_has_ref(value) for value in schema.values())
+    return isinstance(schema, list) and any(_has_ref(item) for item in schema)
+
+
+def _ordered(schema: Any) -> Any:
+    """`schema` with every object's properties reordered required first (each group in
+    schema order), as JSON grammars write properties in schema order."""
+    if isinstance(schema, list):
+        return [_ordered(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    result = {
+        key: _ordered(value)
+        if key not in ("properties", "enum", "const", "default", "examples")
+        else value
+        for key, value in schema.items()
+    }
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        required = set(schema.get("required") or ())
+        order = sorted(properties, key=lambda key: key not in required)
+        result["properties"] = {key: _ordered(properties[key]) for key in order}
+    return result

@@ -1,0 +1,219 @@
+"""The exported Lark grammar against the parser, with llguidance as the oracle: every valid
+turn the testing kit renders is accepted (each proper prefix viable), and over valid and
+mutated calls llguidance accepts exactly what protocall completes without an error."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from grammar_oracle import DEL, EXPORTABLE, calls, check, completes, specials
+from hypothesis import HealthCheck, assume, given, note, settings
+
+from protocall import formats
+from protocall.combinators import UsageError
+from protocall.formats.spec import from_json, to_json
+from protocall.grammar import walk
+from protocall.testing import cases
+from protocall.testing.strategies import neutral, render
+
+SETTINGS = settings(
+    max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
+)
+TOOLS = [
+    {"name": "get", "parameters": {"type": "object", "required": ["s"],
+     "properties": {"a": {"type": "integer"}, "s": {"type": "string"}}}},
+    {"name": "f"},
+]  # fmt: skip
+
+
+def test_the_built_in_specs_export() -> None:
+    assert len(EXPORTABLE) >= 18, EXPORTABLE
+
+
+@pytest.mark.parametrize("name", formats.names())
+def test_every_format_exports_or_says_why(name: str) -> None:
+    fmt = formats.get(name)
+    try:
+        text = fmt.decoding_grammar(TOOLS)
+    except UsageError as error:
+        assert name not in EXPORTABLE
+        assert "no spec" in str(error) or "no grammar for" in str(error)
+        return
+    assert text.startswith("%llguidance {}") and "start:" in text
+
+
+@pytest.mark.parametrize("name", EXPORTABLE)
+def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
+    fmt = formats.get(name)
+
+    @SETTINGS
+    @given(cases(fmt))
+    def accepted(case: Any) -> None:
+        assume(DEL not in case.text)
+        assume(specials(case.text) == specials(render(fmt, neutral(case.turn), case.start)))
+        grammar = fmt.decoding_grammar(case.tools, generation_prompt=case.generation_prompt)
+        verdict = check(grammar, case.text)
+        note(f"text {case.text!r}\n{grammar}")
+        assert verdict.viable == verdict.tokens, f"refused after {verdict.viable}: {verdict.error}"
+        assert verdict.accepted
+
+    accepted()
+
+
+# -- the differential property ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", EXPORTABLE)
+def test_llguidance_accepts_exactly_the_calls_protocall_completes(name: str) -> None:
+    fmt = formats.get(name)
+
+    @settings(SETTINGS, max_examples=25)
+    @given(calls(fmt))
+    def agree(drawn: tuple[Any, str, str]) -> None:
+        tools, text, mutation = drawn
+        grammar = fmt.decoding_grammar(
+            tools, tool_choice="required", parallel=False, generation_prompt=fmt.prompt_for(None)
+        )
+        verdict = check(grammar, text)
+        complete, shown = completes(fmt, tools, text)
+        note(f"{mutation}: {text!r}\nllguidance: {verdict}\nprotocall: {shown}")
+        problem = (
+            f"{name}, a {mutation} call: llguidance "
+            f"{'accepts' if verdict.accepted else 'refuses'} it, protocall "
+            f"{'completes' if complete else 'does not complete'} it\n"
+            f"  text: {text!r}\n  protocall: {shown}\n  llguidance: {verdict.error[:200]}"
+        )
+        if mutation == "broken envelope":  # the parser tolerates more than the written form
+            assert complete or not verdict.accepted, problem
+        else:
+            assert verdict.accepted == complete, problem
+
+    agree()
+
+
+# -- options and errors ----------------------------------------------------------------------
+
+
+def test_tool_choice_required_needs_a_call_and_a_named_tool_only_that_tool() -> None:
+    fmt = formats.get("hermes")
+    call = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    get = '<tool_call>\n{"name": "get", "arguments": {"s": "x"}}\n</tool_call>'
+    auto = fmt.decoding_grammar(TOOLS)
+    required = fmt.decoding_grammar(TOOLS, tool_choice="required")
+    named = fmt.decoding_grammar(TOOLS, tool_choice="get")
+    single = fmt.decoding_grammar(TOOLS, parallel=False)
+    assert check(auto, "hi<|im_end|>").accepted
+    assert not check(required, "hi<|im_end|>").accepted
+    assert check(required, f"hi{call}<|im_end|>").accepted
+    assert not check(named, f"{call}<|im_end|>").accepted
+    assert check(named, f"{get}<|im_end|>").accepted
+    assert check(single, f"{get}<|im_end|>").accepted
+    assert not check(single, f"{get}\n{call}<|im_end|>").accepted
+    assert check(auto, f"{get}\n{call}<|im_end|>").accepted
+
+
+def test_reasoning_can_be_ruled_out() -> None:
+    fmt = formats.get("hermes")
+    assert check(fmt.decoding_grammar(TOOLS), "<think>r</think>hi<|im_end|>").accepted
+    off = fmt.decoding_grammar(TOOLS, reasoning=False)
+    assert not check(off, "<think>r</think>hi<|im_end|>").accepted
+    assert check(off, "hi<|im_end|>").accepted
+    with pytest.raises(UsageError, match="reasoning=False"):
+        fmt.decoding_grammar(TOOLS, reasoning=False, generation_prompt=fmt.prompt_for("reasoning"))
+
+
+def test_special_tokens_are_tokens_not_text() -> None:
+    grammar = formats.get("kimi-k2").decoding_grammar(TOOLS)
+    assert "<|tool_calls_section_begin|>" in grammar
+    assert '"<|tool_calls_section_begin|>"' not in grammar
+    as_text = formats.get("kimi-k2").decoding_grammar(TOOLS, special_tokens=())
+    assert "<|tool_calls_section_begin|>" in as_text and "FREE <|" not in as_text
+
+
+def test_a_format_without_a_spec_says_so() -> None:
+    fmt = dataclasses.replace(formats.get("hermes"), spec=None)
+    with pytest.raises(UsageError, match="has no spec"):
+        fmt.decoding_grammar(TOOLS)
+
+
+def test_an_unhandled_spec_field_is_named() -> None:
+    spec = formats.get("hermes").spec
+    data = json.loads(to_json(spec))
+    data["turn"]["type"] = "Think"
+    changed = from_json(json.dumps(data))
+    fmt = dataclasses.replace(formats.get("hermes"), spec=changed)
+    assert fmt.decoding_grammar(TOOLS)  # unchanged: fine
+    channel = dataclasses.replace(formats.get("kimi-k3").spec.turn.channels[0], label="x")
+    turn = dataclasses.replace(formats.get("kimi-k3").spec.turn, channels=(channel,))
+    labelled = dataclasses.replace(
+        formats.get("kimi-k3"), spec=dataclasses.replace(formats.get("kimi-k3").spec, turn=turn)
+    )
+    with pytest.raises(UsageError, match=r"Channel\.label"):
+        labelled.decoding_grammar(TOOLS)
+
+
+def test_a_field_the_walk_does_not_know_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(walk.HANDLED, "Call", walk.HANDLED["Call"] - {"between"})
+    with pytest.raises(UsageError, match=r"Call\.between"):
+        formats.get("hermes").decoding_grammar(TOOLS)
+
+
+def test_unknown_options_are_usage_errors() -> None:
+    fmt = formats.get("hermes")
+    with pytest.raises(UsageError, match="dialect"):
+        fmt.decoding_grammar(TOOLS, "yacc")
+    with pytest.raises(UsageError, match="tool_choice"):
+        fmt.decoding_grammar(TOOLS, tool_choice="nope")
+    with pytest.raises(UsageError, match="required"):
+        fmt.decoding_grammar([], tool_choice="required")
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_the_cli_prints_each_dialect(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from protocall.cli import main
+
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    assert main(["grammar", "hermes", "--tools", str(tools)]) == 0
+    lark = capsys.readouterr().out
+    assert lark.startswith("%llguidance {}") and check(lark, "hi<|im_end|>").accepted
+    assert main(["grammar", "hermes", "--tools", str(tools), "--dialect", "gbnf"]) == 0
+    assert capsys.readouterr().out.startswith("root ::= ")
+    for dialect, key in (("gbnf-lazy", "grammar_triggers"), ("structural-tag", "format")):
+        assert main(["grammar", "hermes", "--tools", str(tools), "--dialect", dialect]) == 0
+        assert key in json.loads(capsys.readouterr().out)
+    argv = ["grammar", "hermes", "--tools", str(tools), "--tool-choice", "f", "--no-parallel"]
+    assert main([*argv, "--no-reasoning"]) == 0
+    single = capsys.readouterr().out
+    assert not check(single, "<think>r</think>hi<|im_end|>").accepted
+
+
+def test_the_cli_says_why_there_is_no_grammar(capsys: pytest.CaptureFixture[str]) -> None:
+    from protocall.cli import main
+
+    assert main(["grammar", "gpt-oss"]) == 2
+    assert "no grammar for a spec part of kind Messages" in capsys.readouterr().err
+
+
+def test_the_grammar_page_runs() -> None:
+    from test_cli import ROOT, python_blocks
+
+    (first, *_) = python_blocks(ROOT / "docs" / "grammar.md")
+    exec(compile(first, "docs/grammar.md", "exec"), {})
+
+
+def test_ref_schemas_are_json_whole_or_a_named_error() -> None:
+    tool = {"name": "f", "parameters": {"type": "object", "required": ["p"],
+            "$defs": {"point": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+            "properties": {"p": {"$ref": "#/$defs/point"}}}}  # fmt: skip
+    hermes = formats.get("hermes").decoding_grammar([tool])
+    call = '<tool_call>\n{"name": "f", "arguments": {"p": {"x": 1}}}\n</tool_call><|im_end|>'
+    assert check(hermes, call).accepted
+    assert not check(hermes, call.replace("1", '"1"')).accepted
+    with pytest.raises(UsageError, match=r"\$ref"):
+        formats.get("qwen3-coder").decoding_grammar([tool])

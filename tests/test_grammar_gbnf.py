@@ -1,0 +1,130 @@
+"""The exported GBNF against the parser, with a character-level GBNF recognizer as the
+oracle (llama.cpp's semantics: special tokens are text, every alternative kept): every valid
+turn the testing kit renders (its arguments in GBNF's fixed order) is accepted; over valid
+and mutated calls the recognizer accepts what protocall completes; the lazy form accepts a
+turn from its trigger on. llguidance compiles every exported GBNF (its GBNF-to-Lark
+converter); as a matcher it reads GBNF through a lexer, which refuses free text that ends
+in a marker's prefix right before a marker (docs/grammar.md), so it is not the oracle here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import llguidance
+import pytest
+from gbnf_recognizer import Recognizer
+from grammar_oracle import DEL, EXPORTABLE, calls, completes, turn_in_order
+from hypothesis import HealthCheck, assume, given, note, settings
+from llguidance.gbnf_to_lark import any_to_lark
+
+from protocall import formats
+from protocall.combinators import UsageError
+from protocall.testing import cases
+from protocall.testing.strategies import render
+
+SETTINGS = settings(
+    max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
+)
+
+
+def _ordered(case: Any, fmt: formats.Format) -> str:
+    """The case's turn with its arguments in GBNF's order (required ones first)."""
+    return render(fmt, turn_in_order(case.turn, case.tools, required_first=True), case.start)
+
+
+@pytest.mark.parametrize("name", EXPORTABLE)
+def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
+    fmt = formats.get(name)
+
+    @SETTINGS
+    @given(cases(fmt))
+    def accepted(case: Any) -> None:
+        text = _ordered(case, fmt)
+        assume(DEL not in text)
+        gbnf = fmt.decoding_grammar(case.tools, "gbnf", generation_prompt=case.generation_prompt)
+        note(f"text {text!r}\n{gbnf}")
+        assert Recognizer(gbnf).accepts(text)
+        assert not Recognizer(gbnf).accepts(text[:-1])
+        compiles(gbnf)
+
+    accepted()
+
+
+@pytest.mark.parametrize("name", EXPORTABLE)
+def test_llguidance_on_gbnf_accepts_exactly_the_calls_protocall_completes(name: str) -> None:
+    fmt = formats.get(name)
+
+    @settings(SETTINGS, max_examples=10)
+    @given(calls(fmt, required_first=True))
+    def agree(drawn: tuple[Any, str, str]) -> None:
+        tools, text, mutation = drawn
+        assume(DEL not in text)
+        gbnf = fmt.decoding_grammar(
+            tools, "gbnf", tool_choice="required", parallel=False,
+            generation_prompt=fmt.prompt_for(None),
+        )  # fmt: skip
+        accepted = Recognizer(gbnf).accepts(text)
+        complete, shown = completes(fmt, tools, text)
+        problem = f"{name}, a {mutation} call {text!r}: GBNF {accepted}, protocall {shown}"
+        if mutation == "broken envelope":  # the parser tolerates more than the written form
+            assert complete or not accepted, problem
+        else:
+            assert accepted == complete, problem
+
+    agree()
+
+
+@pytest.mark.parametrize("name", EXPORTABLE)
+def test_the_lazy_grammar_accepts_a_turn_from_its_trigger_on(name: str) -> None:
+    fmt = formats.get(name)
+
+    @SETTINGS
+    @given(cases(fmt, max_calls=2))
+    def accepted(case: Any) -> None:
+        assume(case.turn.calls)
+        text = _ordered(case, fmt)
+        assume(DEL not in text)
+        lazy = json.loads(
+            fmt.decoding_grammar(case.tools, "gbnf-lazy", generation_prompt=case.generation_prompt)
+        )
+        assert lazy["grammar_lazy"] is True
+        (trigger,) = (t["value"] for t in lazy["grammar_triggers"])
+        assert trigger in text
+        note(f"text {text!r}\n{lazy['grammar']}")
+        assert Recognizer(lazy["grammar"]).accepts(text[text.index(trigger) :])
+
+    accepted()
+
+
+def compiles(gbnf: str) -> None:
+    """llguidance reads `gbnf` (converted to its Lark) without an error."""
+    lark = any_to_lark(gbnf)
+    error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(
+        llguidance.LLMatcher.grammar_from_lark(lark)
+    )
+    assert not error, messages
+
+
+def test_the_recognizer_is_a_recognizer() -> None:
+    gbnf = 'root ::= "a" (x | [b-c]{2,3})* "."?\nx ::= [^a-c\\-] "-"'
+    assert Recognizer(gbnf).accepts("abcbcb.")
+    assert Recognizer(gbnf).accepts("az-bb")
+    assert not Recognizer(gbnf).accepts("ab")
+    assert not Recognizer(gbnf).accepts("a--")
+    assert not Recognizer(gbnf).accepts("abb..")
+
+
+def test_gbnf_has_a_root_and_writes_special_tokens_as_text() -> None:
+    gbnf = formats.get("kimi-k2").decoding_grammar([{"name": "f"}], "gbnf")
+    assert gbnf.startswith("root ::= ")
+    assert '"<|tool_calls_section_begin|><|tool_call_begin|>" call' in gbnf
+
+
+def test_what_gbnf_cannot_say_is_named() -> None:
+    tool = {"name": "f", "parameters": {"type": "object", "properties": {
+        "when": {"type": "string", "format": "date"}}}}  # fmt: skip
+    with pytest.raises(UsageError, match="format"):
+        formats.get("hermes").decoding_grammar([tool], "gbnf")
+    with pytest.raises(UsageError, match="lazy grammar needs declared tools"):
+        formats.get("hermes").decoding_grammar([], "gbnf-lazy")
