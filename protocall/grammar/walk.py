@@ -23,7 +23,7 @@ from typing import Any
 from ..combinators import UsageError
 from ..combinators.xmlargs import Layout
 from ..formats.base import Format
-from ..formats.blocks import escape_attribute
+from ..formats.blocks.render import escape_attribute
 from ..formats.codecs import (
     Attribute,
     IdName,
@@ -497,7 +497,7 @@ def _raw_values(
 
 
 def _kind_of(value: Any) -> str:
-    from ..formats.blocks import json_type
+    from ..formats.blocks.render import json_type
 
     return json_type(value)
 
