@@ -58,6 +58,7 @@ from ..tools import Tools
 from .blocks.json_calls import call_object
 from .blocks.names import NAME_CHARS, arguments, json_name, tool_name
 from .blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
+from .layouts import schema_typing
 
 # -- name encodings ------------------------------------------------------------------------
 
@@ -184,7 +185,7 @@ class XmlArguments:
     newline: bool = False
 
     def parser(self, schema: Any) -> Parser[Any]:
-        tagged = xml_arguments(self.layout, schema)
+        tagged = xml_arguments(self.layout, schema_typing(schema))
         return tagged if self.block is None else alt(self.block.parser(), tagged)
 
     def render(self, values: dict[str, Any]) -> str:

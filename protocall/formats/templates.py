@@ -22,6 +22,7 @@ from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .blocks.calls import Calls, closer, section_calls
 from .blocks.names import arguments, loose, per_tool, tool_name
+from .layouts import schema_typing
 
 _FIRST_ATTRIBUTE = re.compile(r'\s+[\w-]+="')
 _TAG = re.compile(r"<[^<>]*>?")
@@ -78,7 +79,7 @@ class Template:
         values = per_tool(
             tools,
             lambda schema: arguments(
-                json_object() if layout is None else xml_arguments(layout, schema)
+                json_object() if layout is None else xml_arguments(layout, schema_typing(schema))
             ),
         )
         ending = loose(after_name).result(True)  # the value: whether arguments follow

@@ -30,6 +30,7 @@ from ...combinators import (
 )
 from ...combinators.xmlargs import Layout, xml_arguments
 from ...tools import Tools
+from ..layouts import schema_typing
 from .names import (
     arguments,
     per_tool,
@@ -157,7 +158,9 @@ def xml_calls(
     call, not to the content. Calls or sections separated only by whitespace form one run
     (`in_runs`). A call that fails after its head is skipped (see `tool_call`) to its
     closer, the next opener, the section end or one of `stops`."""
-    parameters = per_tool(tools, lambda schema: arguments(xml_arguments(layout, schema)))
+    parameters = per_tool(
+        tools, lambda schema: arguments(xml_arguments(layout, schema_typing(schema)))
+    )
     following = peek(whitespace.then(markers(layout.opener, layout.end)))
     ending = literal(name_end) if name_end else following
 
