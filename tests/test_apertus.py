@@ -7,21 +7,11 @@ import json
 import pytest
 
 from protocall import formats
-from protocall.events import ToolCallStart
 from protocall.formats.apertus import FORMAT
 from protocall.message import Message
 from protocall.testing import (
-    PROPERTIES,
-    Case,
-    Trial,
-    assert_format,
-    completion_offsets,
-    example_tests,
-    split_at,
-    stream,
     verify,
 )
-from protocall.tools import normalize_tools
 
 THINK, END_THINK = "<|inner_prefix|>", "<|inner_suffix|>"
 TOOLS_OPEN, TOOLS_CLOSE, END = "<|tools_prefix|>", "<|tools_suffix|>", "<|assistant_end|>"
@@ -78,13 +68,6 @@ EXAMPLES = [
     ("Thinking first." + END_THINK + "Hello!" + END, THINKING,
      {"reasoning_content": "Thinking first.", "content": "Hello!", "tool_calls": []}),
 ]  # fmt: skip
-
-
-test_formats_examples = example_tests(FORMAT, EXAMPLES, tools=TOOLS)
-
-
-def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
-    assert_format(FORMAT, max_examples=15, seed=0)
 
 
 def test_registered() -> None:
@@ -177,23 +160,6 @@ def test_cjk_and_emoji() -> None:
     assert message.tool_calls[0].arguments == arguments
 
 
-@pytest.mark.parametrize("marker", FORMAT.reserved)
-def test_every_marker_inside_a_string_argument(marker: str) -> None:
-    content = f"x = '{marker}'\n{marker}]}}"
-    (result,) = verified(
-        section(("write_file", {"path": "/p", "content": content})) + END
-    ).tool_calls
-    assert result.arguments == {"path": "/p", "content": content}
-
-
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = section(("get_weather_forecast", {"location": "Oslo"}), ("get_weather", {}))
-    starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
-              if isinstance(e, ToolCallStart)]  # fmt: skip
-    assert starts == ["get_weather_forecast", "get_weather"]
-    verified(text)
-
-
 def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     text = section(("get_time", {"zone": "UTC"}), ("launch", {"n": 3}), ("get_weather", {})) + END
     message = verified(text)
@@ -219,26 +185,3 @@ def test_a_second_key_in_a_call_object_is_malformed() -> None:
 
 
 # -- truncation ----------------------------------------------------------------------------------
-
-
-def test_truncation_at_every_position() -> None:
-    first, second = ("get_time", {"zone": "UTC"}), ("write_file", {"content": '<|x|> "z"'})
-    text = THINK + "R" + END_THINK + "Hi " + section(first, second) + END
-    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
-    reference = stream(FORMAT, [text], TOOLS, PROMPT)
-    ends = completion_offsets(reference.tree)  # both at the `]`: the list completes together
-    opened = text.index(TOOLS_OPEN)
-    for cut in range(len(text)):
-        prefix = text[:cut]
-        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
-        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
-        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
-        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
-        for prop in PROPERTIES:
-            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
-        message = whole.message
-        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for e in ends)]
-        if opened + len(TOOLS_OPEN) <= cut < ends[0]:
-            (error,) = message.errors
-            assert error.code == "truncated" and error.raw == text[opened:cut]
-        assert all(e.code == "truncated" for e in message.errors)

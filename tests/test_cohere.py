@@ -7,21 +7,11 @@ import json
 import pytest
 
 from protocall import formats
-from protocall.events import ToolCallStart
 from protocall.formats.cohere import FORMAT
 from protocall.message import Message
 from protocall.testing import (
-    PROPERTIES,
-    Case,
-    Trial,
-    assert_format,
-    completion_offsets,
-    example_tests,
-    split_at,
-    stream,
     verify,
 )
-from protocall.tools import normalize_tools
 
 THINK, END_THINK = "<|START_THINKING|>", "<|END_THINKING|>"
 RESPONSE, END_RESPONSE = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
@@ -88,13 +78,6 @@ EXAMPLES = [
      "<|END_OF_TURN_TOKEN|>", PROMPT + THINK,
      {"reasoning_content": "It is sunny.", "content": "Sunny in Paris.", "tool_calls": []}),
 ]  # fmt: skip
-
-
-test_formats_examples = example_tests(FORMAT, EXAMPLES, tools=TOOLS)
-
-
-def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
-    assert_format(FORMAT, max_examples=15, seed=0)
 
 
 def test_registered() -> None:
@@ -184,21 +167,6 @@ def test_typed_values_keep_their_json_types() -> None:
     assert result.arguments == arguments and json.loads(result.arguments_json) == arguments
 
 
-@pytest.mark.parametrize("marker", FORMAT.reserved)
-def test_every_marker_inside_a_string_argument(marker: str) -> None:
-    content = f"x = '{marker}'\n{marker}]}}"
-    (result,) = verified(action(("write_file", {"path": "/p", "content": content}))).tool_calls
-    assert result.arguments == {"path": "/p", "content": content}
-
-
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = action(("get_weather_forecast", {"location": "Oslo"}), ("get_weather", {}))
-    starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
-              if isinstance(e, ToolCallStart)]  # fmt: skip
-    assert starts == ["get_weather_forecast", "get_weather"]
-    verified(text)
-
-
 def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     text = action(("get_time", {"zone": "UTC"}), ("launch", {"n": 3}), ("get_weather", {})) + EOT
     message = verified(text)
@@ -218,26 +186,3 @@ def test_an_invalid_sibling_makes_the_whole_action_malformed() -> None:
 
 
 # -- truncation ----------------------------------------------------------------------------------
-
-
-def test_truncation_at_every_position() -> None:
-    calls = action(("get_time", {"zone": "UTC"}), ("write_file", {"content": '<|x|> "z"'}))
-    text = THINK + "R" + END_THINK + RESPONSE + "Hi" + END_RESPONSE + calls + EOT
-    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
-    reference = stream(FORMAT, [text], TOOLS, PROMPT)
-    ends = completion_offsets(reference.tree)  # both at the `]`: the list completes together
-    opened = text.index(ACTION)
-    for cut in range(len(text)):
-        prefix = text[:cut]
-        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
-        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
-        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
-        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
-        for prop in PROPERTIES:
-            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
-        message = whole.message
-        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for e in ends)]
-        if opened + len(ACTION) <= cut < ends[0]:
-            (error,) = message.errors
-            assert error.code == "truncated" and error.raw == text[opened:cut]
-        assert all(e.code == "truncated" for e in message.errors)

@@ -221,6 +221,11 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
+BY_NAME = {name: [(text, prompt, expected) for of, prompt, text, _, expected in EXAMPLES
+                  if of == name] for name in NAMES}  # fmt: skip
+"""The examples of each variant, with the generic tests in tests/test_families."""
+
+
 @pytest.mark.parametrize(("name", "prompt", "text", "turn", "expected"), EXAMPLES)
 def test_formats_md_examples(
     name: str, prompt: str, text: str, turn: Turn | None, expected: dict[str, Any]
@@ -236,18 +241,6 @@ def test_the_renderer_writes_the_examples(
 ) -> None:
     if turn is not None:  # (examples of a call inside an unclosed block are not rendered)
         assert fmt(name).render(turn, fmt(name).start_state(prompt)) == text
-
-
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=50, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[str, str, str, Turn | None, dict[str, Any]], data: st.DataObject
-) -> None:
-    name, prompt, text, _, expected = example
-    outcome = stream(fmt(name), data.draw(chunkings(text)), TOOLS, prompt)
-    check_invariants(outcome)
-    assert outcome.message.to_dict() == expected
-    assert outcome.merged_events == stream(fmt(name), [text], TOOLS, prompt).merged_events
 
 
 # -- every variant ----------------------------------------------------------------------------
@@ -295,17 +288,6 @@ def test_markers_quoted_in_closed_reasoning_and_in_prose_stay_text(name: str) ->
     assert message.tool_calls == () and message.errors == ()
     message = parse(name, quoted + EOS)
     assert (message.content, message.tool_calls, message.errors) == (quoted, (), ())
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_shorter_name_never_announced_while_the_longer_arrives(name: str) -> None:
-    text = turn_text(name, ToolUse("get_weather_forecast", {"location": "Oslo"}))
-    session = fmt(name).parser(TOOLS)
-    starts = []
-    for char in text:
-        starts += [e.name for e in session.feed(char) if isinstance(e, ToolCallStart)]
-    starts += [e.name for e in session.finish() if isinstance(e, ToolCallStart)]
-    assert starts == ["get_weather_forecast"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -365,16 +347,6 @@ def test_undeclared_tool_is_an_error_without_a_completed_call(name: str) -> None
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_marker_inside_a_string_argument(name: str) -> None:
-    markers = [m for m in fmt(name).reserved if "DSML｜ parameter" not in m]
-    code = "x = '" + "'\n  x = '".join(markers) + "' # <｜tool▁call"
-    text = turn_text(name, ToolUse("write_file", {"path": "a.py", "content": code}), reasoning="r")
-    message = parse(name, text)
-    assert message.tool_calls[0].arguments == {"path": "a.py", "content": code}
-    assert (message.reasoning_content, message.content, message.errors) == ("r", None, ())
-
-
-@pytest.mark.parametrize("name", NAMES)
 def test_eos_is_never_content(name: str) -> None:
     assert parse(name, "Hi." + EOS + " ").content == "Hi."
     message = parse(name, "Still thinking" + EOS, thinking(name))
@@ -385,35 +357,6 @@ def test_eos_is_never_content(name: str) -> None:
 def test_truncated_reasoning_is_kept(name: str) -> None:
     message = parse(name, "Still thinking about", thinking(name))
     assert (message.reasoning_content, message.errors) == ("Still thinking about", ())
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_truncation_at_every_position(name: str) -> None:
-    names = ["get_time", "get_weather"]
-    text = turn_text(name, "Hi", ToolUse(names[0], {"zone": "UTC"}),
-                     ToolUse(names[1], {"location": "Paris", "days": 2}))  # fmt: skip
-    template = fmt(name).markers["call"]
-    closer = template[template.rindex("<") :]
-    ends = [at + len(closer) for at in range(len(text)) if text.startswith(closer, at)]
-    session, announced = fmt(name).parser(TOOLS), []
-    for offset, char in enumerate(text, 1):
-        announced += [offset for e in session.feed(char) if isinstance(e, ToolCallStart)]
-    session.finish()
-    for end in range(len(text) + 1):
-        outcome = stream(fmt(name), [text[:end]], TOOLS)
-        check_invariants(outcome)
-        message = outcome.message
-        assert [c.name for c in message.tool_calls] == names[: sum(end >= e for e in ends)], end
-        for error in message.errors:  # a cut call is an error, never content
-            assert error.code == "truncated" and text[:end].endswith(error.raw), end
-            assert message.content == "Hi", end
-        assert not any(m in (message.content or "") for m in fmt(name).reserved), end
-        open_call = [n for n, a, e in zip(names, announced, ends, strict=True) if a <= end < e]
-        if open_call:  # announced, not complete: a truncated error naming the call
-            (error,) = message.errors
-            assert f"tool call `{open_call[0]}`" in error.message, end
-        if end % 16 == 0:
-            assert stream(fmt(name), list(text[:end]), TOOLS).message == message, end
 
 
 # -- R1 / V3 and V3.1 -----------------------------------------------------------------------

@@ -9,21 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import ast, formats
-from protocall.events import ToolCallArgumentsDelta, ToolCallStart
+from protocall.events import ToolCallArgumentsDelta
 from protocall.formats.gemma4 import FORMAT, render_value
 from protocall.message import Message
 from protocall.testing import (
-    PROPERTIES,
-    Case,
-    Trial,
-    assert_format,
-    chunkings,
     json_values,
     split_at,
     stream,
     verify,
 )
-from protocall.tools import normalize_tools
 
 Q = '<|"|>'
 THOUGHT, END_THOUGHT = "<|channel>thought\n", "<channel|>"
@@ -91,26 +85,6 @@ EXAMPLES = [
     ("Short.<channel|>Paris is the capital.<turn|>", PROMPT + THOUGHT,
      {"reasoning_content": "Short.", "content": "Paris is the capital.", "tool_calls": []}),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_examples(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verified(text, prompt, expected=expected)
-
-
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=30, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[str, str, dict[str, object]], data: st.DataObject
-) -> None:
-    text, prompt, expected = example
-    outcome = stream(FORMAT, data.draw(chunkings(text, FORMAT.reserved)), TOOLS, prompt)
-    assert outcome.message.to_dict() == expected and not outcome.message.errors
-    assert outcome.merged_events == stream(FORMAT, [text], TOOLS, prompt).merged_events
-
-
-def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
-    assert_format(FORMAT, max_examples=15, seed=0)
 
 
 def test_registered() -> None:
@@ -240,13 +214,6 @@ def test_call_like_text_in_prose_stays_prose() -> None:
 # -- calls ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("marker", [m for m in FORMAT.reserved if m != Q])
-def test_every_marker_but_the_quote_inside_a_string_argument(marker: str) -> None:
-    content = f"x = '{marker}'\n{marker}}}"
-    (result,) = verified(call("write_file", {"path": "/p", "content": content})).tool_calls
-    assert result.arguments == {"path": "/p", "content": content}
-
-
 @pytest.mark.parametrize(
     ("literal", "arguments"),
     [
@@ -283,14 +250,6 @@ def test_typed_values_keep_their_types() -> None:
     assert result.arguments == arguments
 
 
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = call("get_weather_forecast", {"location": "Oslo"}) + call("get_weather", {})
-    starts = [e.name for e in stream(FORMAT, list(text), TOOLS, PROMPT).events
-              if isinstance(e, ToolCallStart)]  # fmt: skip
-    assert starts == ["get_weather_forecast", "get_weather"]
-    verified(text)
-
-
 def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     text = call("get_time", {}) + call("launch", {"n": 3}) + call("get_weather", {}) + TOOL_RESPONSE
     message = verified(text)
@@ -300,27 +259,3 @@ def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
 
 
 # -- truncation ----------------------------------------------------------------------------------
-
-
-def test_truncation_at_every_position() -> None:
-    first = call("get_time", {"zone": "UTC"})
-    second = call("write_file", {"content": 'a "b"', "path": "p"})
-    text = THOUGHT + "R" + END_THOUGHT + "Hi " + first + second + TOOL_RESPONSE
-    full = Case(text, normalize_tools(TOOLS), PROMPT, None, expected=verified(text).to_dict())
-    reference = stream(FORMAT, [text], TOOLS, PROMPT)
-    spans = [(n.start, n.end) for n in reference.tree.find_all(ast.TOOL_CALL)]
-    for cut in range(len(text)):
-        prefix = text[:cut]
-        case = Case(prefix, full.tools, PROMPT, None, truncates=full)
-        whole = stream(FORMAT, [prefix], TOOLS, PROMPT)
-        chunks = split_at(prefix, range(1 + cut % 4, cut, 1 + cut % 4))
-        trial = Trial(FORMAT, case, chunks, whole, stream(FORMAT, chunks, TOOLS, PROMPT), reference)
-        for prop in PROPERTIES:
-            assert prop.check(trial) is None, (cut, prop.name, prop.check(trial))
-        message = whole.message
-        assert names(message) == ["get_time", "write_file"][: sum(e <= cut for _, e in spans)]
-        open_call = [s for s, e in spans if s + len("<|tool_call>") <= cut < e]
-        if open_call:
-            (error,) = message.errors
-            assert error.code == "truncated" and error.raw == text[open_call[0] : cut]
-        assert all(e.code == "truncated" for e in message.errors)

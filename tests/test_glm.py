@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.base import Format
-from protocall.formats.glm import RESERVED
 from protocall.message import Message
 from protocall.testing import (
-    PROPERTIES,
-    Case,
-    Trial,
-    assert_format,
-    chunkings,
     example_tests,
     stream,
     verify,
 )
-from protocall.tools import normalize_tools
 
 GLM45, GLM47 = formats.get("glm-4.5"), formats.get("glm-4.7")
 BOTH = pytest.mark.parametrize("fmt", [GLM45, GLM47], ids=["4.5", "4.7"])
@@ -75,33 +66,19 @@ def names(message: Message) -> list[str]:
 
 # -- FORMATS.md §6.16 examples ------------------------------------------------------------------
 
-EXAMPLES = [
-    (GLM45, "\n<think>Need weather.</think>\nLet me check.\n<tool_call>get_weather\n<arg_key>"
+EXAMPLES_45 = [
+    ("\n<think>Need weather.</think>\nLet me check.\n<tool_call>get_weather\n<arg_key>"
      "location</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3"
      "</arg_value>\n</tool_call><|observation|>", PROMPT_45,
      {"reasoning_content": "Need weather.", "content": "Let me check.", "tool_calls": [
          {"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}]}),
-    (GLM47, "Need weather.</think>Checking.<tool_call>get_weather<arg_key>location</arg_key>"
+]  # fmt: skip
+EXAMPLES_47 = [
+    ("Need weather.</think>Checking.<tool_call>get_weather<arg_key>location</arg_key>"
      "<arg_value>Paris</arg_value></tool_call>", PROMPT_47,
      {"reasoning_content": "Need weather.", "content": "Checking.", "tool_calls": [
          {"name": "get_weather", "arguments": {"location": "Paris"}}]}),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("fmt", "text", "prompt", "expected"), EXAMPLES, ids=["4.5", "4.7"])
-def test_formats_examples(fmt: Format, text: str, prompt: str, expected: dict[str, object]) -> None:
-    verified(fmt, text, prompt, expected=expected)
-
-
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=40, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[Format, str, str, dict[str, object]], data: st.DataObject
-) -> None:
-    fmt, text, prompt, expected = example
-    outcome = stream(fmt, data.draw(chunkings(text, RESERVED)), TOOLS, prompt)
-    assert outcome.message.to_dict() == expected and not outcome.message.errors
-    assert outcome.merged_events == stream(fmt, [text], TOOLS, prompt).merged_events
 
 
 @BOTH
@@ -111,11 +88,6 @@ def test_whole_call_in_one_delta(fmt: Format) -> None:
     outcome = stream(fmt, [*"Sure.", one, "<|observation|>"], TOOLS, PROMPT_45)
     assert outcome.message == stream(fmt, [text], TOOLS, PROMPT_45).message
     assert names(outcome.message) == ["get_weather"] and outcome.message.content == "Sure."
-
-
-@BOTH
-def test_generated_turns_truncations_and_mutations_keep_every_property(fmt: Format) -> None:
-    assert_format(fmt, max_examples=12, seed=0)
 
 
 # -- reasoning ------------------------------------------------------------------------------------
@@ -221,17 +193,6 @@ def test_typed_values_from_the_schema(fmt: Format) -> None:
 
 
 @BOTH
-def test_tool_name_prefix_pairs_never_announce_the_shorter_name(fmt: Format) -> None:
-    for text in (call(fmt, "get_weather_forecast", location="Oslo"),
-                 "<tool_call>get_weather_forecast</tool_call>"):  # fmt: skip
-        starts = [e.name for e in stream(fmt, list(text), TOOLS).events
-                  if isinstance(e, ToolCallStart)]  # fmt: skip
-        assert starts == ["get_weather_forecast"]
-    text = call(fmt, "get_weather", location="Oslo") + call(fmt, "get_weather_forecast")
-    assert names(verified(fmt, text)) == ["get_weather", "get_weather_forecast"]
-
-
-@BOTH
 def test_undeclared_tool_is_reported_never_called(fmt: Format) -> None:
     text = call(fmt, "get_time", zone="UTC") + call(fmt, "launch", count="3") + "<|observation|>"
     outcome = stream(fmt, list(text), TOOLS)
@@ -240,47 +201,6 @@ def test_undeclared_tool_is_reported_never_called(fmt: Format) -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
     assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == ["get_time"]
     verified(fmt, text)
-
-
-@BOTH
-@pytest.mark.parametrize("marker", RESERVED)
-def test_every_marker_inside_a_string_argument(fmt: Format, marker: str) -> None:
-    for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n"):
-        text = call(fmt, "write_file", path="/p", content=value) + "<|observation|>"
-        (result,) = verified(fmt, text).tool_calls
-        assert result.arguments == {"path": "/p", "content": value}
-
-
-@BOTH
-def test_truncation_at_every_position(fmt: Format) -> None:
-    first = call(fmt, "get_time", zone="UTC")
-    second = call(fmt, "write_file", content='<y> "z"')
-    text = "Hi " + first + "B" + second + "<|observation|>"
-    full = Case(text, normalize_tools(TOOLS), PROMPT_47_OFF, None,
-                expected=verified(fmt, text, PROMPT_47_OFF).to_dict())  # fmt: skip
-    reference = stream(fmt, [text], TOOLS, PROMPT_47_OFF)
-    spans = [(text.index(c), text.index(c) + len(c)) for c in (first, second)]
-    for end in range(len(text)):
-        cut = text[:end]
-        case = Case(cut, full.tools, PROMPT_47_OFF, None, truncates=full)
-        whole = stream(fmt, [cut], TOOLS, PROMPT_47_OFF)
-        for chunks in ([cut], list(cut)):
-            trial = Trial(fmt, case, chunks, whole,
-                          stream(fmt, chunks, TOOLS, PROMPT_47_OFF), reference)  # fmt: skip
-            for prop in PROPERTIES:
-                assert prop.check(trial) is None, (end, prop.name, prop.check(trial))
-        message = whole.message
-        assert names(message) == ["get_time", "write_file"][: sum(e <= end for _, e in spans)]
-        opened = len("<tool_call>")
-        inside = [s for s, e in spans if text.index("<tool_call>", s) + opened <= end < e]
-        if inside:
-            (error,) = message.errors
-            assert error.code == "truncated" and "tool call" in error.message
-            assert error.raw == text[inside[0] : end]
-            assert "<tool_call>" not in (message.content or "")
-        assert all(e.code == "truncated" for e in message.errors)
-        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
-                       for e in whole.events)  # fmt: skip
 
 
 def test_truncated_error_names_the_open_call_and_argument() -> None:

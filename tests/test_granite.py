@@ -6,15 +6,12 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import protocall
 from protocall import ast, formats
-from protocall.events import ReasoningDelta, ToolCallStart
+from protocall.events import ReasoningDelta
 from protocall.message import Message
-from protocall.testing import Case, Trial, check_format, chunkings, split_at, stream
-from protocall.testing.mutations import truncated
+from protocall.testing import Case, Trial, split_at, stream
 from protocall.testing.properties import first_problem
 from protocall.tools import normalize_tools
 
@@ -73,19 +70,12 @@ EXPECTED = {
     "content": None,
     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
 }
+EXAMPLES = [(EXAMPLE, None, EXPECTED)]  # with the generic tests in tests/test_families
 
 
 def test_formats_md_example() -> None:
     message = parse(EXAMPLE)
     assert message.to_dict() == EXPECTED and message.errors == ()
-
-
-@given(st.data())
-@settings(max_examples=30, deadline=None)
-def test_example_under_random_chunkings(data: st.DataObject) -> None:
-    outcome = stream(GRANITE, data.draw(chunkings(EXAMPLE, GRANITE.reserved)), TOOLS)
-    assert outcome.message.to_dict() == EXPECTED
-    assert outcome.merged_events == stream(GRANITE, [EXAMPLE], TOOLS).merged_events
 
 
 # -- calls -----------------------------------------------------------------------------------------
@@ -117,13 +107,6 @@ def test_arguments_before_the_name_are_given_after_it() -> None:
     assert message.tool_calls[0].arguments_json == '{"zone": "UTC"}'
 
 
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = calls(obj("get_weather_forecast", {"location": "Oslo"}), obj("get_weather", {}))
-    outcome = stream(GRANITE, list(text), TOOLS)
-    starts = [e.name for e in outcome.events if isinstance(e, ToolCallStart)]
-    assert starts == ["get_weather_forecast", "get_weather"]
-
-
 def test_undeclared_tool_is_reported_and_the_other_calls_kept() -> None:
     message = parse(calls(obj("launch_rockets", {"n": 3}), obj("get_time", {"zone": "UTC"})))
     assert [c.name for c in message.tool_calls] == ["get_time"]
@@ -135,15 +118,6 @@ def test_typed_values_keep_their_json_types() -> None:
                  "list": [1, "two", [3.0]], "o": {"a": {"b": False}}, "s": "42"}  # fmt: skip
     (done,) = parse(calls(obj("set_config", arguments)), tools=None).tool_calls
     assert done.arguments == arguments and json.loads(done.arguments_json) == arguments
-
-
-def test_marker_text_inside_string_arguments() -> None:
-    code = "\n".join([*GRANITE.reserved, calls(obj("get_time", {})), "}]", '"}]'])
-    message = parse(calls(obj("write_file", {"path": "a", "content": code})) + EOT)
-    assert calls_of(message) == [
-        {"name": "write_file", "arguments": {"path": "a", "content": code}}
-    ]
-    assert message.content is None and message.reasoning_content is None
 
 
 # -- reasoning -------------------------------------------------------------------------------------
@@ -211,22 +185,6 @@ def test_generation_prompt_starts_in_content_and_reasoning_may_follow() -> None:
 # -- truncation and errors -------------------------------------------------------------------------
 
 
-def test_truncation_at_every_position() -> None:
-    """Every prefix keeps the kit's truncation properties: exactly the calls whose object
-    closed before the cut are complete, only `truncated` errors, no marker in content."""
-    text = ("<think>r</think>Hi " + calls(obj("get_time", {"zone": "UTC"}),
-            obj("get_weather", {"days": 2})) + EOT)  # fmt: skip
-    whole = stream(GRANITE, [text], TOOLS)
-    assert whole.message.errors == ()
-    full = Case(text, normalize_tools(TOOLS), None, None, expected=whole.message.to_dict())
-    for cut in range(len(text)):
-        case = truncated(full, cut)
-        one = stream(GRANITE, [case.text], TOOLS)
-        chunks = [case.text[i : i + 1 + cut % 4] for i in range(0, cut, 1 + cut % 4)]
-        trial = Trial(GRANITE, case, chunks, one, stream(GRANITE, chunks, TOOLS), whole)
-        assert first_problem(trial) is None, (cut, first_problem(trial))
-
-
 def test_truncated_error_names_the_call() -> None:
     text = calls(obj("get_time", {"zone": "UTC"}), obj("get_weather", {"location": "Paris"}))[:-8]
     message = stream(GRANITE, [text], TOOLS).message
@@ -241,8 +199,3 @@ def test_malformed_call_is_reported_and_passed_through() -> None:
     (error,) = message.errors
     assert error.code == "malformed" and message.tool_calls == ()
     assert message.content == text[: -len(EOT)]
-
-
-def test_check_format() -> None:
-    report = check_format(GRANITE, max_examples=10, seed=7)
-    assert report.ok, str(report)

@@ -43,6 +43,7 @@ EXPECTED = {
     "content": None,
     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
 }
+EXAMPLES = [(EXAMPLE, None, EXPECTED)]  # with the generic tests in tests/test_families
 
 
 def call_text(name: str, arguments: dict[str, object]) -> str:
@@ -80,15 +81,6 @@ def test_example_one_shot_and_streamed(step: int | None) -> None:
 def test_one_shot_parse_matches_streaming() -> None:
     message = protocall.parse(EXAMPLE, format="hermes", tools=TOOLS, seed=0)
     assert message == stream(HERMES, list(EXAMPLE), TOOLS).message
-
-
-@given(st.data())
-@settings(max_examples=60, deadline=None)
-def test_example_under_random_chunkings(data: st.DataObject) -> None:
-    chunks = data.draw(chunkings(EXAMPLE))
-    outcome = stream(HERMES, chunks, TOOLS)
-    assert outcome.message.to_dict() == EXPECTED
-    assert outcome.merged_events == stream(HERMES, [EXAMPLE], TOOLS).merged_events
 
 
 def test_event_sequence() -> None:
@@ -133,13 +125,6 @@ def test_opener_in_content_prose_stays_content() -> None:
     assert message.content == text and message.tool_calls == ()
 
 
-def test_shorter_name_never_announced_while_longer_arrives() -> None:
-    text = call_text("get_weather_forecast", {"location": "Oslo"})
-    outcome = stream(HERMES, list(text), TOOLS)
-    starts = [e for e in outcome.events if isinstance(e, ToolCallStart)]
-    assert [s.name for s in starts] == ["get_weather_forecast"]
-
-
 def test_parallel_calls_and_content_between() -> None:
     text = (
         "A" + call_text("get_weather", {"location": "Paris"}) + "\nB\n"
@@ -148,33 +133,6 @@ def test_parallel_calls_and_content_between() -> None:
     message = stream(HERMES, list(text), TOOLS).message
     assert message.content == "A\nB\n C"
     assert [c.name for c in message.tool_calls] == ["get_weather", "get_time"]
-
-
-def test_marker_text_inside_string_argument() -> None:
-    code = 'print("</tool_call><tool_call><|im_end|>")'
-    text = call_text("get_weather", {"location": code}) + "<|im_end|>"
-    message = stream(HERMES, list(text), TOOLS).message
-    assert message.tool_calls[0].arguments == {"location": code}
-
-
-def test_truncation_at_every_position_keeps_earlier_calls() -> None:
-    first = call_text("get_time", {"zone": "UTC"})
-    text = "Hi " + first + call_text("get_weather", {"location": "Paris", "days": 2}) + "<|im_end|>"
-    cut_from = len("Hi ") + len(first)
-    for end in range(len(text) + 1):
-        outcome = stream(HERMES, [text[:end]], TOOLS)
-        check_invariants(outcome)
-        message = outcome.message
-        names = [c.name for c in message.tool_calls]
-        complete_second = end >= len(text) - len("<|im_end|>")
-        assert names == (["get_time"] if end >= cut_from else []) + (
-            ["get_weather"] if complete_second else []
-        )
-        if cut_from + len("<tool_call>") <= end < len(text) - len("<|im_end|>"):
-            (error,) = message.errors
-            assert error.code == "truncated" and "tool call" in error.message
-            assert error.raw == text[cut_from:end]
-            assert "<tool_call>" not in (message.content or "")
 
 
 def test_truncated_error_names_the_open_call() -> None:

@@ -145,18 +145,6 @@ def test_formats_md_examples(
     assert message.errors == ()
 
 
-@given(st.sampled_from(EXAMPLES), st.data())
-@settings(max_examples=40, deadline=None)
-def test_examples_under_random_chunkings(
-    example: tuple[str, str | None, dict[str, Any], list[str]], data: st.DataObject
-) -> None:
-    text, prompt, expected, _ = example
-    outcome = stream(KIMI, data.draw(chunkings(text)), TOOLS, prompt)
-    check_invariants(outcome)
-    assert outcome.message.to_dict() == expected
-    assert outcome.merged_events == stream(KIMI, [text], TOOLS, prompt).merged_events
-
-
 def test_event_sequence_announces_the_final_name_with_the_model_id() -> None:
     text = EXAMPLES[1][0]
     events = stream(KIMI, list(text), TOOLS).merged_events
@@ -450,18 +438,6 @@ def test_stop_tokens_are_never_content(stop: str) -> None:
 # -- names and tools -------------------------------------------------------------------------
 
 
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = section(call("get_weather_forecast", {"location": "Oslo"})) + EOT
-    outcome = stream(KIMI, list(text), TOOLS)
-    assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == [
-        "get_weather_forecast"
-    ]
-    session = KIMI.parser(TOOLS)
-    for char in text:
-        for event in session.feed(char):
-            assert not (isinstance(event, ToolCallStart) and event.name == "get_weather")
-
-
 def test_undeclared_tool_is_an_error_without_a_completed_call() -> None:
     text = "Ok." + section(
         call("launch_rockets", {"count": 3}), call("get_time", {"zone": "UTC"}, 1)
@@ -474,18 +450,11 @@ def test_undeclared_tool_is_an_error_without_a_completed_call() -> None:
     check_invariants(outcome)
 
 
-def test_every_marker_inside_a_string_argument() -> None:
-    code = "x = '" + "'\nx = '".join(MARKERS) + "'  # <|tool_call_end|"
-    text = "<think>r</think>" + section(call("write_file", {"path": "a.py", "content": code})) + EOT
-    message = parse(text)
-    assert message.tool_calls[0].arguments == {"path": "a.py", "content": code}
-    assert (message.reasoning_content, message.content) == ("r", None)
-
-
 # -- truncation ------------------------------------------------------------------------------
 
 
-def test_truncation_at_every_position() -> None:
+def test_truncation_at_every_position_and_inside_special_tokens() -> None:
+    """(The generic cuts: tests/test_families; here also the cuts inside a token.)"""
     first = call("get_time", {"zone": "UTC"}, 0)
     second = call("get_weather", {"location": "Paris", "days": 2}, 1)
     text = "Hi " + BEGIN + first + second + END + EOT

@@ -7,18 +7,12 @@ import json
 import pytest
 
 from protocall import formats
-from protocall.events import ContentDelta, ReasoningDelta, ToolCallEnd, ToolCallStart
+from protocall.events import ContentDelta, ReasoningDelta, ToolCallStart
 from protocall.message import Message
 from protocall.testing import (
-    PROPERTIES,
-    Case,
-    Trial,
-    assert_format,
-    example_tests,
     stream,
     verify,
 )
-from protocall.tools import normalize_tools
 
 FMT = formats.get("kimi-k3")
 MESSAGE = '<|open|>message role="assistant"<|sep|>'
@@ -102,13 +96,6 @@ EXAMPLES = [
     ("Paris is the capital of France.<|close|>response<|sep|>" + END, THINKING_OFF,
      {"reasoning_content": None, "content": "Paris is the capital of France.", "tool_calls": []}),
 ]  # fmt: skip
-
-
-test_formats_examples = example_tests(FMT, EXAMPLES, tools=TOOLS)
-
-
-def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
-    assert_format(FMT, max_examples=20, seed=0)
 
 
 def test_whole_call_in_one_delta() -> None:
@@ -259,16 +246,6 @@ def test_cjk_and_emoji() -> None:
     )
 
 
-def test_tool_name_prefix_pairs_never_announce_the_shorter_name() -> None:
-    text = "T" + tools(call("get_weather_forecast", argument("location", "Oslo"))) + END
-    outcome = stream(FMT, list(text), TOOLS)
-    assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == [
-        "get_weather_forecast"
-    ]
-    message = verified("T" + tools(call("get_weather"), call("get_weather_forecast")) + END)
-    assert names(message) == ["get_weather", "get_weather_forecast"]
-
-
 def test_undeclared_tool_is_reported_never_called() -> None:
     text = "T" + tools(call("get_time"), call("rm_rf", argument("path", "/"), index=2)) + END
     outcome = stream(FMT, list(text), TOOLS)
@@ -277,14 +254,6 @@ def test_undeclared_tool_is_reported_never_called() -> None:
     assert error.code == "unknown_tool" and "rm_rf" in error.message
     assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == ["get_time"]
     verified(text)
-
-
-@pytest.mark.parametrize("marker", [*FMT.reserved, "<|open|>", "<|close|>", "<|sep|>"])
-def test_every_marker_inside_a_string_argument(marker: str) -> None:
-    for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n"):
-        text = "T" + tools(call("write_file", argument("content", value))) + END
-        (result,) = verified(text).tool_calls
-        assert result.arguments == {"content": value}
 
 
 def test_output_stopping_inside_a_value_is_truncated() -> None:
@@ -304,33 +273,3 @@ def test_reasoning_streams_before_the_channel_closes() -> None:
 
 
 # -- truncation -------------------------------------------------------------------------------
-
-
-def test_truncation_at_every_position() -> None:
-    first = call("get_time", argument("zone", "UTC"))
-    second = call("get_weather", argument("days", 2, "number"), index=2)
-    text = "Plan.<|close|>think<|sep|>" + response("Go.") + tools(first, second) + END
-    full = Case(text, normalize_tools(TOOLS), None, "reasoning", expected=verified(text).to_dict())
-    reference = stream(FMT, [text], TOOLS)
-    spans = [(text.index(c), text.index(c) + len(c)) for c in (first, second)]
-    for end in range(len(text)):
-        cut = text[:end]
-        case = Case(cut, full.tools, None, "reasoning", truncates=full)
-        whole = stream(FMT, [cut], TOOLS)
-        size = 1 + end % 4  # chunks of 1 to 4 characters, varying with the cut
-        chunks = [cut[i : i + size] for i in range(0, end, size)]
-        trial = Trial(FMT, case, chunks, whole, stream(FMT, chunks, TOOLS), reference)
-        for prop in PROPERTIES:
-            assert prop.check(trial) is None, (end, prop.name, prop.check(trial))
-        message = whole.message
-        assert names(message) == ["get_time", "get_weather"][: sum(e <= end for _, e in spans)]
-        inside = [s for s, e in spans if s + len("<|open|>call") <= end < e]
-        if inside:
-            (error,) = message.errors
-            assert error.code == "truncated" and "tool call" in error.message
-            assert error.raw == text[inside[0] : end]
-        for field in (message.content, message.reasoning_content):
-            assert "<|open|>" not in (field or "") and "<|close|>" not in (field or "")
-        assert not any(e.code != "truncated" for e in message.errors)
-        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
-                       for e in whole.events)  # fmt: skip

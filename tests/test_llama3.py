@@ -6,15 +6,12 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import protocall
 from protocall import ast, formats
 from protocall.events import ContentDelta, ToolCallStart
 from protocall.message import Message
-from protocall.testing import Case, Trial, check_format, chunkings, split_at, stream
-from protocall.testing.mutations import truncated
+from protocall.testing import Case, Trial, split_at, stream
 from protocall.testing.properties import first_problem
 from protocall.tools import normalize_tools
 
@@ -70,20 +67,13 @@ EXPECTED = {
     "content": None,
     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
 }
+EXAMPLES = [(EXAMPLE, None, EXPECTED)]  # with the generic tests in tests/test_families
 
 
 def test_formats_md_example() -> None:
     message = parse(EXAMPLE)
     assert message.to_dict() == EXPECTED and message.errors == ()
     assert message.tool_calls[0].arguments_json == '{"location": "Paris"}'
-
-
-@given(st.data())
-@settings(max_examples=30, deadline=None)
-def test_example_under_random_chunkings(data: st.DataObject) -> None:
-    outcome = stream(LLAMA, data.draw(chunkings(EXAMPLE, LLAMA.reserved)), TOOLS)
-    assert outcome.message.to_dict() == EXPECTED
-    assert outcome.merged_events == stream(LLAMA, [EXAMPLE], TOOLS).merged_events
 
 
 def test_arguments_stream_before_the_object_closes() -> None:
@@ -155,13 +145,6 @@ def test_built_in_tool_calls_stay_content() -> None:
 # -- names and values ------------------------------------------------------------------------------
 
 
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = call("get_weather_forecast", {"location": "Oslo"}) + "; " + call("get_weather", {})
-    outcome = stream(LLAMA, list(text), TOOLS)
-    starts = [e.name for e in outcome.events if isinstance(e, ToolCallStart)]
-    assert starts == ["get_weather_forecast", "get_weather"]
-
-
 def test_undeclared_bare_object_stays_content_and_earlier_calls_are_kept() -> None:
     rockets = call("launch_rockets", {"count": 3})
     assert parse(rockets + EOT).content == rockets
@@ -189,15 +172,6 @@ def test_typed_values_keep_their_json_types() -> None:
     assert done.arguments == arguments and json.loads(done.arguments_json) == arguments
 
 
-def test_marker_text_inside_string_arguments() -> None:
-    code = "\n".join([TAG, EOT, EOM, call("get_time", {"zone": "x"}), "}; {", '"}}'])
-    message = parse(call("write_file", {"path": "a", "content": code}) + EOT)
-    assert calls_of(message) == [
-        {"name": "write_file", "arguments": {"path": "a", "content": code}}
-    ]
-    assert message.content is None
-
-
 # -- streaming hold-back ---------------------------------------------------------------------------
 
 
@@ -213,21 +187,6 @@ def test_braces_are_held_back_only_until_decided() -> None:
 
 
 # -- truncation and errors -------------------------------------------------------------------------
-
-
-def test_truncation_at_every_position() -> None:
-    """Every prefix keeps the kit's truncation properties: exactly the calls whose object
-    closed before the cut are complete, only `truncated` errors, no marker in content."""
-    text = "Hi " + call("get_time", {"zone": "UTC"}) + "; " + call("get_weather", {"days": 2}) + EOT
-    whole = stream(LLAMA, [text], TOOLS)
-    assert whole.message.errors == ()
-    full = Case(text, normalize_tools(TOOLS), None, None, expected=whole.message.to_dict())
-    for cut in range(len(text)):
-        case = truncated(full, cut)
-        one = stream(LLAMA, [case.text], TOOLS)
-        chunks = [case.text[i : i + 1 + cut % 4] for i in range(0, cut, 1 + cut % 4)]
-        trial = Trial(LLAMA, case, chunks, one, stream(LLAMA, chunks, TOOLS), whole)
-        assert first_problem(trial) is None, (cut, first_problem(trial))
 
 
 @pytest.mark.parametrize(
@@ -263,8 +222,3 @@ def test_malformed_call_is_reported_and_passed_through() -> None:
 def test_generation_prompt_starts_in_content() -> None:
     assert LLAMA.start_state(PROMPT) is None
     assert parse("Hi." + EOT, PROMPT).content == "Hi."
-
-
-def test_check_format() -> None:
-    report = check_format(LLAMA, max_examples=10, seed=7)
-    assert report.ok, str(report)

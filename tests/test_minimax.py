@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from protocall import formats
-from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
+from protocall.events import ReasoningDelta, ToolCallStart
 from protocall.formats.base import Format
-from protocall.formats.minimax import KEEP_THINK, RESERVED
+from protocall.formats.minimax import KEEP_THINK
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
-from protocall.tools import normalize_tools
+from protocall.testing import assert_format, stream, verify
 
 FMT = formats.get("minimax-m2")
 THINKING = "]~b]ai\n<think>\n"
@@ -74,18 +69,11 @@ EXPECTED = {
     "content": "Let me check.",
     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}],
 }
+EXAMPLES = [(EXAMPLE, THINKING, EXPECTED)]  # with the generic tests in tests/test_families
 
 
 def test_formats_example() -> None:
     verified(EXAMPLE, THINKING, expected=EXPECTED)
-
-
-@given(st.data())
-@settings(max_examples=40, deadline=None)
-def test_example_under_random_chunkings(data: st.DataObject) -> None:
-    outcome = stream(FMT, data.draw(chunkings(EXAMPLE, RESERVED)), TOOLS, THINKING)
-    assert outcome.message.to_dict() == EXPECTED and not outcome.message.errors
-    assert outcome.merged_events == stream(FMT, [EXAMPLE], TOOLS, THINKING).merged_events
 
 
 def test_whole_block_in_one_delta() -> None:
@@ -96,9 +84,9 @@ def test_whole_block_in_one_delta() -> None:
     assert names(outcome.message) == ["get_weather", "get_time"]
 
 
-@pytest.mark.parametrize("fmt", [FMT, KEEP_THINK], ids=["default", "keep-think"])
-def test_generated_turns_truncations_and_mutations_keep_every_property(fmt: Format) -> None:
-    assert_format(fmt, max_examples=12, seed=0)
+def test_keep_think_keeps_every_property_of_the_kit() -> None:
+    """(The registered format: tests/test_families.)"""
+    assert_format(KEEP_THINK, max_examples=12, seed=0)
 
 
 # -- reasoning ------------------------------------------------------------------------------------
@@ -193,15 +181,6 @@ def test_typed_values_from_the_schema() -> None:
                                 "code": "007"}  # fmt: skip
 
 
-def test_tool_name_prefix_pairs_never_announce_the_shorter_name() -> None:
-    text = block(invoke("get_weather_forecast", location="Oslo"))
-    starts = [e.name for e in stream(FMT, list(text), TOOLS, THINKING_OFF).events
-              if isinstance(e, ToolCallStart)]  # fmt: skip
-    assert starts == ["get_weather_forecast"]
-    both = block(invoke("get_weather", location="Oslo"), invoke("get_weather_forecast"))
-    assert names(verified(both)) == ["get_weather", "get_weather_forecast"]
-
-
 def test_undeclared_tool_is_reported_never_called() -> None:
     text = block(invoke("get_time", zone="UTC"), invoke("launch", count="3")) + "[e~["
     outcome = stream(FMT, list(text), TOOLS, THINKING_OFF)
@@ -210,46 +189,6 @@ def test_undeclared_tool_is_reported_never_called() -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
     assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == ["get_time"]
     verified(text)
-
-
-@pytest.mark.parametrize("marker", ("<think>", "</think>", *RESERVED))
-def test_every_marker_inside_a_string_argument(marker: str) -> None:
-    for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n"):
-        text = block(invoke("write_file", path="/p", content=value)) + "[e~["
-        (result,) = verified(text).tool_calls
-        assert result.arguments == {"path": "/p", "content": value}
-
-
-def test_truncation_at_every_position() -> None:
-    first = block(invoke("get_time", zone="UTC"))
-    second = block(invoke("write_file", content='<y> "z"'))
-    text = "Hi" + first + "B" + second + "[e~["
-    full = Case(text, normalize_tools(TOOLS), THINKING_OFF, None,
-                expected=verified(text).to_dict())  # fmt: skip
-    reference = stream(FMT, [text], TOOLS, THINKING_OFF)
-    spans = [(text.index(c), text.index(c) + len(c)) for c in (first, second)]
-    for end in range(len(text)):
-        cut = text[:end]
-        case = Case(cut, full.tools, THINKING_OFF, None, truncates=full)
-        whole = stream(FMT, [cut], TOOLS, THINKING_OFF)
-        for chunks in ([cut], list(cut)):
-            trial = Trial(FMT, case, chunks, whole, stream(FMT, chunks, TOOLS, THINKING_OFF),
-                          reference)  # fmt: skip
-            for prop in PROPERTIES:
-                assert prop.check(trial) is None, (end, prop.name, prop.check(trial))
-        message = whole.message
-        # a call is complete at its `</invoke>`; the block end may still be missing
-        done = [text.index("</invoke>", s) + len("</invoke>") for s, _ in spans]
-        assert names(message) == ["get_time", "write_file"][: sum(d <= end for d in done)]
-        heads = [s for (s, _), d in zip(spans, done, strict=True)
-                 if text.index('">', s) + 2 <= end < d]  # fmt: skip
-        if heads:
-            (error,) = message.errors
-            assert error.code == "truncated" and "tool call" in error.message
-            assert "<invoke" not in (message.content or "")
-        assert all(e.code == "truncated" for e in message.errors)
-        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
-                       for e in whole.events)  # fmt: skip
 
 
 def test_truncated_error_names_the_open_call_and_argument() -> None:

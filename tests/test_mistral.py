@@ -14,7 +14,6 @@ from protocall.testing import (
     PROPERTIES,
     Case,
     Trial,
-    assert_format,
     completion_offsets,
     example_tests,
     split_at,
@@ -88,13 +87,6 @@ EXAMPLES = [
     ("Paris.[/THINK]It is sunny.</s>", PROMPT + THINK,
      {"reasoning_content": "Paris.", "content": "It is sunny.", "tool_calls": []}),
 ]  # fmt: skip
-
-
-test_formats_examples = example_tests(FORMAT, EXAMPLES, tools=TOOLS)
-
-
-def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
-    assert_format(FORMAT, max_examples=15, seed=0)
 
 
 def test_registered() -> None:
@@ -245,25 +237,20 @@ def test_typed_values_keep_their_json_types() -> None:
 
 
 @pytest.mark.parametrize("marker", FORMAT.reserved)
-def test_every_marker_inside_a_string_argument(marker: str) -> None:
+def test_every_marker_inside_a_string_argument_of_a_pre_v11_list(marker: str) -> None:
     content = f"x = '{marker}'\n{marker}]}}"
     arguments = {"path": "/p", "content": content}
-    for text in (
-        call("write_file", arguments),
-        listed({"name": "write_file", "arguments": arguments}),
-    ):
-        (result,) = verified(text + EOS).tool_calls
-        assert result.arguments == arguments
+    (result,) = verified(listed({"name": "write_file", "arguments": arguments}) + EOS).tool_calls
+    assert result.arguments == arguments
 
 
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    for text in (call("get_weather_forecast", {}) + call("get_weather", {}),
-                 listed({"name": "get_weather_forecast", "arguments": {}},
-                        {"name": "get_weather", "arguments": {}})):  # fmt: skip
-        starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
-                  if isinstance(e, ToolCallStart)]  # fmt: skip
-        assert starts == ["get_weather_forecast", "get_weather"]
-        verified(text)
+def test_a_pre_v11_list_never_announces_the_shorter_name() -> None:
+    text = listed({"name": "get_weather_forecast", "arguments": {}},
+                  {"name": "get_weather", "arguments": {}})  # fmt: skip
+    starts = [e.name for e in stream(FORMAT, list(text), TOOLS).events
+              if isinstance(e, ToolCallStart)]  # fmt: skip
+    assert starts == ["get_weather_forecast", "get_weather"]
+    verified(text)
 
 
 def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
@@ -288,7 +275,8 @@ def test_malformed_v11_call_is_skipped_to_the_next_call() -> None:
 
 
 @pytest.mark.parametrize("version", ["v11", "pre-v11"])
-def test_truncation_at_every_position(version: str) -> None:
+def test_truncation_at_every_position_with_a_call_id_or_a_pre_v11_list(version: str) -> None:
+    """The spellings the renderer does not write (v11 without ids: tests/test_families)."""
     first, second = ("get_time", {"zone": "UTC"}), ("write_file", {"content": '<y> "z"'})
     if version == "v11":
         calls = call(*first) + call(*second, call_id="id9")

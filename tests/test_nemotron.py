@@ -6,15 +6,11 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import protocall
 from protocall import ast, formats
-from protocall.events import ToolCallStart
 from protocall.message import Message
-from protocall.testing import Case, Trial, check_format, chunkings, split_at, stream
-from protocall.testing.mutations import truncated
+from protocall.testing import Case, Trial, split_at, stream
 from protocall.testing.properties import first_problem
 from protocall.tools import normalize_tools
 
@@ -79,19 +75,12 @@ EXPECTED = {
     "content": None,
     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
 }
+EXAMPLES = [(EXAMPLE, None, EXPECTED)]  # with the generic tests in tests/test_families
 
 
 def test_formats_md_example() -> None:
     message = parse(EXAMPLE, SUPER)
     assert message.to_dict() == EXPECTED and message.errors == ()
-
-
-@given(st.data())
-@settings(max_examples=30, deadline=None)
-def test_example_under_random_chunkings(data: st.DataObject) -> None:
-    outcome = stream(NEMOTRON, data.draw(chunkings(EXAMPLE, NEMOTRON.reserved)), TOOLS)
-    assert outcome.message.to_dict() == EXPECTED
-    assert outcome.merged_events == stream(NEMOTRON, [EXAMPLE], TOOLS).merged_events
 
 
 # -- prompts and reasoning -------------------------------------------------------------------------
@@ -148,13 +137,6 @@ def test_a_list_without_its_bracket_is_malformed_and_calls_nothing() -> None:
     assert error.code == "malformed" and error.raw == text[: -len(EOT)]
 
 
-def test_shorter_name_never_announced_while_the_longer_arrives() -> None:
-    text = calls(obj("get_weather_forecast", {"location": "Oslo"}), obj("get_weather", {}))
-    outcome = stream(NEMOTRON, list(text), TOOLS)
-    starts = [e.name for e in outcome.events if isinstance(e, ToolCallStart)]
-    assert starts == ["get_weather_forecast", "get_weather"]
-
-
 def test_undeclared_tool_is_reported_and_the_other_calls_kept() -> None:
     message = parse(calls(obj("get_time", {"zone": "UTC"}), obj("launch_rockets", {"n": 3})))
     assert [c.name for c in message.tool_calls] == ["get_time"]
@@ -168,32 +150,7 @@ def test_typed_values_keep_their_json_types() -> None:
     assert done.arguments == arguments and json.loads(done.arguments_json) == arguments
 
 
-def test_marker_text_inside_string_arguments() -> None:
-    code = "\n".join([*NEMOTRON.reserved, calls(obj("get_time", {})), "}]</TOOLCALL>"])
-    message = parse("<think>r</think>" + calls(obj("write_file", {"path": "a", "content": code})))
-    assert calls_of(message) == [
-        {"name": "write_file", "arguments": {"path": "a", "content": code}}
-    ]
-    assert (message.reasoning_content, message.content) == ("r", None)
-
-
 # -- truncation ------------------------------------------------------------------------------------
-
-
-def test_truncation_at_every_position() -> None:
-    """Every prefix keeps the kit's truncation properties: exactly the calls whose object
-    closed before the cut are complete, only `truncated` errors, no marker in content."""
-    text = ("<think>r</think>Hi " + calls(obj("get_time", {"zone": "UTC"}),
-            obj("get_weather", {"days": 2})) + EOT)  # fmt: skip
-    whole = stream(NEMOTRON, [text], TOOLS)
-    assert whole.message.errors == ()
-    full = Case(text, normalize_tools(TOOLS), None, None, expected=whole.message.to_dict())
-    for cut in range(len(text)):
-        case = truncated(full, cut)
-        one = stream(NEMOTRON, [case.text], TOOLS)
-        chunks = [case.text[i : i + 1 + cut % 4] for i in range(0, cut, 1 + cut % 4)]
-        trial = Trial(NEMOTRON, case, chunks, one, stream(NEMOTRON, chunks, TOOLS), whole)
-        assert first_problem(trial) is None, (cut, first_problem(trial))
 
 
 def test_cut_off_closing_tag_still_closes() -> None:
@@ -201,8 +158,3 @@ def test_cut_off_closing_tag_still_closes() -> None:
     message = stream(NEMOTRON, [text], TOOLS).message
     assert [c.name for c in message.tool_calls] == ["get_time"]
     assert message.content is None and message.errors == ()
-
-
-def test_check_format() -> None:
-    report = check_format(NEMOTRON, max_examples=10, seed=7)
-    assert report.ok, str(report)

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from protocall import formats, testing
-from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
-from protocall.formats.seed_oss import RESERVED
+from protocall.events import ReasoningDelta, ToolCallStart
 from protocall.message import Message
-from protocall.testing import PROPERTIES, Case, Trial, assert_format, chunkings, stream, verify
-from protocall.tools import normalize_tools
+from protocall.testing import stream, verify
 
 FMT = formats.get("seed-oss")
 PLAIN = "<seed:bos>assistant\n"
@@ -74,18 +70,11 @@ EXPECTED = {
     "content": None,
     "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}],
 }
+EXAMPLES = [(EXAMPLE, PLAIN, EXPECTED)]  # with the generic tests in tests/test_families
 
 
 def test_formats_example() -> None:
     verified(EXAMPLE, expected=EXPECTED)
-
-
-@given(st.data())
-@settings(max_examples=40, deadline=None)
-def test_example_under_random_chunkings(data: st.DataObject) -> None:
-    outcome = stream(FMT, data.draw(chunkings(EXAMPLE, RESERVED)), TOOLS, PLAIN)
-    assert outcome.message.to_dict() == EXPECTED and not outcome.message.errors
-    assert outcome.merged_events == stream(FMT, [EXAMPLE], TOOLS, PLAIN).merged_events
 
 
 def test_whole_call_in_one_delta() -> None:
@@ -94,10 +83,6 @@ def test_whole_call_in_one_delta() -> None:
     outcome = stream(FMT, [*"Sure.", one, "<seed:eos>"], TOOLS, PLAIN)
     assert outcome.message == stream(FMT, [text], TOOLS, PLAIN).message
     assert names(outcome.message) == ["get_weather"] and outcome.message.content == "Sure."
-
-
-def test_generated_turns_truncations_and_mutations_keep_every_property() -> None:
-    assert_format(FMT, max_examples=15, seed=0)
 
 
 # -- reasoning ------------------------------------------------------------------------------------
@@ -235,15 +220,6 @@ def test_typed_values_from_the_schema() -> None:
                                 "code": "007"}  # fmt: skip
 
 
-def test_tool_name_prefix_pairs_never_announce_the_shorter_name() -> None:
-    text = call("get_weather_forecast", location="Oslo")
-    starts = [e.name for e in stream(FMT, list(text), TOOLS, PLAIN).events
-              if isinstance(e, ToolCallStart)]  # fmt: skip
-    assert starts == ["get_weather_forecast"]
-    both = call("get_weather", location="Oslo") + call("get_weather_forecast")
-    assert names(verified(both)) == ["get_weather", "get_weather_forecast"]
-
-
 def test_undeclared_tool_is_reported_never_called() -> None:
     text = call("get_time", zone="UTC") + call("launch", count="3") + "<seed:eos>"
     outcome = stream(FMT, list(text), TOOLS, PLAIN)
@@ -252,44 +228,6 @@ def test_undeclared_tool_is_reported_never_called() -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
     assert [e.name for e in outcome.events if isinstance(e, ToolCallStart)] == ["get_time"]
     verified(text)
-
-
-@pytest.mark.parametrize("marker", RESERVED)
-def test_every_marker_inside_a_string_argument(marker: str) -> None:
-    for value in (marker, f"a{marker}b", f"x = '{marker}'\n{marker}\n"):
-        text = call("write_file", path="/p", content=value) + "<seed:eos>"
-        (result,) = verified(text).tool_calls
-        assert result.arguments == {"path": "/p", "content": value}
-
-
-def test_truncation_at_every_position() -> None:
-    first = call("get_time", zone="UTC")
-    second = call("write_file", content='<y> "z"')
-    text = "Hi" + first + "B" + second + "<seed:eos>"
-    full = Case(text, normalize_tools(TOOLS), PLAIN, None, expected=verified(text).to_dict())
-    reference = stream(FMT, [text], TOOLS, PLAIN)
-    spans = [(text.index(c), text.index(c) + len(c)) for c in (first, second)]
-    for end in range(len(text)):
-        cut = text[:end]
-        case = Case(cut, full.tools, PLAIN, None, truncates=full)
-        whole = stream(FMT, [cut], TOOLS, PLAIN)
-        for chunks in ([cut], list(cut)):
-            trial = Trial(FMT, case, chunks, whole, stream(FMT, chunks, TOOLS, PLAIN), reference)
-            for prop in PROPERTIES:
-                assert prop.check(trial) is None, (end, prop.name, prop.check(trial))
-        message = whole.message
-        # a call is complete at its `</function>`; the wrapper end may still be missing
-        done = [text.index("</function>", s) + len("</function>") for s, _ in spans]
-        assert names(message) == ["get_time", "write_file"][: sum(d <= end for d in done)]
-        heads = [s for (s, _), d in zip(spans, done, strict=True)
-                 if text.index(">\n", text.index("<function=", s)) + 1 <= end < d]  # fmt: skip
-        if heads:
-            (error,) = message.errors
-            assert error.code == "truncated" and "tool call" in error.message
-            assert "<function=" not in (message.content or "")
-        assert all(e.code == "truncated" for e in message.errors)
-        assert not any(isinstance(e, ToolCallEnd) and e.index == len(message.tool_calls)
-                       for e in whole.events)  # fmt: skip
 
 
 def test_truncated_error_names_the_open_call_and_argument() -> None:
