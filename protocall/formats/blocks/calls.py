@@ -124,8 +124,8 @@ def section_calls(
 
     if not bare:
         return Calls(first.openers, first.head, section(first, gap))
-    return Calls(first.openers, alt(first.head, inner.head),
-                 alt(section(first, gap), section(inner, whitespace)))  # fmt: skip
+    sections = alt(section(first, gap), section(inner, whitespace))
+    return Calls(first.openers, alt(first.head, inner.head), sections)
 
 
 def closer(*texts: str) -> Parser[str]:

@@ -132,24 +132,40 @@ def channel_format(
     `call_marker`."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-        return channelled_turn(channels=channels, calls=calls(tools), stops=stops,
-                               tokens=tokens, dropped=dropped, start=start)  # fmt: skip
+        return channelled_turn(
+            channels=channels,
+            calls=calls(tools),
+            stops=stops,
+            tokens=tokens,
+            dropped=dropped,
+            start=start,
+        )
 
     def rendered(turn: Turn, start: str | None) -> str:
         assert render_call is not None
-        return render_channels(turn, start, channels=channels, call=render_call,
-                               section=section, stop="".join(stops))  # fmt: skip
+        return render_channels(
+            turn,
+            start,
+            channels=channels,
+            call=render_call,
+            section=section,
+            stop="".join(stops),
+        )
 
     opened = {key: channels[key] for key in (channels if starts is None else starts)}
     thinking = next((c for c in channels.values() if c.node == ast.REASONING), None)
     opener = (thinking.written or thinking.open).replace("\n", "\\n") if thinking else ""
     shown = {"reasoning": f"{opener}…{thinking.close}"} if thinking else {}
+    bounds = [marker for channel in channels.values() for marker in (channel.open, channel.close)]
+    prompts = {key: prompt + (channel.written or channel.open) for key, channel in opened.items()}
     return Format(
-        name, grammar, render or rendered, default_start=default_start, summary=summary,
-        reserved=_reserved(*(m for c in channels.values() for m in (c.open, c.close)), *section,
-                           *reserved, *stops),
+        name,
+        grammar,
+        render or rendered,
+        default_start=default_start,
+        summary=summary,
+        reserved=_reserved(*bounds, *section, *reserved, *stops),
         channels={key: (channel.open, channel.close) for key, channel in opened.items()},
-        prompts={None: prompt} | {key: prompt + (channel.written or channel.open)
-                                  for key, channel in opened.items()},
+        prompts={None: prompt} | prompts,
         markers=shown | {"call": call_marker},
-    )  # fmt: skip
+    )

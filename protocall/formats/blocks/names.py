@@ -89,8 +89,8 @@ def loose(text: str) -> Parser[str]:
     spacing; its value is `text`. Whitespace before it is allowed only if it starts with
     some (so a head never starts on whitespace alone)."""
     pieces = [piece for piece in re.split(r"\s+|(?=<)|(?<=>)", text) if piece]
-    parsers = [lenient(piece) if i or text[0].isspace() else literal(piece)
-               for i, piece in enumerate(pieces)]  # fmt: skip
+    first = lenient if text[:1].isspace() else literal
+    parsers = [first(piece) for piece in pieces[:1]] + [lenient(piece) for piece in pieces[1:]]
     if not parsers or text[-1].isspace():
         parsers.append(whitespace)
     return seq(*parsers).result(text)

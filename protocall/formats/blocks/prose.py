@@ -125,13 +125,13 @@ def reasoning_block(
     dropped, not reasoning text; the block then ends at that spelling's close."""
 
     def block(close: str, ends_at_call: bool) -> Parser[Any]:
-        body = prose(ast.REASONING, (close, *stops), calls if ends_at_call else None,
-                     fenced=fenced)  # fmt: skip
+        ending = calls if ends_at_call else None
+        body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced)
         return body.skip(optional(literal(close)))
 
     def opened(ends_at_call: bool) -> list[Parser[Any]]:
-        return [seq(whitespace, literal(open_), cut, block(close, ends_at_call))
-                for open_, close in reasoning.spellings]  # fmt: skip
+        spellings = reasoning.spellings
+        return [seq(whitespace, literal(o), cut, block(c, ends_at_call)) for o, c in spellings]
 
     at_call = reasoning.ends_at_call
     if pre_opened:

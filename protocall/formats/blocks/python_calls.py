@@ -113,7 +113,7 @@ def python_call_list(
 
     def listed(first: Parser[Any], begin: Parser[Any], end: Parser[Any]) -> Parser[Any]:
         calls = seq(begin, literal("["), whitespace, first, many(later), whitespace, literal("]"))
-        return envelope(calls, skip).skip(end)  # fmt: skip
+        return envelope(calls, skip).skip(end)
 
     heads, lists, openers = [], [], []
     if section is not None:
@@ -157,7 +157,6 @@ def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
     proof, first = _python_call(_python_name(None))
     _, later = _python_call(_python_name(None), strict=False)
     opening = literal(begin).then(whitespace)
-    calls = seq(opening, recover(first, skip),
-                many(regex(r"\s+").then(unfinished(recover(later, skip)))),
-                optional(whitespace.then(closer(end))))  # fmt: skip
+    more = many(regex(r"\s+").then(unfinished(recover(later, skip))))
+    calls = seq(opening, recover(first, skip), more, optional(whitespace.then(closer(end))))
     return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))
