@@ -8,10 +8,13 @@ and in 4-character deltas. (Time per character, C-level scans included, is measu
 
 from __future__ import annotations
 
+import contextlib
 import cProfile
 import gc
 import pstats
+import re
 import tracemalloc
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -19,8 +22,9 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
+from protocall.combinators import Alt, Parser
 from protocall.combinators.result import ParseFailure
-from protocall.testing.degenerate import TOOLS, degenerate_inputs
+from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs
 
 SMALL, LARGE = 100, 400
 RATIO = 6.0
@@ -140,3 +144,101 @@ def test_a_backtick_run_longer_than_the_recursion_limit_is_text(name: str, delta
         message = session.message
     assert message.content == text
     assert not message.tool_calls
+
+
+FAST = [
+    ("mistral", "'</s>' repeated", 15, 20),
+    ("gemma-4", "'<|' repeated", 30, 40),
+    ("deepseek-v3.2", "'<｜DSML｜p' repeated", 24, 30),
+    ("hermes", "'<tool_call>' repeated", 8, 14),
+    ("llama-3", "'{\"a\":' nested", 80, 90),
+]
+"""Inputs made cheap by `Parser.glance` (a choice skipping the branches its first characters
+rule out, waiting rather than running one they leave undecided), with the Python-level calls
+per character each may cost one-shot and in 4-character deltas (measured: 11 and 15, 24 and
+30, 18 and 24, 6 and 11, 62 and 69; with every branch run: 28 and 32, 58 and 84, 65 and 75,
+12 and 15, 116 and 123)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), FAST)
+def test_choices_skip_the_branches_the_first_characters_rule_out(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    generate = degenerate_inputs(formats.get(name))[label]
+    small, large = generate(1000), generate(3000)
+    for delta, limit in ((0, one_shot), (4, streamed)):
+        parse(name, small, delta)  # grammar caches warm: not counted
+        extra = calls(name, large, delta) - calls(name, small, delta)
+        per_character = extra / (len(large) - len(small))
+        assert per_character <= limit, (
+            f"{name}, {label}, delta {delta}: {per_character:.0f} calls per character"
+        )
+
+
+def forget_shortcuts() -> None:
+    """Drop every glance, choice plan and repetition shortcut cached so far."""
+    for parser in gc.get_objects():
+        if isinstance(parser, Parser):
+            parser.__dict__.pop("_glances", None)
+            for cache in ("plans", "skips"):
+                if isinstance(parser.__dict__.get(cache), dict):
+                    parser.__dict__[cache].clear()
+
+
+@contextlib.contextmanager
+def without_shortcuts() -> Iterator[None]:
+    """Every parser undecided at a glance: every choice runs every branch."""
+    forget_shortcuts()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Parser, "glance", lambda self, window: None)
+        patch.setattr(Alt, "_plan", lambda self, char: self.undecided)
+        yield
+    forget_shortcuts()
+
+
+def outcome(name: str, text: str, delta: int) -> str:
+    """Everything a session gives for `text` (every event, in order, and the message)."""
+    session = formats.get(name).parser(TOOLS)
+    events = []
+    step = delta or len(text) or 1
+    for start in range(0, len(text), step):
+        events += session.feed(text[start : start + step])
+    events += session.finish()
+    return re.sub(r"call_\w{24}", "call_…", repr((events, session.message)))  # ids are random
+
+
+def samples(name: str) -> list[str]:
+    """Degenerate inputs, a call, a call cut off, the markers: what takes shortcuts."""
+    fmt = formats.get(name)
+    opener, head = call_opener(fmt)
+    texts = [generate(60) for generate in degenerate_inputs(fmt).values()]
+    whole = opener + 'Paris"}' + "".join(fmt.reserved)
+    texts += [opener, head, whole, whole[: len(whole) // 2], "".join(fmt.reserved) * 2]
+    return texts
+
+
+@pytest.mark.parametrize("name", formats.names())
+def test_the_shortcut_changes_no_outcome(name: str) -> None:
+    """Events and message (errors and their messages included) with every choice running
+    every branch equal those with the shortcut: one-shot, in 4-character deltas and per
+    character."""
+    cases = [(text, delta) for text in samples(name) for delta in (0, 4, 1)]
+    with without_shortcuts():
+        expected = [outcome(name, text, delta) for text, delta in cases]
+    assert [outcome(name, text, delta) for text, delta in cases] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(formats.names()), st.data())
+def test_the_shortcut_changes_no_outcome_on_marker_soup(name: str, data: st.DataObject) -> None:
+    """The same on random text made of the format's markers, their prefixes and a few
+    characters, in random deltas."""
+    fmt = formats.get(name)
+    opener, _ = call_opener(fmt)
+    pieces = [*fmt.reserved, opener, *(m[: len(m) // 2] for m in fmt.reserved), "{", '"', " ",
+              "\n", "a", "[", "<", ":", ","]  # fmt: skip
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=12)))
+    delta = data.draw(st.sampled_from([0, 1, 3]))
+    with without_shortcuts():
+        expected = outcome(name, text, delta)
+    assert outcome(name, text, delta) == expected

@@ -7,9 +7,13 @@ last branch of an `alt` needs no backtrack point, so its output flows straight t
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Generator
 from typing import Any, TypeVar
 
-from .parser import Parser, Step
+from . import glance as glances
+from .glance import EMPTY, Glance, failing
+from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
 from .stream import Choice, Input
@@ -29,30 +33,61 @@ class Alt(Parser[T]):
     It needs more while the branch it is trying does. A branch that fails before any `cut`
     lets the next one try from the same start; after a `cut` its failure is `Committed` and no
     other branch is tried. If all fail, the furthest failure is reported, with the
-    expectations of every branch that reached that far.
+    expectations of every branch that reached that far. A branch that the character at the
+    start rules out (see `Parser.glance`) is not run: what it would record and raise is.
     """
 
     def __init__(self, *parsers: Parser[Any]) -> None:
         if not parsers:
             raise ValueError("alt() needs at least one parser")
         self.parsers: tuple[Parser[Any], ...] = parsers
+        *tried, self.last = parsers
+        self.undecided: Plan = tuple((parser, 0) for parser in tried)
+        self.plans: dict[str, Plan] = {}  # by the character at the start
+
+    @functools.cached_property
+    def waiting(self) -> bool:
+        return self.parsers[0].waits()
 
     def __or__(self, other: Parser[Any]) -> Alt[Any]:
         return Alt(*self.parsers, other)
 
     def step(self, inp: Input, pos: int) -> Step[T]:
         best: Backtrack | None = None
-        *tried, last = self.parsers
-        for parser in tried:
+        at = pos - inp.base
+        if at == len(inp.buf) and not inp.eof and self.waiting:
+            while pos == inp.end and not inp.eof:  # the first branch would only wait
+                yield pos
+            at = pos - inp.base
+        if at < len(inp.buf):
+            char = inp.buf[at]
+            plan = self.plans.get(char)
+            if plan is None:
+                plan = self._plan(char)
+        else:
+            plan = self.undecided
+        skipped: list[tuple[Glance, list[str]]] = []  # failures not built unless needed
+        for parser, width in plan:
+            if width < 0:  # branches the character rules out
+                skipped.append((parser, inp.refuse(pos, parser, record=False)))
+                continue
+            if width:  # a branch its first characters may rule out
+                glance = parser.glance(inp.buf[pos - inp.base : pos - inp.base + width])
+                if glance is not None and glance.waits:
+                    glance = yield from _glanced(parser, inp, pos, width)
+                if glance is not None and glance.expected is not None:
+                    skipped.append((glance, inp.refuse(pos, glance)))
+                    continue
             choice = inp.open_choice(pos)
             try:
-                result = yield from parser.step(inp, pos)
+                result: tuple[T, int] = yield from parser.step(inp, pos)
             except Backtrack as failure:
                 inp.close_choice(choice, keep_output=False)
                 if choice.committed:
                     raise _commit_failure(failure) from None
                 inp.abandon(failure)
-                best = failure if best is None else best.merge(failure)
+                best = _merged(pos, best, skipped).merge(failure) if skipped or best else failure
+                skipped = []
                 continue
             except Committed:
                 inp.close_choice(choice, keep_output=False)
@@ -60,9 +95,92 @@ class Alt(Parser[T]):
             inp.close_choice(choice, keep_output=True)
             return result
         try:
-            return (yield from last.step(inp, pos))
+            return (yield from self.last.step(inp, pos))
         except Backtrack as failure:
+            if skipped:
+                best = _merged(pos, best, skipped)
             raise (failure if best is None else best.merge(failure)) from None
+
+    def _plan(self, char: str) -> Plan:
+        """The steps before the last branch at `char` (see `Plan`)."""
+        plan: list[tuple[Any, int]] = []
+        ruled_out: list[Glance] = []
+        for parser, _ in self.undecided:
+            glance = parser.glance(char)
+            if glance is not None and glance.fails:
+                ruled_out.append(glance)
+                continue
+            if ruled_out:
+                plan.append((glances.tried(ruled_out), -1))
+                ruled_out = []
+            width = parser.reach() if glance is None or glance.waits else 0
+            plan.append((parser, width if width > 1 else 0))
+        if ruled_out:
+            plan.append((glances.tried(ruled_out), -1))
+        if len(self.plans) >= _MEMO:
+            self.plans.clear()
+        self.plans[char] = result = tuple(plan)
+        return result
+
+    def _glance(self, window: str) -> Glance | None:
+        outcomes = []
+        for parser in self.parsers:
+            glance = parser.glance(window)
+            if glance is None or glance.waits:
+                return glance
+            outcomes.append(glance)
+            if not glance.fails:
+                break
+        return glances.choice(outcomes)
+
+    def _reach(self) -> int:
+        return max(parser.reach() for parser in self.parsers)
+
+    def waits(self) -> bool:
+        return self.parsers[0].waits()
+
+
+Plan = tuple[tuple[Any, int], ...]
+"""A choice's steps before its last branch at one character: `(branch, 0)` runs the
+branch; `(branch, width)` does too unless its `glance` at the `width` characters there
+rules it out; `(glance, -1)` does what trying the consecutive branches the character
+rules out would (`glance.tried`)."""
+
+
+def _glanced(
+    parser: Parser[Any], inp: Input, pos: int, width: int
+) -> Generator[int, None, Glance | None]:
+    """`parser`'s glance at the `width` characters from `pos`; while it would only wait
+    for more of them, this waits for them instead (running it would decide nothing). The
+    glance is cached: calling it once more costs a lookup."""
+    while True:
+        at = pos - inp.base
+        window = inp.buf[at : at + width]
+        glance = parser.glance(window)
+        if glance is None or not glance.waits or len(window) == width or inp.eof:
+            return glance
+        yield pos
+
+
+def _merged(pos: int, best: Backtrack | None, skipped: list[tuple[Glance, list[str]]]) -> Backtrack:
+    """`best` merged with the failures of the `skipped` branches, built now."""
+    for glance, context in skipped:
+        failure = glances.refused(pos, glance, context)
+        best = failure if best is None else best.merge(failure)
+    assert best is not None
+    return best
+
+
+def _failure_at(char: str) -> Any:
+    def failure(parser: Parser[Any]) -> Glance | None:
+        glance = parser.glance(char)
+        return glance if glance is not None and glance.fails else None
+
+    return failure
+
+
+_MEMO = 256
+"""Characters whose shortcuts a choice keeps (a cache: cleared when full)."""
 
 
 def alt(*parsers: Parser[Any]) -> Parser[Any]:
@@ -70,21 +188,45 @@ def alt(*parsers: Parser[Any]) -> Parser[Any]:
     return Alt(*parsers)
 
 
-class Many(Parser[list[T]]):
+class Many(Wrapper[list[T]]):
     """Zero or more repetitions, as many as match.
 
     Each repetition is an undecided choice until it matches or cuts; a repetition that fails
     before a cut ends the loop there (its output dropped). A repetition that matches nothing
-    ends the loop too, so `many` never spins. Needs more while a repetition does.
+    ends the loop too, so `many` never spins. Needs more while a repetition does. A
+    repetition that the character at its start rules out (see `Parser.glance`) is not run.
     """
 
     def __init__(self, parser: Parser[T], minimum: int = 0) -> None:
         self.parser = parser
         self.minimum = minimum
+        self.skips: dict[str, Glance | None] = {}  # char -> the repetition's failure there
+
+    @functools.cached_property
+    def waiting(self) -> bool:
+        return self.parser.waits()
 
     def step(self, inp: Input, pos: int) -> Step[list[T]]:
         values: list[T] = []
+        skips = self.skips
         while True:
+            at = pos - inp.base
+            if at == len(inp.buf) and not inp.eof and self.waiting:
+                while pos == inp.end and not inp.eof:  # the repetition would only wait
+                    yield pos
+                at = pos - inp.base
+            if at < len(inp.buf):
+                char = inp.buf[at]
+                skip = skips.get(char, _UNSEEN)
+                if skip is _UNSEEN:
+                    if len(skips) >= _MEMO:
+                        skips.clear()
+                    skip = skips[char] = _failure_at(char)(self.parser)
+                if skip is not None:
+                    if len(values) < self.minimum:
+                        raise glances.refused(pos, skip, inp.refuse(pos, skip, record=False))
+                    inp.refuse(pos, skip)
+                    return values, pos
             choice = inp.open_choice(pos)
             try:
                 value, end = yield from self.parser.step(inp, pos)
@@ -102,6 +244,21 @@ class Many(Parser[list[T]]):
             if end == pos:
                 return values, pos
             pos = end
+
+    def _glance(self, window: str) -> Glance | None:
+        outcome, count = EMPTY, 0
+        while True:
+            glance = self.parser.glance(window[outcome.at :])
+            if glance is None or glance.waits:
+                return glance
+            if glance.fails:
+                return outcome.then(glance if count < self.minimum else glances.repeated(glance))
+            outcome, count = outcome.then(glance), count + 1
+            if glance.at == 0:
+                return outcome
+
+
+_UNSEEN: Any = object()
 
 
 def many(parser: Parser[T], minimum: int = 0) -> Parser[list[T]]:
@@ -139,7 +296,7 @@ def _forget(inp: Input, choice: Choice, furthest: ParseFailure | None) -> None:
     inp.furthest = furthest
 
 
-class Peek(Parser[T]):
+class Peek(Wrapper[T]):
     """Lookahead: match `parser` here, then give its value without consuming or emitting.
 
     Needs more while `parser` does; fails where it fails. `parser` must not `cut`.
@@ -158,13 +315,17 @@ class Peek(Parser[T]):
         _forget(inp, choice, furthest)
         return value, pos
 
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return None if glance is None else glance.forgotten()
+
 
 def peek(parser: Parser[T]) -> Parser[T]:
     """Succeed without consuming where `parser` would match (see `Peek`)."""
     return Peek(parser)
 
 
-class NotFollowedBy(Parser[None]):
+class NotFollowedBy(Wrapper[None]):
     """Negative lookahead: succeed, consuming nothing, where `parser` would fail.
 
     Needs more while `parser` is undecided; `parser` must not `cut`.
@@ -175,6 +336,11 @@ class NotFollowedBy(Parser[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
+        glance = yield from _glanced(self.parser, inp, pos, self.parser.reach())
+        if glance is not None and not glance.waits:  # decided by the first characters
+            if glance.expected is not None:
+                return None, pos
+            raise Backtrack(pos, self.expected)
         choice, furthest = inp.open_choice(pos), inp.furthest
         try:
             yield from self.parser.step(inp, pos)
@@ -186,6 +352,12 @@ class NotFollowedBy(Parser[None]):
             raise
         _forget(inp, choice, furthest)
         raise Backtrack(pos, self.expected)
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)  # what it records is forgotten
+        if glance is None or glance.waits:
+            return glance
+        return EMPTY if glance.fails else failing(self.expected)
 
 
 def not_followed_by(parser: Parser[Any], description: str = "something else") -> Parser[None]:

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import orjson
 
+from .glance import Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input, Text
@@ -524,6 +525,20 @@ class JsonValue(Parser[Any]):
             if state == _STRING and emitted == base + size and limit is None:
                 continue  # all of the string so far emitted: the hot path above waits
             yield key_start if state == _STRING and is_key else emitted
+
+    def _glance(self, window: str) -> Glance | None:
+        char = window[0]
+        state = self.start_state
+        if state == _TOP_OBJECT:
+            starts = char == "{"
+        elif state == _TOP_STRING:
+            starts = char == '"'
+        else:
+            starts = char in '"{[' or char in _NUMBER_START or char in _LITERALS
+        return None if starts else failing(_EXPECTED[state])
+
+    def waits(self) -> bool:
+        return True
 
 
 def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .glance import EMPTY, Glance, before_value, failing
 from .result import (
     DONE,
     END_OF_INPUT,
@@ -42,6 +43,47 @@ class Parser(Generic[T_co]):
 
     def step(self, inp: Input, pos: int) -> Step[T_co]:
         raise NotImplementedError
+
+    def glance(self, window: str) -> Glance | None:
+        """What this parser does at a position where the input starts with `window`, when
+        those characters decide it whatever follows (see `Glance`), or None: it may read
+        further, or is not analysed. Worked out once per window (a small cache; None
+        meanwhile: a recursive grammar's cycle is undecided)."""
+        if not window:
+            return None
+        memo: dict[str, Glance | None] | None = self.__dict__.get("_glances")
+        if memo is None:
+            memo = self.__dict__["_glances"] = {}
+        elif window in memo:
+            return memo[window]
+        elif len(memo) >= _GLANCES:
+            memo.clear()
+        memo[window] = None
+        memo[window] = glance = self._glance(window)
+        return glance
+
+    def _glance(self, window: str) -> Glance | None:
+        """`glance` without the cache: subclasses whose outcome a few characters can
+        decide say so."""
+        return None
+
+    def reach(self) -> int:
+        """How many characters are worth a `glance` (at least 1): as many as the
+        literals it starts with have."""
+        reach: int | None = self.__dict__.get("_reached")
+        if reach is None:
+            self.__dict__["_reached"] = 1  # meanwhile, for a recursive grammar
+            reach = self.__dict__["_reached"] = min(max(self._reach(), 1), _REACH)
+        return reach
+
+    def _reach(self) -> int:
+        return 1
+
+    def waits(self) -> bool:
+        """True when, with no input at its position yet, it can only wait for some: it
+        decides, emits and commits nothing before a character arrives (or the input ends).
+        A choice then waits for that character before planning its branches."""
+        return False
 
     # -- running -------------------------------------------------------------------------
 
@@ -104,6 +146,12 @@ class Parser(Generic[T_co]):
         from .choice import optional
 
         return optional(self)
+
+
+_GLANCES = 256
+"""Windows whose outcome a parser keeps (a cache: cleared when full)."""
+_REACH = 64
+"""The longest window glanced at."""
 
 
 def _first(values: tuple[Any, ...]) -> Any:
@@ -242,6 +290,19 @@ def quote(text: str) -> str:
     return f"`{shown}`"
 
 
+class Wrapper(Parser[T_co]):
+    """A parser around one `parser`, which starts where it starts: as many characters are
+    worth a glance, and it waits where that one waits."""
+
+    parser: Parser[Any]
+
+    def _reach(self) -> int:
+        return self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser.waits()
+
+
 class Seq(Parser[tuple[Any, ...]]):
     """Each parser in turn; the tuple of their values."""
 
@@ -255,13 +316,30 @@ class Seq(Parser[tuple[Any, ...]]):
             values.append(value)
         return tuple(values), pos
 
+    def _glance(self, window: str) -> Glance | None:
+        outcome = EMPTY
+        for parser in self.parsers:
+            glance = parser.glance(window[outcome.at :])
+            if glance is None:
+                return None
+            outcome = outcome.then(glance)
+            if glance.expected is not None or glance.waits:
+                break
+        return outcome
+
+    def _reach(self) -> int:
+        return sum(parser.reach() for parser in self.parsers)
+
+    def waits(self) -> bool:
+        return bool(self.parsers) and self.parsers[0].waits()
+
 
 def seq(*parsers: Parser[Any]) -> Parser[tuple[Any, ...]]:
     """Match `parsers` one after another; give the tuple of their values."""
     return Seq(*parsers)
 
 
-class Map(Parser[U]):
+class Map(Wrapper[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], U]) -> None:
         self.parser = parser
         self.fn = fn
@@ -270,8 +348,11 @@ class Map(Parser[U]):
         value, end = yield from self.parser.step(inp, pos)
         return self.fn(value), end
 
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)
 
-class Bind(Parser[U]):
+
+class Bind(Wrapper[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], Parser[U]]) -> None:
         self.parser = parser
         self.fn = fn
@@ -280,8 +361,11 @@ class Bind(Parser[U]):
         value, end = yield from self.parser.step(inp, pos)
         return (yield from self.fn(value).step(inp, end))
 
+    def _glance(self, window: str) -> Glance | None:
+        return before_value(self.parser.glance(window))
 
-class Desc(Parser[T]):
+
+class Desc(Wrapper[T]):
     def __init__(self, parser: Parser[T], description: str) -> None:
         self.parser = parser
         self.description = description
@@ -293,6 +377,10 @@ class Desc(Parser[T]):
             named = Backtrack(failure.position, (self.description,))
             named.context = failure.context
             raise named from None
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return None if glance is None else glance.named(self.description)
 
 
 class Forward(Parser[T]):
@@ -308,6 +396,15 @@ class Forward(Parser[T]):
         if self.parser is None:
             raise UsageError("forward() parser used before define()")
         return (yield from self.parser.step(inp, pos))
+
+    def _glance(self, window: str) -> Glance | None:
+        return None if self.parser is None else self.parser.glance(window)
+
+    def _reach(self) -> int:
+        return 1 if self.parser is None else self.parser.reach()
+
+    def waits(self) -> bool:
+        return self.parser is not None and self.parser.waits()
 
 
 def forward() -> Forward[Any]:
@@ -352,6 +449,12 @@ class EndOfInput(Parser[None]):
         if pos < inp.end:
             raise Backtrack(pos, ("end of input",))
         return None, pos
+
+    def _glance(self, window: str) -> Glance | None:
+        return failing(("end of input",))
+
+    def waits(self) -> bool:
+        return True
 
 
 end_of_input = EndOfInput()

@@ -6,6 +6,7 @@ import functools
 import re
 from typing import Any, TypeVar
 
+from .glance import EMPTY, WAITING, Glance, Record, failing, later
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input
@@ -45,6 +46,21 @@ class Literal(Parser[str]):
             inp.fast = PartialMarker((text,), pos)
             yield pos
             inp.fast = None
+
+    def _glance(self, window: str) -> Glance | None:
+        text = self.text
+        if window.startswith(text):
+            return Glance(len(text), None)
+        same = 0
+        while same < len(window) and window[same] == text[same]:
+            same += 1
+        return WAITING if same == len(window) else failing(self.expected, same)
+
+    def _reach(self) -> int:
+        return len(self.text)
+
+    def waits(self) -> bool:
+        return True
 
 
 class PartialMarker:
@@ -200,6 +216,24 @@ class Markers(Parser[str]):
             yield pos
             inp.fast = None
 
+    def _glance(self, window: str) -> Glance | None:
+        records, result = self.outcome(window[: self.longest], False)
+        record = None
+        for offset, expected in records:
+            record = later(record, Record(offset, tuple(dict.fromkeys(expected)), ()))
+        if isinstance(result, str):
+            return Glance(len(result), None, (), record)
+        failure, _ = result
+        if failure is None:  # waiting on a text the window is a prefix of
+            return WAITING
+        return Glance(failure[0], tuple(dict.fromkeys(failure[1])), (), record)
+
+    def _reach(self) -> int:
+        return self.longest
+
+    def waits(self) -> bool:
+        return True
+
 
 def markers(*texts: str) -> Parser[str]:
     """Any of several literal markers: the first, in order, that matches (see `Markers`)."""
@@ -238,6 +272,17 @@ class Regex(Parser[Any]):
             yield pos
             inp.fast = None
 
+    def _glance(self, window: str) -> Glance | None:
+        match = self.pattern.match(window)
+        if match is None:  # a token-like pattern matches no longer text either
+            return failing(self.expected)
+        if not self.class_run:  # where the match ends, what follows the window may decide
+            return None
+        return Glance(match.end(), None) if match.end() < len(window) else WAITING
+
+    def waits(self) -> bool:
+        return True
+
 
 def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:
     """Match a token-like `pattern` here; its value is `group` of the match (see `Regex`)."""
@@ -254,6 +299,9 @@ class Success(Parser[T]):
         return self.value, pos
         yield pos  # pragma: no cover - makes this a generator
 
+    def _glance(self, window: str) -> Glance | None:
+        return EMPTY
+
 
 def success(value: T) -> Parser[T]:
     return Success(value)
@@ -268,6 +316,9 @@ class Fail(Parser[Any]):
     def step(self, inp: Input, pos: int) -> Step[Any]:
         raise Backtrack(pos, self.expected)
         yield pos  # pragma: no cover - makes this a generator
+
+    def _glance(self, window: str) -> Glance | None:
+        return failing(self.expected)
 
 
 def fail(description: str) -> Parser[Any]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parser import Parser, Step
+from .glance import Glance
+from .parser import Parser, Step, Wrapper
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 
@@ -35,7 +36,7 @@ class Recovered:
         return f"Recovered({self.raw!r}, truncated={self.truncated})"
 
 
-class Recover(Parser[Any]):
+class Recover(Wrapper[Any]):
     """Run `parser`; a failure that is the region's becomes an `error` node (see the module
     docstring), the match running on to where the region ends.
 
@@ -63,15 +64,16 @@ class Recover(Parser[Any]):
             result = yield from self.parser.step(inp, pos)
         except ParseFailure as failure:
             after_cut = barrier.committed or not isinstance(failure, Backtrack)
-            if after_cut and self.resync is not None:
-                at = min(max(failure.position, pos, inp.base), inp.end)
-                _, end = yield from self.resync.step(inp, at)
-            elif not after_cut and self.cut_off and inp.eof and failure.position >= inp.end > pos:
-                end = inp.end
-            else:
+            resync = self.resync if after_cut else None
+            ended = inp.eof and failure.position >= inp.end > pos
+            if resync is None and (after_cut or not (self.cut_off and ended)):
                 inp.close_choice(barrier, keep_output=False)
                 raise
             failure.detach()  # kept in the result: not the frames and failures it crossed
+            end = inp.end
+            if resync is not None:
+                at = min(max(failure.position, pos, inp.base), inp.end)
+                _, end = yield from resync.step(inp, at)
             truncated = inp.eof and failure.position >= inp.end
             recovered = Recovered(failure, inp.raw(pos, end), pos, truncated)
             inp.close_choice(barrier, keep_output=after_cut)
@@ -81,6 +83,11 @@ class Recover(Parser[Any]):
             return recovered, end
         inp.close_choice(barrier, keep_output=True)
         return result
+
+    def _glance(self, window: str) -> Glance | None:
+        # A failure before any cut passes through, and where the window is the input did
+        # not end: a region the window rules out is ruled out.
+        return self.parser.glance(window)
 
 
 def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:

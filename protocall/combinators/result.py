@@ -51,11 +51,15 @@ class ParseFailure(Exception):
         return self
 
     def merge(self, other: Self) -> Self:
-        """The furthest of two failures; at the same position, their expectations combined."""
+        """The furthest of two failures; at the same position, their expectations combined
+        (this failure itself when it expects all `other` does)."""
         if other.position > self.position:
             return other
         if other.position == self.position and other.expected != self.expected:
-            merged = type(self)(self.position, self.expected + other.expected)
+            expected = self.expected
+            if all(item in expected for item in other.expected):
+                return self
+            merged = type(self)(self.position, expected + other.expected)
             merged.context = self.context
             return merged
         return self

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from .result import Backtrack
+
 if TYPE_CHECKING:
+    from .glance import Glance
     from .result import ParseFailure
 
 
@@ -136,6 +139,32 @@ class Input:
         failure.detach()
         furthest = self.furthest
         self.furthest = failure if furthest is None else furthest.merge(failure)
+
+    def refuse(self, pos: int, glance: Glance, record: bool = True) -> list[str]:
+        """Do what a parser that `glance` rules out at `pos` would to the furthest failure:
+        record the failures it records there (and the failure it raises, with `record`, as
+        a choice that backtracks over it records it). Gives the context list of the failure
+        it raises, which the furthest failure may share (`refused` builds that failure)."""
+        context = list(glance.context)
+        recorded = glance.record
+        if recorded is not None:
+            own = recorded.context
+            self._record(pos + recorded.at, recorded.expected, context if own is None else own)
+        if record:
+            self._record(pos + glance.at, glance.expected or (), context)
+        return context
+
+    def _record(self, at: int, expected: tuple[str, ...], context: Any) -> None:
+        """`abandon` of a failure at `at` expecting `expected` inside `context` (a list, or
+        a tuple to copy), built only if the furthest failure changes."""
+        furthest = self.furthest
+        if furthest is None or furthest.position < at:
+            furthest = self.furthest = Backtrack(at, expected)
+            furthest.context = context if type(context) is list else list(context)
+        elif furthest.position == at and furthest.expected != expected:
+            known = furthest.expected
+            if not all(item in known for item in expected):
+                self.furthest = furthest.merge(Backtrack(at, expected))
 
     def cut(self) -> None:
         """Commit every open choice: none of them may backtrack any more, and the output

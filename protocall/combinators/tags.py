@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from .parser import Parser, Step, quote
+from .glance import EMPTY, Glance, before_value
+from .parser import Parser, Step, Wrapper, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 
 T = TypeVar("T")
 
 
-class Tag(Parser[T]):
+class Tag(Wrapper[T]):
     """`parser`, bracketed by `Open(name)` and `Close(name, value)` items.
 
     `Open` is emitted when the node starts (held by any undecided choice around it), so the
@@ -34,13 +35,17 @@ class Tag(Parser[T]):
         inp.out.append(Close(self.name, end, value))
         return value, end
 
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        return None if glance is None else glance.tagged(self.name)
+
 
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
     return Tag(name, parser)
 
 
-class AsText(Parser[T]):
+class AsText(Wrapper[T]):
     """`parser`, whose matched text is then emitted as one `Text` item (e.g. a marker that
     turned out to be prose). Emits nothing until `parser` has matched."""
 
@@ -52,6 +57,9 @@ class AsText(Parser[T]):
         if end > pos:
             inp.out.append(Text(inp.text(pos, end), pos))
         return value, end
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)
 
 
 def as_text(parser: Parser[T]) -> Parser[T]:
@@ -71,6 +79,9 @@ class Emit(Parser[T]):
         inp.out.append(Close(self.name, pos, self.value))
         return self.value, pos
         yield pos  # pragma: no cover - makes this a generator
+
+    def _glance(self, window: str) -> Glance | None:
+        return EMPTY
 
 
 def emit(name: str, value: T) -> Parser[T]:
@@ -118,6 +129,15 @@ class Dispatch(Parser[tuple[str, Any]]):
             parser = self.default(key)
         value, end = yield from parser.step(inp, end)
         return (key, value), end
+
+    def _glance(self, window: str) -> Glance | None:
+        return before_value(self.key.glance(window))
+
+    def _reach(self) -> int:
+        return self.key.reach()
+
+    def waits(self) -> bool:
+        return self.key.waits()
 
 
 def dispatch(

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring
 
+from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import Input, Text
@@ -142,6 +143,17 @@ class Until(Parser[str]):
             if emitted > pos or not self.commit:
                 inp.fast = state
             yield emitted
+
+    def _glance(self, window: str) -> Glance | None:
+        if self.find.match(window) is None:  # text, or a marker prefix: what follows decides
+            return None
+        return failing(("text",)) if self.nonempty else EMPTY  # a marker right here
+
+    def _reach(self) -> int:
+        return max(map(len, self.markers))
+
+    def waits(self) -> bool:
+        return True
 
 
 class Scanning:
