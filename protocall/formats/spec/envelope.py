@@ -82,15 +82,24 @@ class Envelope:
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
-        call = spec.call
+        call, section = spec.call, spec.section
         required = call.template.replace("".join(call.optional), "")  # what every call has
         self.pieces = [p for p in PLACEHOLDER.split(required) if p]
         tokens = PLACEHOLDER.sub(" ", call.template).split() or [""]
         self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
-        section = spec.section
         self.array = section is not None and section.array
-        alternative = section is not None and section.element is not None  # to the template
-        if ((self.array and not alternative) or bool(call.proof)) != (
+        self.alternative = section is not None and section.element is not None  # to template
+        self.end = section.ends[0] if section and section.ends else ""
+        self._check_call()
+        brackets = self._frame()
+        self._derive_markers(tokens)
+        self.shown = self._summary(brackets)
+
+    def _check_call(self) -> None:
+        """A `{call}` template stands alone exactly in a JSON array section (not its
+        alternative) or with a registered `proof`; `NameKey` only in an array."""
+        call = self.spec.call
+        if ((self.array and not self.alternative) or bool(call.proof)) != (
             call.template == "{call}"
         ) or (isinstance(call.arguments, NameKey) and not self.array):
             raise UsageError(
@@ -100,7 +109,12 @@ class Envelope:
         if call.proof and call.proof not in PROOF_HOOKS:
             known = ", ".join(PROOF_HOOKS) or "none"
             raise UsageError(f"no proof hook named {call.proof!r} (registered: {known})")
-        self.end = section.ends[0] if section and section.ends else ""
+
+    def _frame(self) -> tuple[str, str]:
+        """Set how a run of calls is written (`written_section`, `None`: each call as the
+        template writes it) and the brackets of a JSON array or a Python list, which are
+        JSON, not reserved markers; return those brackets."""
+        call, section = self.spec.call, self.spec.section
         listed = isinstance(call.arguments, PythonKeywords) and call.between != "\n"
         brackets = section.framing if section and self.array else ("[", "]") if listed else ("", "")
         written = (section.begins[0], self.end) if section else ("", "") if listed else None
@@ -109,6 +123,12 @@ class Envelope:
         written = (written[0] + brackets[0], brackets[1] + written[1]) if written else None
         self.brackets = tuple(m.strip() for m in (written or ()) if self.array or listed)
         self.written_section = None if section and section.each else written
+        return brackets
+
+    def _derive_markers(self, tokens: list[str]) -> None:
+        """Set the reserved markers of the section and of a call (its tags, the codec's,
+        an XML layout's or a loose template's) and the strays dropped in the content."""
+        spec, call, section = self.spec, self.spec.call, self.spec.section
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
         )
@@ -124,15 +144,20 @@ class Envelope:
         stray_ends = section.ends if section and section.stray_ends else ()
         stray_closers = tags[1:] if call.stray_closers else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
+
+    def _summary(self, brackets: tuple[str, str]) -> str:
+        """The call as the marker summary shows it: the template with its placeholders
+        named, in its section or list, on one line."""
+        call, section = self.spec.call, self.spec.section
         shown = PLACEHOLDER.sub(self._shown, self._template(None))
-        if section is not None and self.array and not alternative:
+        if section is not None and self.array and not self.alternative:
             shown = f"{section.begins[0]}{shown.join(b.strip() for b in brackets)}{self.end}"
         elif isinstance(call.arguments, PythonKeywords):
             begin, end = (section.begins[0], section.ends[0]) if section else ("", "")
             shown = f"{begin}{brackets[0]}{shown}{call.between}…{brackets[1]}{end}"
-        elif section is not None and not alternative:
+        elif section is not None and not self.alternative:
             shown = section.begins[0].strip() + shown.strip()
-        self.shown = shown.strip().replace("\n", "\\n")
+        return shown.strip().replace("\n", "\\n")
 
     def _shown(self, match: re.Match[str]) -> str:
         call = self.spec.call
