@@ -6,9 +6,6 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
-from ...combinators import (
-    UsageError,
-)
 from ..base import Format
 from ..blocks.families import channel_format, turn_format
 from ..blocks.prose import Reasoning
@@ -99,10 +96,7 @@ def build(spec: Spec) -> Format:
 
 def _messages(spec: Spec, turn: Messages, envelope: Envelope) -> Format:
     """The `Format` of a turn whose grammar and renderer are the hook `turn.hook`."""
-    hook = TURN_HOOKS.get(turn.hook)
-    if hook is None:
-        known = ", ".join(TURN_HOOKS) or "none"
-        raise UsageError(f"no turn hook named {turn.hook!r} (registered: {known})")
+    hook = TURN_HOOKS[turn.hook]
 
     def render(parsed: Turn, start: str | None) -> str:
         return hook.render(parsed, start, envelope.render)

@@ -106,9 +106,8 @@ class Envelope:
                 f"a call template of `{{call}}` alone exactly in a section holding a JSON "
                 f"array (NameKey only there) or with a `proof`, not {call.template!r}"
             )
-        if call.proof and call.proof not in PROOF_HOOKS:
-            known = ", ".join(PROOF_HOOKS) or "none"
-            raise UsageError(f"no proof hook named {call.proof!r} (registered: {known})")
+        if call.proof:
+            PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
 
     def _frame(self) -> tuple[str, str]:
         """Set how a run of calls is written (`written_section`, `None`: each call as the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ...combinators import (
     Parser,
@@ -88,14 +88,36 @@ class TurnHook:
     render: Callable[[Turn, str | None, Callable[[ToolUse, int], str]], str]
 
 
-TURN_HOOKS: dict[str, TurnHook] = {}
+H = TypeVar("H")
+
+
+class Hooks(Generic[H]):
+    """The hooks of one `kind` by name: each registered once, a missing one a `UsageError`
+    naming those registered."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.named: dict[str, H] = {}
+
+    def register(self, name: str, hook: H) -> None:
+        if self.named.get(name, hook) is not hook:
+            raise UsageError(f"a {self.kind} hook named {name!r} is already registered")
+        self.named[name] = hook
+
+    def __getitem__(self, name: str) -> H:
+        hook = self.named.get(name)
+        if hook is None:
+            known = ", ".join(self.named) or "none"
+            raise UsageError(f"no {self.kind} hook named {name!r} (registered: {known})")
+        return hook
+
+
+TURN_HOOKS: Hooks[TurnHook] = Hooks("turn")
 
 
 def register_turn(name: str, hook: TurnHook) -> None:
     """Make `hook` the turn shape that `Messages(name, …)` names."""
-    if TURN_HOOKS.get(name, hook) is not hook:
-        raise UsageError(f"a turn hook named {name!r} is already registered")
-    TURN_HOOKS[name] = hook
+    TURN_HOOKS.register(name, hook)
 
 
 @dataclass(frozen=True)
@@ -108,14 +130,12 @@ class ProofHook:
     proof: Callable[[Tools | None], Parser[Any]]
 
 
-PROOF_HOOKS: dict[str, ProofHook] = {}
+PROOF_HOOKS: Hooks[ProofHook] = Hooks("proof")
 
 
 def register_proof(name: str, hook: ProofHook) -> None:
     """Make `hook` the proof that `Call(…, proof=name)` names."""
-    if PROOF_HOOKS.get(name, hook) is not hook:
-        raise UsageError(f"a proof hook named {name!r} is already registered")
-    PROOF_HOOKS[name] = hook
+    PROOF_HOOKS.register(name, hook)
 
 
 @dataclass(frozen=True)
