@@ -236,6 +236,21 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.ok else ERRORS
 
 
+def _detect(args: argparse.Namespace) -> int:
+    from .formats.detect import detect, load  # jinja2: imported only when it is needed
+
+    detection = detect(load(args.path))
+    print(detection.describe())
+    if not args.check:
+        return 0
+    from .testing import check_format
+
+    with _Progress(f"checking {detection.format.name}", sys.stderr):
+        report = check_format(detection.format, max_examples=args.examples, seed=args.seed)
+    print(report)
+    return 0 if report.ok else ERRORS
+
+
 class _Progress:
     """While a long run works, a line on a terminal saying so, with the time elapsed
     (nothing when the stream is not a terminal); erased when the run ends."""
@@ -517,6 +532,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TOKENS",
         help="space-separated marker texts that are special tokens (lark; default: <|…|>, <｜…｜>)",
     )
+
+    found = command("detect", _detect, "the format a model's chat template implies")
+    found.add_argument(
+        "path", metavar="PATH", help="a model folder, a tokenizer_config.json or a .jinja file"
+    )
+    found.add_argument("--check", action="store_true", help="then run `check` on the format")
+    found.add_argument("--examples", type=_positive, metavar="N", help="with --check")
+    found.add_argument("--seed", type=int, help="with --check")
     return parser
 
 

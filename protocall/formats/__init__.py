@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from os import PathLike
+
 from ..combinators import UsageError
 from .base import Format
 
@@ -70,4 +72,20 @@ def _load_builtins() -> None:
             register(fmt)
 
 
-__all__ = ["Format", "get", "names", "register"]
+def from_template(template: str, *, bos_token: str = "", eos_token: str = "") -> Format:
+    """The format a chat template implies: a built-in family that reads the template's own
+    renders back, or a spec inferred from them (see `detect`; needs `protocall[templates]`)."""
+    from .detect import from_template as infer
+
+    return infer(template, bos_token=bos_token, eos_token=eos_token)
+
+
+def for_model(path: str | PathLike[str]) -> Format:
+    """The format of the model whose chat template is at `path`: a model folder, its
+    `tokenizer_config.json` or a `.jinja` file (see `detect.load`)."""
+    from .detect import for_model as infer
+
+    return infer(path)
+
+
+__all__ = ["Format", "for_model", "from_template", "get", "names", "register"]

@@ -1,0 +1,219 @@
+"""A model's format from its chat template: `detect`, `from_template`, `for_model`.
+
+The template renders the probe turns (`probes`); every built-in format is tried on those
+renders, and one that reads them all back (`roundtrip`) is the model's family, used with
+the template's generation prompts. When none does, a spec is inferred from the renders
+(`inference`) and built, and must pass the same round trip. When neither works, a
+`UsageError` names what was not understood: never a silently wrong parser.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from os import PathLike
+from pathlib import Path
+
+from ..combinators import UsageError
+from . import get, names
+from .base import Format
+from .probes import ONE_CALL, PROBES, Renders
+from .rendering import ChatTemplate
+from .roundtrip import Trailer, problems
+from .spec import Spec, build
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What a template implies: the `format`, the built-in `family` it matched (None when
+    the spec was inferred), the generation `prompts` per mode, and the evidence: how many
+    probe turns it reads back (`read_back`), those the template would not render
+    (`refused`), the other built-in formats that read them too (`others`), and what an
+    inferred spec assumes beyond the renders (`assumptions`)."""
+
+    format: Format
+    family: str | None
+    prompts: Mapping[str, str]
+    read_back: int
+    refused: Mapping[str, str]
+    others: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+
+    @property
+    def confidence(self) -> str:
+        """`high`: every probe rendered and read back; `partial`: some probes the template
+        would not render (the rest read back), or the inferred spec assumes something the
+        renders do not show (`assumptions`)."""
+        return "high" if not (self.refused or self.assumptions) else "partial"
+
+    def describe(self) -> str:
+        """A report for people: the family or the inferred spec, the prompts, the evidence."""
+        if self.family is not None:
+            lines = [f"family: {self.family} (built-in: {self.format.summary})"]
+            if self.others:
+                lines.append(f"also reads the probes: {', '.join(self.others)}")
+        else:
+            from .spec import to_json
+
+            lines = ["family: none built in; inferred spec:", to_json(self.format.spec)]
+        lines.append("generation prompts:")
+        for mode, prompt in self.prompts.items():
+            start = self.format.start_state(prompt)
+            lines.append(f"  {mode}: {prompt!r} (opens: {start or 'nothing'})")
+        lines.append(
+            f"confidence: {self.confidence} ({self.read_back} probe turns read back one-shot "
+            f"and streamed, {len(self.refused)} not rendered)"
+        )
+        lines += [f"  not rendered: {name}: {why}" for name, why in self.refused.items()]
+        lines += [f"  assumed: {assumption}" for assumption in self.assumptions]
+        return "\n".join(lines)
+
+
+def detect(
+    template: str | ChatTemplate,
+    *,
+    bos_token: str = "",
+    eos_token: str = "",
+    families: bool = True,
+) -> Detection:
+    """The format `template` implies (see the module docstring); with `families` false no
+    built-in format is tried (the spec is always inferred)."""
+    if isinstance(template, str):
+        template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
+    renders = Renders.of(template, PROBES)
+    trailer = Trailer.of(renders, template.eos_token)
+    for rendered in list(renders.turns):  # calls past the end of turn: another turn's
+        cut = trailer.cut(rendered.turn)
+        if any(name not in cut for name, _ in rendered.probe.calls):
+            renders.turns.remove(rendered)
+            renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
+    if renders.turn(ONE_CALL) is None:
+        raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
+    candidates = _candidates(trailer) if families else iter(())
+    matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
+    if matches:
+        matches.sort(key=lambda fmt: -_fit(fmt, renders.prompts, trailer))
+        family = matches[0]
+        others = dict.fromkeys(other.name for other in matches if other.name != family.name)
+        fmt = _with_prompts(family, renders.prompts)
+        return Detection(
+            fmt,
+            family.name,
+            renders.prompts,
+            len(renders.turns),
+            renders.refused,
+            tuple(others),
+        )
+    from .inference import infer
+
+    inferred = infer(renders, trailer)
+    fmt = inferred.format
+    failed = next(problems(fmt, renders, trailer), None)
+    if failed is not None:
+        raise UsageError(
+            "the inferred format does not read the template's own renders back: " + failed
+        )
+    return Detection(
+        fmt,
+        None,
+        renders.prompts,
+        len(renders.turns),
+        renders.refused,
+        assumptions=inferred.assumptions,
+    )
+
+
+def _candidates(trailer: Trailer) -> Iterator[Format]:
+    """The built-in formats; a spec's also with the template's end-of-turn marker as a stop
+    where it has another (Granite 4 writes Hermes calls and ends with `<|end_of_text|>`)."""
+    for name in names():
+        fmt = get(name)
+        yield fmt
+        spec = fmt.spec
+        if isinstance(spec, Spec) and trailer.stop and trailer.stop not in spec.stops:
+            summary = f"{spec.summary}; ends with {trailer.stop}"
+            yield build(replace(spec, stops=(*spec.stops, trailer.stop), summary=summary))
+
+
+def _fit(fmt: Format, prompts: Mapping[str, str], trailer: Trailer) -> int:
+    """How well `fmt` fits beyond reading the probes: the template's prompts it knows, and
+    whether its end-of-turn marker is the template's."""
+    known = sum(prompt in fmt.prompts.values() for prompt in prompts.values())
+    return (
+        known
+        + (trailer.stop in fmt.reserved)
+        + (fmt.spec is None or trailer.stop in fmt.spec.stops[:1])
+    )
+
+
+def _with_prompts(fmt: Format, prompts: Mapping[str, str]) -> Format:
+    """`fmt` with the template's generation prompts, keyed by the state each leaves open."""
+    by_start = {fmt.start_state(prompt): prompt for prompt in reversed(list(prompts.values()))}
+    return replace(fmt, prompts=by_start, default_start=fmt.start_state(prompts["default"]))
+
+
+def from_template(template: str, *, bos_token: str = "", eos_token: str = "") -> Format:
+    """The format a chat template implies (`detect(...).format`)."""
+    return detect(template, bos_token=bos_token, eos_token=eos_token).format
+
+
+def load(path: str | PathLike[str]) -> ChatTemplate:
+    """The chat template of a model folder (`chat_template.jinja`, else the
+    `tokenizer_config.json`), a `tokenizer_config.json` or a `.jinja` file, with the special
+    tokens (`bos_token`, `eos_token`, …) its tokenizer config names."""
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    config_path = path if path.suffix == ".json" else folder / "tokenizer_config.json"
+    config = _config(config_path) if config_path.is_file() else {}
+    named = {key: _token(value) for key, value in config.items() if key.endswith("_token")}
+    tokens = {key: token for key, token in named.items() if token and not key.startswith("add_")}
+    jinja = path if path.suffix == ".jinja" else folder / "chat_template.jinja"
+    if path.suffix != ".json" and jinja.is_file():
+        source = jinja.read_text(encoding="utf-8")
+    elif "chat_template" in config:
+        source = _named(config["chat_template"], config_path)
+    else:
+        raise UsageError(
+            f"no chat template in {path} (a chat_template.jinja or tokenizer_config.json)"
+        )
+    return ChatTemplate(source, **tokens)
+
+
+def _config(path: Path) -> dict[str, object]:
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+    if not isinstance(config, dict):
+        raise UsageError(f"{path}: a JSON object, not {type(config).__name__}")
+    return config
+
+
+def _token(value: object) -> str:
+    """A special token as the config writes it: a string or `{"content": …}`."""
+    if isinstance(value, dict):
+        value = value.get("content", "")
+    return value if isinstance(value, str) else ""
+
+
+def _named(value: object, path: Path) -> str:
+    """The template: a string, or the one named `default` (or `tool_use`) of a list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        named = {item.get("name"): item.get("template") for item in value if isinstance(item, dict)}
+        for name in ("tool_use", "default"):
+            if isinstance(named.get(name), str):
+                return str(named[name])
+    raise UsageError(f"{path}: chat_template is a string or a list of named templates")
+
+
+def detect_model(path: str | PathLike[str]) -> Detection:
+    """`detect` on the chat template at `path` (see `load`)."""
+    return detect(load(path))
+
+
+def for_model(path: str | PathLike[str]) -> Format:
+    """The format of the model whose chat template is at `path` (see `load`)."""
+    return detect_model(path).format

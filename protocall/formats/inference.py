@@ -1,0 +1,406 @@
+"""A spec inferred from a template's renders of the probes (`probes`), for templates no
+built-in format reads.
+
+From the differences between the renders:
+
+- the end of turn: what follows the content (`roundtrip.Trailer`);
+- reasoning: the markers around the probe reasoning, and whether the generation prompt
+  pre-opens the block (it ends with the opener), what it ends with when thinking is off;
+  a block only the prompt opens (the history drops reasoning) is the prompt's last tag and
+  its closing tag. The block ends at a genuine call too (`Think.ends_at_call`): a
+  pre-opened block the model leaves for a call without closing it (Ling 3.0) is read right;
+- the call: where the probe call's arguments stand and how they are written — a JSON
+  object (`JsonObject`, the name before it `Plain`, an `Attribute` or an `IdName`), a JSON
+  object carrying the name (`NameAndArguments`, `NameKey` in an array), keyword arguments
+  (`PythonKeywords`) or tag-delimited arguments (`XmlArguments`, its `Layout` read off the
+  two arguments' text);
+- the section and separators: the one-call and two-call renders share the text before the
+  first call and after the last; what stands between the two calls splits into the end of a
+  call, a separator and the start of the next, and what is left around them is the section.
+
+What cannot be read this way is a `UsageError` naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..combinators import UsageError
+from ..combinators.xmlargs import Layout
+from .base import Format
+from .blocks.names import NAME_CHARS
+from .codecs import (
+    Attribute,
+    Codec,
+    IdName,
+    JsonObject,
+    Name,
+    NameAndArguments,
+    NameKey,
+    Plain,
+    PythonKeywords,
+    XmlArguments,
+)
+from .probes import (
+    CONTENT,
+    CONTENT_ONLY,
+    ONE_CALL,
+    PROBES,
+    REASONING,
+    TIME,
+    WEATHER,
+    Probe,
+    Renders,
+    common_prefix,
+)
+from .roundtrip import Trailer
+from .spec import Call, Section, Spec, Think, build
+
+TWO_CALLS = next(p for p in PROBES if len(p.calls) == 2)
+_LAST_TAG = re.compile(r"<([A-Za-z][\w:-]{0,39})>\s*\Z")
+_LAST_MARKER = re.compile(r"(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])\s*\Z")
+_FIRST_MARKER = re.compile(r"\s*(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])")
+
+
+@dataclass(frozen=True)
+class _Core:
+    """One call's own text in a render: from `start` (its name, id or object) to `end`
+    (its arguments' end), the `template` of that text with placeholders, and its codecs."""
+
+    start: int
+    end: int
+    template: str
+    arguments: Codec
+    name: Name
+    array: bool = False
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """An inferred format, and what it assumes beyond what the renders show."""
+
+    format: Format
+    assumptions: tuple[str, ...] = ()
+
+
+def infer(renders: Renders, trailer: Trailer) -> Inferred:
+    """The format the renders imply (a `UsageError` naming what was not understood)."""
+    if not trailer.stop:
+        raise UsageError(
+            "no end-of-turn marker: the template writes nothing after an assistant turn "
+            "(give its eos_token)"
+        )
+    lead = _lead(renders, trailer)
+    one = _body(renders, ONE_CALL, lead, trailer)
+    core = _core(one, WEATHER)
+    before, after = one[: core.start], one[core.end :]
+    two = _body(renders, TWO_CALLS, lead, trailer) if renders.turn(TWO_CALLS) else None
+    call_before, call_after, between = before, after, ""
+    if two is not None:
+        call_before, call_after, between = _split_gap(two, core, before, after)
+    section_begin = before[: len(before) - len(call_before)]
+    section_end = after[len(call_after) :]
+    template = call_before + core.template + call_after.rstrip()
+    between = between or call_after[len(call_after.rstrip()) :]  # written between calls only
+    section = None
+    if core.array:
+        begin, end = (
+            section_begin.rstrip().removesuffix("["),
+            section_end.lstrip().removeprefix("]"),
+        )
+        if not begin.strip():
+            raise UsageError(f"a JSON array of calls with no marker before it: {one!r}")
+        section = Section((begin,), (end,) if end.strip() else (), array=True)
+        template = "{call}"
+    elif section_begin.strip() and section_end.strip():
+        section = Section((section_begin,), (section_end,))
+    elif section_begin.strip():
+        raise UsageError(f"calls after {section_begin.strip()!r} with no end in {one!r}")
+    stops: tuple[str, ...] = (trailer.stop,)
+    call_stop = None
+    if section is None and section_end.strip():  # the turn ends otherwise after calls
+        call_stop = section_end.strip()
+        stops = (trailer.stop, call_stop)
+    turn, prompt, start = _reasoning(renders, lead)
+    empty_block = () if turn is None else (turn.open + turn.close, turn.close)
+    if "".join(lead.split()) not in ("", *empty_block):
+        raise UsageError(
+            f"the template writes {lead.strip()!r} before an answer's content, which is no "
+            "reasoning block (channels or headers no spec infers)"
+        )
+    spec = Spec(
+        name="inferred",
+        summary=f"inferred from a chat template: {template!r}",
+        call=Call(template, core.arguments, name=core.name, between=between),
+        section=section,
+        stops=stops,
+        call_stop=call_stop,
+        turn=turn,
+        prompt=prompt,
+        default_start=start,
+    )
+    try:
+        fmt = build(spec)
+    except UsageError as error:
+        raise UsageError(f"the inferred spec does not build: {error}") from None
+    written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
+    if turn is not None and not any(turn.close in text for text in written):
+        assumed = f"the block {turn.open} opens ends at {turn.close} (the template never writes it)"
+        return Inferred(fmt, (assumed,))
+    return Inferred(fmt)
+
+
+def _lead(renders: Renders, trailer: Trailer) -> str:
+    """What the template writes before the content of a turn without reasoning."""
+    content = renders.turn(CONTENT_ONLY)
+    if content is None or CONTENT not in content.turn:
+        raise UsageError("the template does not write an assistant message's content")
+    return content.turn[: content.turn.index(CONTENT)]
+
+
+def _body(renders: Renders, probe: Probe, lead: str, trailer: Trailer) -> str:
+    """The calls' text of `probe`'s turn: without the lead and the trailer."""
+    rendered = renders.turn(probe)
+    assert rendered is not None
+    text = trailer.cut(rendered.turn).removesuffix(trailer.stop)
+    return text.removeprefix(lead) if text.startswith(lead) else text
+
+
+def _core(body: str, call: tuple[str, dict[str, Any]]) -> _Core:
+    """Where `call` stands in `body` and how it is written."""
+    name, arguments = call
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", body):
+        try:
+            value, end = decoder.raw_decode(body, match.start())
+        except ValueError:
+            continue
+        found = _json_core(body, match.start(), end, value, name, arguments)
+        if found is not None:
+            return found
+    python = re.search(re.escape(name) + r"\(", body)
+    if python and f"location={json.dumps(arguments['location'])}" in body:
+        close = body.index(")", python.end())
+        return _Core(python.start(), close + 1, "{name}({arguments})", PythonKeywords(), Plain())
+    if "location" in body and "Paris" in body:
+        return _xml_core(body, name, arguments)
+    raise UsageError(f"cannot find the call's arguments {arguments} in {body!r}")
+
+
+def _json_core(
+    body: str, start: int, end: int, value: Any, name: str, arguments: dict[str, Any]
+) -> _Core | None:
+    """The call, if the JSON object at `start`…`end` is its arguments or the whole call."""
+    array = body[:start].rstrip().endswith("[") and body[end:].lstrip().startswith("]")
+    if value == arguments:
+        return _named_core(body, start, end, name)
+    if value == {name: arguments}:
+        if not array:
+            raise UsageError(f"a {{NAME: ARGS}} call outside a JSON array: {body!r}")
+        return _Core(start, end, "{call}", NameKey(), Plain(), array)
+    if not isinstance(value, dict) or len(value) not in (2, 3):
+        return None
+    name_keys = [key for key, item in value.items() if item == name]
+    argument_keys = [key for key, item in value.items() if item == arguments]
+    if not (name_keys and argument_keys):
+        return None
+    others = [key for key in value if key not in (name_keys[0], argument_keys[0])]
+    if others and not (array and isinstance(value[others[0]], str | int)):
+        return None  # an id member only in an array element, whose members come in any order
+    if not array and next(iter(value)) != name_keys[0]:
+        return None
+    codec = NameAndArguments((argument_keys[0],), name_keys[0], others[0] if others else None)
+    return _Core(start, end, "{call}", codec, Plain(), array)
+
+
+def _named_core(body: str, start: int, end: int, name: str) -> _Core:
+    """A JSON arguments object with the name written before it."""
+    at = body.rfind(name, 0, start)
+    if at < 0:
+        raise UsageError(f"the call's name {name!r} is not before its arguments in {body!r}")
+    id_match = re.compile(r"functions\." + re.escape(name) + r":0").search(body, max(0, at - 10))
+    if id_match is not None and id_match.start() <= at < id_match.end():
+        between = body[id_match.end() : start]
+        return _Core(
+            id_match.start(), end, "{id}" + between + "{arguments}", JsonObject(), IdName()
+        )
+    between = body[at + len(name) : start]
+    if body[:at].endswith('"') and between.startswith('"'):
+        head = body[:at]
+        opened = head.rfind("<")
+        return _Core(
+            opened,
+            end,
+            head[opened:] + "{name}" + between + "{arguments}",
+            JsonObject(),
+            Attribute(),
+        )
+    return _Core(at, end, "{name}" + between + "{arguments}", JsonObject(), _plain(between))
+
+
+def _plain(after: str) -> Plain:
+    """A plain name ended by `after`: its first character is no name character then."""
+    stop = after[:1]
+    if not stop or re.fullmatch(NAME_CHARS, stop) is None:
+        return Plain()
+    return Plain(NAME_CHARS.replace("=]", "=" + re.escape(stop) + "]", 1))
+
+
+def _xml_core(body: str, name: str, arguments: dict[str, Any]) -> _Core:
+    """Tag-delimited arguments: the layout read off the two arguments' text."""
+    at = body.find(name)
+    key1, value1 = body.find("location", at), body.find("Paris")
+    key2 = body.find("days", value1)
+    value2 = body.find(str(arguments["days"]), key2 + len("days"))
+    if not 0 <= at < key1 < value1 < key2 < value2:
+        raise UsageError(f"cannot read the call's tagged arguments in {body!r}")
+    key_part = body[key1 + len("location") : value1]
+    closing = body[value1 + len("Paris") : key2]
+    tail = body[value2 + len(str(arguments["days"])) :]
+    framing = key_part.endswith("\n") and closing.startswith("\n")
+    value_close, _, opener = closing.strip().partition(">")
+    value_close, opener = value_close + ">", opener.strip()
+    if not value_close.startswith("<") or not opener:
+        raise UsageError(f"cannot split {closing!r} into a value's end and a key's opener")
+    separator = closing[closing.index(value_close) + len(value_close) : closing.rindex(opener)]
+    key_close, value_open = [*_tags(key_part), ""][:2]
+    attribute = re.fullmatch(r'(.*?)\s+(\w+)="', opener)
+    key_attribute = None
+    if attribute is not None:  # the key is an attribute; other attributes may follow it
+        opener, key_attribute = attribute.group(1), attribute.group(2)
+        key_close, value_open = key_part.strip()[-1:], ""
+    if not key_close:
+        raise UsageError(f"no marker between an argument's key and its value in {body!r}")
+    ends = _tags(tail.strip()[len(value_close) :] if tail.strip().startswith(value_close) else "")
+    if not ends:
+        raise UsageError(f"no end after the call's last argument in {body!r}")
+    layout = Layout(
+        opener,
+        key_close,
+        value_close,
+        ends[0],
+        key_attribute=key_attribute,
+        value_open=value_open,
+        framing_newlines=framing,
+    )
+    newline = separator == "\n"
+    if separator.strip():
+        raise UsageError(f"arguments separated by {separator!r} in {body!r}")
+    codec = XmlArguments(layout, separator="" if newline else separator, newline=newline)
+    first = body.index(opener, at + len(name))
+    between = body[at + len(name) : first]
+    end = tail.index(ends[0]) + value2 + len(str(arguments["days"]))
+    args_end = body.rindex(value_close, 0, end) + len(value_close) + (1 if newline else 0)
+    template = "{name}" + between + "{arguments}" + body[args_end:end]
+    return _Core(at, end, template, codec, Plain())
+
+
+def _tags(text: str) -> list[str]:
+    """`text`'s markers: split at whitespace and between adjacent tags (`></`, `><`)."""
+    return [piece for part in text.split() for piece in re.split(r"(?<=>)(?=<)", part) if piece]
+
+
+def _split_gap(two: str, core: _Core, before: str, after: str) -> tuple[str, str, str]:
+    """(the call's own text before its core, after it, the separator between calls), from
+    what stands between the two calls of `two`."""
+    first = core.start + (core.end - core.start)
+    if not two.startswith(before) or len(two) < first:
+        raise UsageError(f"the two-call render does not start as the one-call render: {two!r}")
+    gap = two[first : first + _start(two[first:], core, TIME[0])]
+    call_after = next(after[:n] for n in _cuts(after, True) if gap.startswith(after[:n]))
+    rest = gap[len(call_after) :]
+    call_before = next(before[n:] for n in _cuts(before, False) if rest.endswith(before[n:]))
+    between = rest[: len(rest) - len(call_before)]
+    return call_before, call_after, between
+
+
+def _cuts(text: str, longest_first: bool) -> list[int]:
+    """The places `text` may be cut between markers (never inside a tag or a bracketed
+    token), from the end backwards if `longest_first`, else from the start."""
+    cuts = [0, len(text)]
+    cuts += [i for i in range(1, len(text)) if text[i - 1] in ">]" or text[i] in "<[\n "]
+    return sorted(set(cuts), reverse=longest_first)
+
+
+def _start(text: str, core: _Core, name: str) -> int:
+    """Where the call to `name` starts in `text`, written as `core` is."""
+    if isinstance(core.name, IdName):
+        at = text.find(f"functions.{name}:1")
+    elif isinstance(core.arguments, NameAndArguments | NameKey):
+        at = text.rfind("{", 0, max(0, text.find(f'"{name}"')))
+    elif isinstance(core.name, Attribute):
+        at = text.rfind("<", 0, max(0, text.find(name)))
+    else:
+        at = text.find(name)
+    if at < 0:
+        raise UsageError(f"cannot find the second call, to {name}, in {text!r}")
+    return at
+
+
+def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | None]:
+    """(the reasoning block, the generation prompt that opens nothing, the start state).
+
+    The prompts of every mode share a base; a prompt that ends inside the block (its last
+    opener unclosed) pre-opens it with what it adds to the base (`Think.opened_by`), one
+    that adds anything else writes thinking off (`Think.off`)."""
+    prompts = renders.prompts
+    markers = _reasoning_markers(renders, lead)
+    if markers is None:
+        return None, prompts["default"], None
+    open, close = markers
+
+    def opens(prompt: str) -> bool:
+        return open in prompt and close not in prompt[prompt.rfind(open) :]
+
+    base = common_prefix(*prompts.values())
+    if open in base:
+        base = base[: base.index(open)]
+    opening = [p for p in prompts.values() if opens(p)]
+    closing = [p for p in (prompts["no thinking"], *prompts.values()) if not opens(p) and p != base]
+    think = Think(
+        open,
+        close,
+        opened_by=opening[0][len(base) :] if opening else None,
+        off=closing[0][len(base) :] if closing else "",
+    )
+    return think, base, "reasoning" if opens(prompts["default"]) else None
+
+
+def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
+    """The reasoning block's (open, close): around the probe reasoning where the template
+    writes it, else the tag (`<think>`, not a special token) a generation prompt ends with
+    and its closing tag, where that closing tag is written or only the generation prompt
+    opens the tag (an assumption `infer` reports: the template never writes the close)."""
+    for rendered in renders.turns:
+        turn = rendered.turn
+        if rendered.probe.reasoning and REASONING in turn:
+            at = turn.index(REASONING)
+            before = _LAST_MARKER.search(turn[:at]) or _LAST_MARKER.search(rendered.prompt)
+            after = _FIRST_MARKER.match(turn, at + len(REASONING))
+            if before is None or after is None:
+                raise UsageError(f"cannot read the reasoning block's markers in {turn!r}")
+            return before.group(1), after.group(1)
+    written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
+    headers = [rendered.prompt for rendered in renders.turns]
+    for prompt in renders.prompts.values():
+        tag = _prompt_tag(prompt)
+        close = "</" + tag[1:]
+        if not tag:
+            continue
+        if any(close in text for text in written):
+            return tag, close
+        if not any(header.rstrip().endswith(tag) for header in headers):
+            return tag, close  # only the generation prompt opens it
+        raise UsageError(
+            f"the generation prompt ends with {tag}, which the template also writes before "
+            f"an answer's content and never closes: where its block ends cannot be read"
+        )
+    return None
+
+
+def _prompt_tag(prompt: str) -> str:
+    match = _LAST_TAG.search(prompt)
+    return f"<{match.group(1)}>" if match else ""

@@ -1,0 +1,132 @@
+"""Rendering a chat template as the Hugging Face stack does (`transformers`'
+`apply_chat_template`), so a template renders here exactly as it does for a model's users.
+
+The environment is jinja2's immutable sandbox with `trim_blocks` and `lstrip_blocks`, the
+`loopcontrols` extension (`{% break %}`, `{% continue %}`) and a `{% generation %}` …
+`{% endgeneration %}` tag that renders its body unchanged (transformers uses it to mark
+assistant tokens; here it marks nothing). Globals: `raise_exception(message)` (a template
+error) and `strftime_now(format)` (the local time); the `tojson` filter is `json.dumps` with
+`ensure_ascii=False` by default and the `indent`, `separators` and `sort_keys` arguments.
+A template renders with `messages`, `tools`, `documents`, `add_generation_prompt`, the
+special tokens it was given (`bos_token`, `eos_token`, and others such as `pad_token`, as
+transformers passes the tokenizer's), and any other keyword (`enable_thinking`…).
+
+jinja2 is the optional extra `protocall[templates]`; without it a `UsageError` says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, ClassVar
+
+from ..combinators import UsageError
+
+
+class TemplateError(UsageError):
+    """The template failed to compile or to render (its own `raise_exception` included)."""
+
+
+def _jinja() -> Any:
+    try:
+        import jinja2
+        import jinja2.ext
+        import jinja2.sandbox
+    except ImportError:
+        raise UsageError(
+            "rendering chat templates needs jinja2: pip install 'protocall[templates]'"
+        ) from None
+    return jinja2
+
+
+def _environment() -> Any:
+    jinja2 = _jinja()
+
+    class Generation(jinja2.ext.Extension):  # type: ignore[misc,name-defined]
+        """`{% generation %}…{% endgeneration %}`: the body, unchanged."""
+
+        tags: ClassVar[set[str]] = {"generation"}
+
+        def parse(self, parser: Any) -> Any:
+            line = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            call = self.call_method("_body")
+            return jinja2.nodes.CallBlock(call, [], [], body).set_lineno(line)
+
+        def _body(self, caller: Any) -> str:
+            return str(caller())
+
+    def raise_exception(message: str) -> None:
+        raise jinja2.exceptions.TemplateError(message)
+
+    def tojson(
+        value: Any,
+        ensure_ascii: bool = False,
+        indent: int | str | None = None,
+        separators: tuple[str, str] | None = None,
+        sort_keys: bool = False,
+    ) -> str:
+        return json.dumps(
+            value,
+            ensure_ascii=ensure_ascii,
+            indent=indent,
+            separators=separators,
+            sort_keys=sort_keys,
+        )
+
+    def strftime_now(format: str) -> str:
+        return datetime.now().strftime(format)
+
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols]
+    )
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
+    return env
+
+
+class ChatTemplate:
+    """A compiled chat template; `render` writes a conversation as the model sees it."""
+
+    def __init__(
+        self, source: str, *, bos_token: str = "", eos_token: str = "", **tokens: str
+    ) -> None:
+        jinja2 = _jinja()
+        self.source = source
+        self.bos_token = bos_token
+        self.eos_token = eos_token
+        self.tokens = tokens
+        try:
+            self._template = _environment().from_string(source)
+        except jinja2.exceptions.TemplateError as error:
+            raise TemplateError(f"the chat template does not compile: {error}") from None
+
+    def render(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = False,
+        **options: Any,
+    ) -> str:
+        """`messages` rendered with `tools` (a `TemplateError` if the template refuses)."""
+        jinja2 = _jinja()
+        tokens = {"bos_token": self.bos_token, "eos_token": self.eos_token, **self.tokens}
+        values = {**tokens, **options}
+        try:
+            return str(
+                self._template.render(
+                    messages=list(messages),
+                    tools=None if tools is None else list(tools),
+                    documents=None,
+                    add_generation_prompt=add_generation_prompt,
+                    **values,
+                )
+            )
+        except jinja2.exceptions.TemplateError as error:
+            raise TemplateError(f"the chat template failed to render: {error}") from None
+        except Exception as error:  # a template reaches into Python values freely
+            kind = type(error).__name__
+            raise TemplateError(f"the chat template failed to render: {kind}: {error}") from None

