@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
-from protocall.combinators.xmlargs import DSML, DSML_V41
 from protocall.events import (
     ContentDelta,
     ReasoningDelta,
@@ -21,6 +20,7 @@ from protocall.events import (
     ToolCallStart,
 )
 from protocall.formats.base import Format
+from protocall.formats.layouts import DSML, DSML_V41
 from protocall.formats.turns import ToolUse, Turn
 from protocall.message import Message
 from protocall.testing import Outcome, chunkings, split_at, stream, verify

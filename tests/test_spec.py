@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from protocall import cli, formats
 from protocall.combinators import UsageError
-from protocall.combinators.xmlargs import GLM
 from protocall.formats.codecs import (
     Attribute,
     IdName,
@@ -21,6 +20,7 @@ from protocall.formats.codecs import (
     PythonKeywords,
     XmlArguments,
 )
+from protocall.formats.layouts import GLM
 from protocall.formats.spec import (
     Call,
     Section,

@@ -41,16 +41,10 @@ from protocall.events import (
     ToolCallStart,
 )
 from protocall.formats import Format
-from protocall.formats.blocks import (
-    NAME_CHARS,
-    Calls,
-    Reasoning,
-    arguments,
-    assistant_turn,
-    render_turn,
-    tool_calls,
-    tool_name,
-)
+from protocall.formats.blocks.calls import Calls, tool_calls
+from protocall.formats.blocks.names import NAME_CHARS, arguments, tool_name
+from protocall.formats.blocks.prose import Reasoning, assistant_turn
+from protocall.formats.blocks.render import render_turn
 from protocall.formats.turns import ToolUse, Turn
 from protocall.pytest_plugin import protocall_check  # noqa: F401  (the fixture)
 from protocall.testing import (

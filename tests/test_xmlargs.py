@@ -15,6 +15,11 @@ from protocall.combinators.xmlargs import (
     ARGUMENT,
     ARGUMENT_NAME,
     ARGUMENT_VALUE,
+    Arguments,
+    Layout,
+    xml_arguments,
+)
+from protocall.formats.layouts import (
     DSML,
     DSML_V41,
     GLM,
@@ -22,11 +27,9 @@ from protocall.combinators.xmlargs import (
     MINIMAX,
     QWEN3_CODER,
     SEED_OSS,
-    Arguments,
-    Layout,
     dsml,
     glm_47,
-    xml_arguments,
+    schema_typing,
 )
 from protocall.testing import chunkings, fed_and_resumed
 
@@ -121,7 +124,7 @@ class Outcome:
 def parse(
     layout: Layout, chunks: list[str] | str, parameters: dict[str, Any] | None = WEATHER
 ) -> Outcome:
-    run = Run(xml_arguments(layout, parameters))
+    run = Run(xml_arguments(layout, schema_typing(parameters)))
     items: list[Item] = []
     for chunk in [chunks] if isinstance(chunks, str) else chunks:
         if run.status is NEED_MORE:
@@ -274,13 +277,13 @@ def test_waits_absorb_what_a_resume_would(layout: Layout, data: st.DataObject) -
     key = data.draw(st.sampled_from(["content", "path", "a b", "x>y"]))
     text = render(layout, [Arg(key, "string", data.draw(marker_laden(layout)))])
     chunks = data.draw(chunkings(text, (layout.value_close, layout.end, "\n")))
-    fed, resumed = fed_and_resumed(xml_arguments(layout, WEATHER), chunks)
+    fed, resumed = fed_and_resumed(xml_arguments(layout, schema_typing(WEATHER)), chunks)
     assert fed == resumed
 
 
 def test_a_framing_newline_before_a_held_close_is_held_by_the_absorber_too() -> None:
     chunks = ["<parameter=content>\nab", "c\n</para", "meter>\n", "</function>"]
-    fed, resumed = fed_and_resumed(xml_arguments(QWEN3_CODER, WEATHER), chunks)
+    fed, resumed = fed_and_resumed(xml_arguments(QWEN3_CODER, schema_typing(WEATHER)), chunks)
     assert fed == resumed
     assert [items for _, items in fed[0]][1] == [Text("c", 22)]
 
@@ -291,7 +294,7 @@ def test_every_proper_prefix_needs_more_and_fails_as_a_truncation(
     layout: Layout, args: list[Arg]
 ) -> None:
     text = render(layout, args)
-    run = Run(xml_arguments(layout, schema_of(args)))
+    run = Run(xml_arguments(layout, schema_typing(schema_of(args))))
     for size, char in enumerate(text[:-1], start=1):
         run.feed(char)
         assert run.status is NEED_MORE, text[:size]
@@ -307,7 +310,7 @@ def test_every_proper_prefix_needs_more_and_fails_as_a_truncation(
 
 
 def test_string_values_stream_as_they_arrive() -> None:
-    run = Run(xml_arguments(QWEN3_CODER, WEATHER))
+    run = Run(xml_arguments(QWEN3_CODER, schema_typing(WEATHER)))
     run.feed("<parameter=content>\ndef f():\n    ret")
     assert streamed_text(run.take()) == '{"content": "def f():\\n    ret'
     run.feed("urn 1\n</param")
@@ -318,7 +321,7 @@ def test_string_values_stream_as_they_arrive() -> None:
 
 
 def test_a_closing_tag_is_held_until_its_continuation_is_known() -> None:
-    run = Run(xml_arguments(GLM, WEATHER))
+    run = Run(xml_arguments(GLM, schema_typing(WEATHER)))
     run.feed("<arg_key>content</arg_key><arg_value>a</arg_value>\n")
     assert streamed_text(run.take()) == '{"content": "a'
     run.feed("b</arg_value>")
@@ -328,7 +331,7 @@ def test_a_closing_tag_is_held_until_its_continuation_is_known() -> None:
 
 
 def test_keys_are_emitted_only_when_complete() -> None:
-    run = Run(xml_arguments(QWEN3_CODER, WEATHER))
+    run = Run(xml_arguments(QWEN3_CODER, schema_typing(WEATHER)))
     run.feed("<parameter=loc")
     assert streamed_text(run.take()) == "{"
     run.feed("ation")
@@ -338,7 +341,7 @@ def test_keys_are_emitted_only_when_complete() -> None:
 
 
 def test_non_string_values_appear_when_complete() -> None:
-    run = Run(xml_arguments(QWEN3_CODER, WEATHER))
+    run = Run(xml_arguments(QWEN3_CODER, schema_typing(WEATHER)))
     run.feed("<parameter=days>\n1")
     assert streamed_text(run.take()) == '{"days": '
     run.feed("2\n</parameter>")
@@ -481,7 +484,7 @@ def test_qwen_the_held_closing_tag_is_not_emitted_until_decided() -> None:
     text = (
         "<parameter=content>\nx\n</parameter>\n<parameter=undeclared>\ny\n</parameter>\n</function>"
     )
-    run = Run(xml_arguments(QWEN3_CODER, WEATHER))
+    run = Run(xml_arguments(QWEN3_CODER, schema_typing(WEATHER)))
     emitted = ""
     for at, char in enumerate(text, start=1):
         run.feed(char)

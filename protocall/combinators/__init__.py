@@ -5,24 +5,13 @@ Every parser answers, over the input seen so far: done (value, end), need more, 
 after which nothing needs more.
 """
 
-from .choice import (
-    ERROR,
-    Alt,
-    Many,
-    Recovered,
-    alt,
-    cut,
-    many,
-    not_followed_by,
-    optional,
-    peek,
-    recover,
-)
+from .choice import Alt, Many, alt, cut, many, not_followed_by, optional, peek
 from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
 from .primitives import fail, literal, markers, regex, success, whitespace
 from .pyfunc import python_call, python_calls
+from .recovery import ERROR, Recover, Recovered, recover, unfinished
 from .result import (
     DONE,
     FAILED,
@@ -35,7 +24,7 @@ from .result import (
     UsageError,
 )
 from .stream import Close, Input, Item, Open, Text
-from .tags import as_text, dispatch, emit, tag
+from .tags import Synthesised, as_text, dispatch, emit, tag
 from .text import until
 from .xmlargs import Layout, xml_arguments
 
@@ -56,10 +45,12 @@ __all__ = [
     "ParseError",
     "ParseFailure",
     "Parser",
+    "Recover",
     "Recovered",
     "Run",
     "Status",
     "Step",
+    "Synthesised",
     "Text",
     "UsageError",
     "alt",
@@ -89,6 +80,7 @@ __all__ = [
     "seq",
     "success",
     "tag",
+    "unfinished",
     "until",
     "whitespace",
     "xml_arguments",

@@ -1,4 +1,4 @@
-"""Ordered choice, repetition, commitment and recovery.
+"""Ordered choice, repetition and commitment.
 
 While a choice is undecided it keeps its start in the buffer and holds the output of the
 branch it is trying; a failed branch's output is discarded, a successful one's flushed. The
@@ -16,7 +16,7 @@ from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Choice, Close, Input, Open, Text
+from .stream import Choice, Input
 
 T = TypeVar("T")
 
@@ -363,65 +363,3 @@ class NotFollowedBy(Wrapper[None]):
 def not_followed_by(parser: Parser[Any], description: str = "something else") -> Parser[None]:
     """Succeed without consuming where `parser` would not match (see `NotFollowedBy`)."""
     return NotFollowedBy(parser, description)
-
-
-class Recovered:
-    """What `recover` gives for a region that failed: the failure and the raw text."""
-
-    __slots__ = ("failure", "raw", "start", "truncated")
-
-    def __init__(self, failure: ParseFailure, raw: str, start: int, truncated: bool) -> None:
-        self.failure = failure
-        self.raw = raw
-        self.start = start
-        self.truncated = truncated
-
-    def __repr__(self) -> str:
-        return f"Recovered({self.raw!r}, truncated={self.truncated})"
-
-
-ERROR = "error"
-
-
-class Recover(Wrapper[Any]):
-    """Run `parser`; if it fails after a cut, skip with `resync` and report the region.
-
-    The region from the start to where `resync` stops is emitted as one node tagged `error`
-    whose value is a `Recovered` (failure, raw text, whether the input ended inside it), so
-    nothing is lost; nodes the region opened stay unclosed before it. A failure before any
-    cut passes through as a backtrack (the region was not this construct), its output dropped.
-    `resync` starts where the failure happened and must not fail (e.g. an `until`).
-    """
-
-    def __init__(self, parser: Parser[Any], resync: Parser[Any]) -> None:
-        self.parser = parser
-        self.resync = resync
-
-    def step(self, inp: Input, pos: int) -> Step[Any]:
-        barrier = inp.open_choice(pos, barrier=True)
-        try:
-            result = yield from self.parser.step(inp, pos)
-        except ParseFailure as failure:
-            if isinstance(failure, Backtrack) and not barrier.committed:
-                inp.close_choice(barrier, keep_output=False)
-                raise
-            failure.detach()  # kept in the result: not the frames and failures it crossed
-            at = min(max(failure.position, pos, inp.base), inp.end)
-            _, end = yield from self.resync.step(inp, at)
-            truncated = inp.eof and failure.position >= inp.end
-            recovered = Recovered(failure, inp.raw(pos, end), pos, truncated)
-            inp.close_choice(barrier, keep_output=True)
-            inp.out.append(Open(ERROR, pos))
-            inp.out.append(Text(recovered.raw, pos))
-            inp.out.append(Close(ERROR, end, recovered))
-            return recovered, end
-        inp.close_choice(barrier, keep_output=True)
-        return result
-
-    def _glance(self, window: str) -> Glance | None:
-        return self.parser.glance(window)  # a failure before any cut passes through
-
-
-def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
-    """Turn a committed failure of `parser` into an `error` node and carry on (see `Recover`)."""
-    return Recover(parser, resync)

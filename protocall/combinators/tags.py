@@ -88,6 +88,19 @@ def emit(name: str, value: T) -> Parser[T]:
     return Emit(name, value)
 
 
+class Synthesised(Parser[None]):
+    """Matches nothing and emits `text` as one `Text` item where it stands: text the grammar
+    derived (re-serialised arguments) rather than read from the input."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def step(self, inp: Input, pos: int) -> Step[None]:
+        inp.out.append(Text(self.text, pos))
+        return None, pos
+        yield pos  # pragma: no cover - makes this a generator
+
+
 class Dispatch(Parser[tuple[str, Any]]):
     """Parse a key, then the parser registered for it; the value is `(key, value)`.
 

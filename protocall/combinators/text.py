@@ -172,9 +172,17 @@ class Scanning:
     costs about its own size in memory, not a string object per delta."""
 
     __slots__ = (
-        "chunks", "emit", "emitted", "escape", "framing", "held", "pieces", "scan", "starter",
+        "chunks",
+        "emit",
+        "emitted",
+        "escape",
+        "framing",
+        "held",
+        "pieces",
+        "scan",
+        "starter",
         "starters",
-    )  # fmt: skip
+    )
 
     def __init__(
         self,

@@ -2,14 +2,16 @@
 
 A `Layout` is data: the marker that opens an argument, how its key is spelled (bare text up
 to `key_close`, or an attribute of the opening tag), the marker between key and value, the
-closing tag, the end-of-arguments marker, and how values are typed (the tool's JSON schema,
-or a type attribute). `xml_arguments(layout, parameters)` parses zero or more arguments, with
-optional whitespace before, between and after them, up to (not consuming) the end marker.
+closing tag, the end-of-arguments marker, and the type attribute, if any. The families'
+layouts live in `formats.layouts`. `xml_arguments(layout, typing)` parses zero or more
+arguments, with optional whitespace before, between and after them, up to (not consuming)
+the end marker, each value typed by `typing` (a `Typing`: the tool's JSON schema in
+`formats.layouts.schema_typing`), which also says which keys the tool declares.
 
 Telling a closing tag inside a value from the real one: a value's closing tag ends the value
 only when what follows it, after optional whitespace, can continue the arguments: the end
 marker, or a complete argument opener whose key part is well-formed and, where the tool's
-schema lists its properties, names one of them. Otherwise the closing tag is value text (a
+typing declares keys, names one of them. Otherwise the closing tag is value text (a
 literal `</parameter>` in code, `</parameter>` then prose or an undeclared key). A key
 given already (the current one too) ends the value and then fails as a duplicate: a
 repeated argument is an error, never value text. With `committed_opener` (GLM, whose
@@ -55,12 +57,11 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Collection, Generator, Mapping
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_schema
 from .parser import Parser, Step, quote
 from .primitives import PartialMarker, TokenWait
 from .result import Backtrack, ParseFailure
@@ -113,80 +114,29 @@ class Layout:
     unclosed_at_end: tuple[str, ...] | None = None
 
 
-QWEN3_CODER = Layout(
-    "<parameter=",
-    ">",
-    "</parameter>",
-    "</function>",
-    framing_newlines=True,
-    unclosed_at_opener=True,
-    unclosed_at_end=("</tool_call>", "<|im_end|>"),
-)
-"""Qwen3-Coder / Qwen3.5 / Nemotron 3: `<parameter=K>\\nV\\n</parameter>`, ends at
-`</function>`, typed by the schema. A missing `</parameter>` is tolerated (as vLLM does)
-before `<parameter=` of a declared, not yet given key at the start of a line, and before
-`</function>` followed by `</tool_call>`, `<|im_end|>` or the end of input."""
+class Typed(Protocol):
+    """A typed value: `value`, and `problem` (what was expected) where the raw text did
+    not convert and `value` is that text."""
 
-SEED_OSS = Layout("<parameter=", ">", "</parameter>", "</function>")
-"""ByteDance Seed-OSS: `<parameter=K>V</parameter>` verbatim (no framing newlines), ends at
-`</function>`, typed by the schema."""
+    @property
+    def value(self) -> Any: ...
 
-GLM = Layout(
-    "<arg_key>", "</arg_key>", "</arg_value>", "</tool_call>", value_open="<arg_value>",
-    committed_opener=True,
-)  # fmt: skip
-"""GLM-4.5/4.6 and Ling 3.0: `<arg_key>K</arg_key>` `<arg_value>V</arg_value>`, any
-whitespace (or none) between tags, values verbatim, ends at `</tool_call>`, typed by the
-schema. `</arg_value>` then `<arg_key>` always ends a value. No missing-tag tolerance."""
+    @property
+    def problem(self) -> str | None: ...
 
 
-def glm_47(after_end: tuple[str, ...]) -> Layout:
-    """GLM-4.7: `GLM`, and a missing last `</arg_value>` is tolerated (as a missing
-    `</parameter>` is for Qwen3-Coder) at `</tool_call>` followed, after optional
-    whitespace, by one of `after_end` (the next call, the end of turn) or the end of input."""
-    return replace(GLM, unclosed_at_end=after_end)
+class Typing(Protocol):
+    """How a layout's values are typed (a tool's schema: `formats.layouts.schema_typing`).
 
+    Called with a key and the type name its type attribute gives (None where it gives
+    none), it answers whether the value streams as a string and how its raw text is
+    typed. `declared` are the keys the tool declares (empty: any key), which the
+    missing-closer tolerances read."""
 
-MINIMAX = Layout("<parameter", ">", "</parameter>", "</invoke>", key_attribute="name")
-"""MiniMax-M2: `<parameter name="K">V</parameter>`, values verbatim, ends at `</invoke>`,
-typed by the schema. No missing-tag tolerance."""
+    @property
+    def declared(self) -> Collection[str]: ...
 
-
-def dsml(spelling: str = "｜DSML｜", *, unclosed_at_opener: bool = False) -> Layout:
-    """DeepSeek DSML with tag prefix `spelling` (U+FF5C bars; V4.1 adds a trailing space):
-    `<{spelling}parameter name="K" string="true|false">V</{spelling}parameter>`, ends at
-    `</{spelling}invoke>`. `string="true"`: the raw value; `string="false"`: JSON."""
-    return Layout(
-        f"<{spelling}parameter",
-        ">",
-        f"</{spelling}parameter>",
-        f"</{spelling}invoke>",
-        key_attribute="name",
-        type_attribute="string",
-        type_values={"true": "string", "false": "json"},
-        unclosed_at_opener=unclosed_at_opener,
-    )
-
-
-DSML = dsml()
-"""DeepSeek V3.2 and V4: `<｜DSML｜parameter name="K" string="…">V</｜DSML｜parameter>`."""
-
-DSML_V41 = dsml("｜DSML｜ ", unclosed_at_opener=True)
-"""DeepSeek V4.1: `<｜DSML｜ parameter …>V</｜DSML｜ parameter>`; like vLLM, a missing closing
-tag is tolerated before the opener, on a new line, of a declared, not yet given parameter."""
-
-KIMI_K3 = Layout(
-    "<|open|>argument",
-    "<|sep|>",
-    "<|close|>argument<|sep|>",
-    "<|close|>call<|sep|>",
-    key_attribute="key",
-    decode_entities=True,
-    type_attribute="type",
-)
-"""Kimi K3: `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`, values raw,
-typed by `type` (string, number, boolean, null, object, array), ends at
-`<|close|>call<|sep|>`."""
+    def __call__(self, key: str, type_name: str | None) -> tuple[bool, Callable[[str], Typed]]: ...
 
 
 class Arguments(dict[str, Any]):
@@ -200,10 +150,10 @@ class Arguments(dict[str, Any]):
         self.problems: list[str] = []
 
 
-def xml_arguments(layout: Layout, parameters: Mapping[str, Any] | None = None) -> Parser[Arguments]:
-    """Zero or more `layout` arguments up to its end marker, typed by the tool's
-    `parameters` schema where the layout has no type attribute (see the module docstring)."""
-    return XmlArguments(layout, parameters)
+def xml_arguments(layout: Layout, typing: Typing) -> Parser[Arguments]:
+    """Zero or more `layout` arguments up to its end marker, each value typed by `typing`
+    from its key and the type its type attribute names, if any (see the module docstring)."""
+    return XmlArguments(layout, typing)
 
 
 _SPACE = re.compile(r"\s*")
@@ -281,11 +231,10 @@ _terminators = functools.lru_cache(maxsize=256)(_Terminators)
 class XmlArguments(Parser[Arguments]):
     """The parser behind `xml_arguments`."""
 
-    def __init__(self, layout: Layout, parameters: Mapping[str, Any] | None) -> None:
+    def __init__(self, layout: Layout, typing: Typing) -> None:
         self.layout = layout
-        self.parameters = parameters
-        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-        self.declared: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+        self.typing = typing
+        self.declared = typing.declared
         self.terminators = _terminators(layout)
 
     def step(self, inp: Input, pos: int) -> Step[Arguments]:
@@ -354,17 +303,14 @@ class XmlArguments(Parser[Arguments]):
 
     def _typing(
         self, key: str, attributes: Mapping[str, str]
-    ) -> tuple[bool, Callable[[str], Coerced]]:
+    ) -> tuple[bool, Callable[[str], Typed]]:
         """Whether the value streams as a string, and how its raw text is typed."""
         layout = self.layout
         declared = attributes.get(layout.type_attribute) if layout.type_attribute else None
-        if declared is not None:
-            type_name = layout.type_values.get(declared) if layout.type_values else declared
-            if type_name is not None:
-                return always_string({"type": type_name}), lambda raw: coerce_typed(raw, type_name)
-        schema = parameter_schema(self.parameters, key)
-        root = self.parameters
-        return always_string(schema, root=root), lambda raw: coerce(raw, schema, root=root)
+        type_name = declared
+        if declared is not None and layout.type_values:
+            type_name = layout.type_values.get(declared)
+        return self.typing(key, type_name)
 
     def _tag(
         self, inp: Input, pos: int, keep: int | None

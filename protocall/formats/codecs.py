@@ -32,6 +32,7 @@ from ..combinators import (
     Input,
     Parser,
     Step,
+    Synthesised,
     Text,
     UsageError,
     alt,
@@ -43,6 +44,7 @@ from ..combinators import (
     json_object,
     json_value,
     literal,
+    markers,
     optional,
     peek,
     regex,
@@ -53,19 +55,10 @@ from ..combinators import (
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
-from .blocks import (
-    NAME_CHARS,
-    Synthesised,
-    arguments,
-    call_object,
-    escape_attribute,
-    json_name,
-    markers,
-    raw_text,
-    render_argument,
-    tool_name,
-    unescape_attribute,
-)
+from .blocks.json_calls import call_object
+from .blocks.names import NAME_CHARS, arguments, json_name, tool_name
+from .blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
+from .layouts import schema_typing
 
 # -- name encodings ------------------------------------------------------------------------
 
@@ -192,7 +185,7 @@ class XmlArguments:
     newline: bool = False
 
     def parser(self, schema: Any) -> Parser[Any]:
-        tagged = xml_arguments(self.layout, schema)
+        tagged = xml_arguments(self.layout, schema_typing(schema))
         return tagged if self.block is None else alt(self.block.parser(), tagged)
 
     def render(self, values: dict[str, Any]) -> str:
@@ -225,8 +218,8 @@ class XmlArguments:
 @dataclass(frozen=True)
 class PythonKeywords:
     """Keyword arguments of a pseudo-function call, `k=v, …` with Python or JSON literal
-    values (read by `blocks.python_call_lines` and `python_call_list`), written `k=JSON`
-    or, with `literals="python"`, `k=repr(v)` (`'x'`, `True`, `None`)."""
+    values (read by `blocks.python_calls.python_call_lines` and `python_call_list`),
+    written `k=JSON` or, with `literals="python"`, `k=repr(v)` (`'x'`, `True`, `None`)."""
 
     literals: str = "json"
 
@@ -386,7 +379,7 @@ class NameAndArguments:
         return name.map(lambda parts: parts[-1])
 
     def element(self) -> Parser[Any]:
-        """The whole object, its members in any order (`blocks.call_object`)."""
+        """The whole object, its members in any order (`blocks.json_calls.call_object`)."""
         return call_object(self.name, self.keys, self.id)
 
     def body(self) -> Parser[Any]:

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..combinators.xmlargs import DSML, DSML_V41, Layout
+from ..combinators.xmlargs import Layout
 from .codecs import XmlArguments
+from .layouts import DSML, DSML_V41
 from .spec import Call, Section, Spec, Think, build
 
 EOS = "<｜end▁of▁sentence｜>"

@@ -98,9 +98,13 @@ def detect(
         others = dict.fromkeys(other.name for other in matches if other.name != family.name)
         fmt = _with_prompts(family, renders.prompts)
         return Detection(
-            fmt, family.name, renders.prompts, len(renders.turns), renders.refused,
+            fmt,
+            family.name,
+            renders.prompts,
+            len(renders.turns),
+            renders.refused,
             tuple(others),
-        )  # fmt: skip
+        )
     from .inference import infer
 
     inferred = infer(renders, trailer)
@@ -111,9 +115,13 @@ def detect(
             "the inferred format does not read the template's own renders back: " + failed
         )
     return Detection(
-        fmt, None, renders.prompts, len(renders.turns), renders.refused,
+        fmt,
+        None,
+        renders.prompts,
+        len(renders.turns),
+        renders.refused,
         assumptions=inferred.assumptions,
-    )  # fmt: skip
+    )
 
 
 def _candidates(trailer: Trailer) -> Iterator[Format]:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..combinators.xmlargs import GLM, glm_47
 from .codecs import XmlArguments
+from .layouts import GLM, glm_47
 from .spec import Call, Spec, Think, build
 
 GLM_45 = Spec(

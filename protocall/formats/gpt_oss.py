@@ -41,6 +41,7 @@ from typing import Any
 from .. import ast
 from ..combinators import (
     Parser,
+    Synthesised,
     alt,
     as_text,
     cut,
@@ -50,6 +51,7 @@ from ..combinators import (
     json_object,
     literal,
     many,
+    markers,
     not_followed_by,
     optional,
     peek,
@@ -57,11 +59,12 @@ from ..combinators import (
     regex,
     seq,
     tag,
+    unfinished,
     until,
 )
 from ..combinators import whitespace as ws
 from ..tools import Tools
-from .blocks import Synthesised, arguments, markers, tool_name, unfinished
+from .blocks.names import arguments, tool_name
 from .spec import Call, Channel, Messages, Spec, TurnHook, build, register_turn
 from .turns import ToolUse, Turn
 

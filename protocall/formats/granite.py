@@ -5,7 +5,7 @@
 - The opener may also be spelled `<tool_call>` (Granite 3.1, from vLLM; then `[` must
   follow, so a Hermes-style `<tool_call>{…}` stays text). The list has no closing marker:
   it ends at its `]`, and text after it is content. The array is the calls' envelope: they
-  complete together once it closes; members may come in any order (`blocks.call_object`).
+  complete together once it closes; members may come in any order (`blocks.json_calls.call_object`).
 - Reasoning: Granite 3.3 writes `<think>…</think>` and wraps its answer in
   `<response>…</response>` (SECONDARY; the two tags are dropped like end-of-turn tokens).
   Granite 3.2 writes text phrases instead: an output that starts with `Here is my thought

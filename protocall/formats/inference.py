@@ -31,7 +31,7 @@ from typing import Any
 from ..combinators import UsageError
 from ..combinators.xmlargs import Layout
 from .base import Format
-from .blocks import NAME_CHARS
+from .blocks.names import NAME_CHARS
 from .codecs import (
     Attribute,
     Codec,
@@ -278,9 +278,14 @@ def _xml_core(body: str, name: str, arguments: dict[str, Any]) -> _Core:
     if not ends:
         raise UsageError(f"no end after the call's last argument in {body!r}")
     layout = Layout(
-        opener, key_close, value_close, ends[0],
-        key_attribute=key_attribute, value_open=value_open, framing_newlines=framing,
-    )  # fmt: skip
+        opener,
+        key_close,
+        value_close,
+        ends[0],
+        key_attribute=key_attribute,
+        value_open=value_open,
+        framing_newlines=framing,
+    )
     newline = separator == "\n"
     if separator.strip():
         raise UsageError(f"arguments separated by {separator!r} in {body!r}")

@@ -8,8 +8,8 @@ The think channel is pre-opened by default; a response or tools opener ends it i
 
 from __future__ import annotations
 
-from ..combinators.xmlargs import KIMI_K3
 from .codecs import Attribute, JsonBlock, XmlArguments
+from .layouts import KIMI_K3
 from .spec import Call, Channel, Channels, Section, Spec, build
 
 SPEC = Spec(

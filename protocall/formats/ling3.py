@@ -7,8 +7,8 @@ The name ends where an argument or `</tool_call>` follows it.
 
 from __future__ import annotations
 
-from ..combinators.xmlargs import GLM
 from .codecs import XmlArguments
+from .layouts import GLM
 from .spec import Call, Spec, Think, build
 
 SPEC = Spec(

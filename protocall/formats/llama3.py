@@ -37,7 +37,7 @@ from ..combinators import (
     whitespace,
 )
 from ..tools import Tools
-from .blocks import NAME_LIMIT
+from .blocks.names import NAME_LIMIT
 from .codecs import NameAndArguments
 from .spec import Call, ProofHook, Section, Spec, build, register_proof
 

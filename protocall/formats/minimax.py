@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..combinators.xmlargs import MINIMAX
 from .codecs import XmlArguments
+from .layouts import MINIMAX
 from .spec import Call, Section, Spec, Think, build
 
 SPEC = Spec(

@@ -4,7 +4,7 @@ array of calls in `<TOOLCALL>` tags.
 [<think>R</think>]content<TOOLCALL>[{"name": N, "arguments": {…}}, …]</TOOLCALL><SPECIAL_12>
 
 - The array is the calls' envelope: they complete together once it closes. Members come
-  in any order (`blocks.call_object`); a missing `]` or `</TOOLCALL>` is tolerated; text
+  in any order (`blocks.json_calls.call_object`); a missing `]` or `</TOOLCALL>` is tolerated; text
   after the tags is content.
 - Reasoning `<think>…</think>` (toggled by `/think`, `/no_think`): Nano v2's prompt
   pre-opens it (`<SPECIAL_11>Assistant\\n<think>\\n\\n`; off: `<think></think>`), Super-49B's

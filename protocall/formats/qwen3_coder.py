@@ -9,8 +9,8 @@ parameter or `</function>`; a genuine call also ends an open reasoning block. A 
 
 from __future__ import annotations
 
-from ..combinators.xmlargs import QWEN3_CODER
 from .codecs import XmlArguments
+from .layouts import QWEN3_CODER
 from .spec import Call, Spec, Think, build
 
 SPEC = Spec(

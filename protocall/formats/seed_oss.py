@@ -15,8 +15,8 @@
 
 from __future__ import annotations
 
-from ..combinators.xmlargs import SEED_OSS
 from .codecs import XmlArguments
+from .layouts import SEED_OSS
 from .spec import Call, Section, Spec, Think, build
 
 SPEC = Spec(

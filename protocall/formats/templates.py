@@ -2,7 +2,7 @@
 
 `Template("<|call|>{name}<|args|>{arguments}<|end|>", section=("<|calls|>", "</calls|>"))`
 is the parser of such calls (the spec writes them from the same template). The text
-around `{name}` and `{arguments}` is matched loosely (`blocks.loose`: any whitespace, or
+around `{name}` and `{arguments}` is matched loosely (`blocks.names.loose`: any whitespace, or
 none, where it has whitespace and around each tag), the name is a `tool_name`, the
 arguments a JSON object or, with a `layout`, XML-style arguments typed by the tool's
 schema. Calls come in a section whose markers may have several accepted spellings; with
@@ -16,20 +16,13 @@ from dataclasses import dataclass, fields, replace
 from itertools import chain
 from typing import Any
 
-from ..combinators import Parser, alt, json_object, literal, optional, peek, seq, success
+from ..combinators import Parser, alt, json_object, literal, markers, optional, peek, seq, success
 from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
-from .blocks import (
-    Calls,
-    arguments,
-    closer,
-    loose,
-    markers,
-    per_tool,
-    section_calls,
-    tool_name,
-)
+from .blocks.calls import Calls, closer, section_calls
+from .blocks.names import arguments, loose, per_tool, tool_name
+from .layouts import schema_typing
 
 _FIRST_ATTRIBUTE = re.compile(r'\s+[\w-]+="')
 _TAG = re.compile(r"<[^<>]*>?")
@@ -86,7 +79,7 @@ class Template:
         values = per_tool(
             tools,
             lambda schema: arguments(
-                json_object() if layout is None else xml_arguments(layout, schema)
+                json_object() if layout is None else xml_arguments(layout, schema_typing(schema))
             ),
         )
         ending = loose(after_name).result(True)  # the value: whether arguments follow

@@ -33,9 +33,18 @@ _ANNOTATIONS = frozenset(
     {"description", "title", "default", "examples", "$schema", "$comment", "deprecated"}
 )
 _SUPPORTED = frozenset(
-    {"type", "enum", "const", "anyOf", "oneOf", "properties", "required", "items",
-     "additionalProperties"}
-)  # fmt: skip
+    {
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "properties",
+        "required",
+        "items",
+        "additionalProperties",
+    }
+)
 
 
 _CLASS_ESCAPES = {"\\s": " \\t\\n\\r\\x0C\\x0B", "\\f": "\\x0C", "\\v": "\\x0B"}
@@ -174,10 +183,11 @@ class _Writer:
         if kind == "object" and "properties" in schema:
             properties = schema["properties"]
             required = set(schema.get("required") or ())
+            colon = (Ref(ws), Lit(":"), Ref(ws))
             items = tuple(
-                Seq((Lit(json.dumps(k, ensure_ascii=False)), Ref(ws), Lit(":"), Ref(ws),
-                     Json(json.dumps(properties[k])))) for k in properties
-            )  # fmt: skip
+                Seq((Lit(json.dumps(k, ensure_ascii=False)), *colon, Json(json.dumps(v))))
+                for k, v in properties.items()
+            )
             count = sum(1 for k in properties if k in required)
             if list(properties)[:count] != [k for k in properties if k in required]:
                 raise UsageError("no GBNF for an object whose required properties come later")
@@ -214,13 +224,16 @@ class _Writer:
         """Any JSON value (or any object, any array)."""
         ws = self._ws()
         value = "value-any"
-        obj = self.rule("object", "object", lambda: (
-            f'"{{" {ws} ({self._string()} {ws} ":" {ws} {value} '
-            f'({ws} "," {ws} {self._string()} {ws} ":" {ws} {value})*)? {ws} "}}"'
-        ))  # fmt: skip
-        arr = self.rule("array", "array", lambda: (
-            f'"[" {ws} ({value} ({ws} "," {ws} {value})*)? {ws} "]"'
-        ))  # fmt: skip
+
+        def any_object() -> str:
+            member = f'{self._string()} {ws} ":" {ws} {value}'
+            return f'"{{" {ws} ({member} ({ws} "," {ws} {member})*)? {ws} "}}"'
+
+        def any_array() -> str:
+            return f'"[" {ws} ({value} ({ws} "," {ws} {value})*)? {ws} "]"'
+
+        obj = self.rule("object", "object", any_object)
+        arr = self.rule("array", "array", any_array)
         if "value-any" not in self.named.values():
             self.named["value"] = value
             alternatives = [obj, arr, self._string(), self._number(), '"true"', '"false"', '"null"']

@@ -129,11 +129,7 @@ class Values:
             return self._dict(self._any())
         required = set(schema.get("required") or ())
         order = sorted(properties, key=lambda key: key not in required)
-        members = tuple(
-            seq(self.syntax.text(self._key(key)), _WS, Lit(":"), _WS,
-                self.value(properties[key], f"{where}.{key}"))
-            for key in order
-        )  # fmt: skip
+        members = tuple(self._member(key, properties[key], where) for key in order)
         needed = sum(1 for key in order if key in required)
         written = tuple(order.index(key) for key in self._written_order(order))
         return seq(Lit("{"), _WS, Members(members, needed, _COMMA, written), _WS, Lit("}"))
@@ -143,6 +139,11 @@ class Values:
         with them; Gemma 4's template sorts them)."""
         written = self.syntax.write(dict.fromkeys(keys))
         return sorted(keys, key=lambda key: written.index(self._key(key) + ":"))
+
+    def _member(self, key: str, schema: Mapping[str, Any], where: str) -> Node:
+        """`key: value` of an object, the value valid for `schema`."""
+        value = self.value(schema, f"{where}.{key}")
+        return seq(self.syntax.text(self._key(key)), _WS, Lit(":"), _WS, value)
 
     def _key(self, key: str) -> str:
         """`key` as the syntax writes an object key."""

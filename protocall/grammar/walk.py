@@ -23,7 +23,7 @@ from typing import Any
 from ..combinators import UsageError
 from ..combinators.xmlargs import Layout
 from ..formats.base import Format
-from ..formats.blocks import escape_attribute
+from ..formats.blocks.render import escape_attribute
 from ..formats.codecs import (
     Attribute,
     BareObject,
@@ -57,8 +57,17 @@ from .ir import (
 
 HANDLED: Mapping[str, frozenset[str]] = {
     "Spec": frozenset(
-        {"name", "summary", "call", "stops", "turn", "section", "prompt", "default_start",
-         "call_stop"}
+        {
+            "name",
+            "summary",
+            "call",
+            "stops",
+            "turn",
+            "section",
+            "prompt",
+            "default_start",
+            "call_stop",
+        }
     ),
     "Think": frozenset({"open", "close", "written", "opened_by", "off", "prompt"}),
     "Channels": frozenset({"channels", "tokens", "interleaved"}),
@@ -72,14 +81,24 @@ HANDLED: Mapping[str, frozenset[str]] = {
     "JsonObject": frozenset(),
     "XmlArguments": frozenset({"layout", "separator", "newline"}),
     "Layout": frozenset(
-        {"opener", "key_close", "value_close", "end", "key_attribute", "value_open",
-         "framing_newlines", "decode_entities", "type_attribute", "type_values"}
+        {
+            "opener",
+            "key_close",
+            "value_close",
+            "end",
+            "key_attribute",
+            "value_open",
+            "framing_newlines",
+            "decode_entities",
+            "type_attribute",
+            "type_values",
+        }
     ),
     "PythonKeywords": frozenset({"literals"}),
     "BareObject": frozenset({"quote"}),
     "NameAndArguments": frozenset({"keys", "name", "id"}),
     "NameKey": frozenset(),
-}  # fmt: skip
+}
 """The spec fields the walk writes into the grammar, by kind."""
 
 TOLERATED: Mapping[str, frozenset[str]] = {
@@ -591,8 +610,9 @@ def _attributes(layout: Layout, key: str, kind: str) -> str:
     return attributes
 
 
-_KIND = {"integer": "number", "number": "number", "string": "string", "boolean": "boolean",
-         "null": "null", "object": "object", "array": "array"}  # fmt: skip
+_KIND = {"integer": "number"} | {
+    kind: kind for kind in ("number", "string", "boolean", "null", "object", "array")
+}
 
 
 def _raw_values(
@@ -629,7 +649,7 @@ def _raw_values(
 
 
 def _kind_of(value: Any) -> str:
-    from ..formats.blocks import json_type
+    from ..formats.blocks.render import json_type
 
     return json_type(value)
 

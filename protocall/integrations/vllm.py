@@ -83,12 +83,13 @@ def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
             calls.append(_call(id=None, type=None, index=part.index, function=function))
     if not (reasoning or content or calls):
         return None
-    return _message(
+    message: DeltaMessage = _message(
         role=None,
         content="".join(content) or None,
         reasoning="".join(reasoning) or None,
         tool_calls=calls,
     )
+    return message
 
 
 def constructor(model: Any) -> Callable[..., Any]:

@@ -291,9 +291,17 @@ def _prompt_failures(fmt: Format) -> Iterator[Counterexample]:
         got = fmt.start_state(prompt)
         if got != start:
             yield Counterexample(
-                PROMPTS, KIT_PROPERTIES[PROMPTS], "format definition", "fmt.prompts entry",
-                "", (), prompt, (), f"start state {start!r}", f"{got!r}",
-            )  # fmt: skip
+                property=PROMPTS,
+                statement=KIT_PROPERTIES[PROMPTS],
+                run="format definition",
+                label="fmt.prompts entry",
+                text="",
+                chunks=(),
+                generation_prompt=prompt,
+                tools=(),
+                expected=f"start state {start!r}",
+                got=f"{got!r}",
+            )
 
 
 def check_format(

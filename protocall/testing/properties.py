@@ -415,35 +415,70 @@ def errors_carry_raw_text(trial: Trial, outcome: Outcome) -> Problem | None:
 
 
 PROPERTIES: tuple[Property, ...] = (
-    Property("parses back", "a valid turn parses to the message it renders, without errors",
-             parses_back),
-    Property("emitted means final", "events emitted so far are a prefix of the events of the "
-             "whole input (and of any extension: a truncation's are a prefix of the turn's)",
-             emitted_means_final),
-    Property("chunking invariance", "merged events, message and semantic tree are the same for "
-             "every chunking",
-             chunking_invariance),
-    Property("one-shot parse", "protocall.parse gives the message of a streamed session",
-             one_shot_parse),
-    Property("deltas add up", "content/reasoning deltas concatenate to the final fields, "
-             "arguments deltas to arguments_json, which decodes to arguments", deltas_add_up),
-    Property("events well-formed", "ToolCallStart(i), its arguments deltas, one ToolCallEnd(i); "
-             "the message lists the completed calls and the errors", events_well_formed),
-    Property("final names", "ToolCallStart carries the call's final name (never a shorter "
-             "declared name while a longer one arrives)", final_names),
+    Property(
+        "parses back", "a valid turn parses to the message it renders, without errors", parses_back
+    ),
+    Property(
+        "emitted means final",
+        "events emitted so far are a prefix of the events of the "
+        "whole input (and of any extension: a truncation's are a prefix of the turn's)",
+        emitted_means_final,
+    ),
+    Property(
+        "chunking invariance",
+        "merged events, message and semantic tree are the same for every chunking",
+        chunking_invariance,
+    ),
+    Property(
+        "one-shot parse", "protocall.parse gives the message of a streamed session", one_shot_parse
+    ),
+    Property(
+        "deltas add up",
+        "content/reasoning deltas concatenate to the final fields, "
+        "arguments deltas to arguments_json, which decodes to arguments",
+        deltas_add_up,
+    ),
+    Property(
+        "events well-formed",
+        "ToolCallStart(i), its arguments deltas, one ToolCallEnd(i); "
+        "the message lists the completed calls and the errors",
+        events_well_formed,
+    ),
+    Property(
+        "final names",
+        "ToolCallStart carries the call's final name (never a shorter "
+        "declared name while a longer one arrives)",
+        final_names,
+    ),
     Property("declared names", "only declared tools are announced", declared_names),
-    Property("no marker leak", "no marker text in the content, reasoning or arguments of a valid "
-             "turn or of its truncations", no_marker_leak),
-    Property("truncated call never completes", "after a cut, exactly the calls whose envelope "
-             "closed before it are complete", truncated_calls),
-    Property("earliest error", "a proper prefix of a valid turn gives only `truncated` errors",
-             earliest_error),
-    Property("undeclared tool not called", "a call to an undeclared tool is neither announced "
-             "nor completed, is reported or kept as text, and earlier calls are kept",
-             undeclared_not_called),
-    Property("errors carry raw text", "every ProtocolError's raw text is the input at its "
-             "offset", errors_carry_raw_text),
-)  # fmt: skip
+    Property(
+        "no marker leak",
+        "no marker text in the content, reasoning or arguments of a valid "
+        "turn or of its truncations",
+        no_marker_leak,
+    ),
+    Property(
+        "truncated call never completes",
+        "after a cut, exactly the calls whose envelope closed before it are complete",
+        truncated_calls,
+    ),
+    Property(
+        "earliest error",
+        "a proper prefix of a valid turn gives only `truncated` errors",
+        earliest_error,
+    ),
+    Property(
+        "undeclared tool not called",
+        "a call to an undeclared tool is neither announced "
+        "nor completed, is reported or kept as text, and earlier calls are kept",
+        undeclared_not_called,
+    ),
+    Property(
+        "errors carry raw text",
+        "every ProtocolError's raw text is the input at its offset",
+        errors_carry_raw_text,
+    ),
+)
 """The checks, in the order they are tried: a trial reports the first that fails."""
 
 

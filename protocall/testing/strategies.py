@@ -28,11 +28,12 @@ from ..tools import Tool, Tools, normalize_tools
 from .chunks import marker_cuts
 from .draws import choose, integers
 
-TRICKY_PIECES = (
-    '"', "\\", "\n", "\t", " ", "  ", "\r\n", "\\n", '\\"', "\\u00e9", "'", "`", "東京", "🙂",
-    "é", "{", "}", "[", "]", ":", ",", "<", ">", "</", "/>", "/", "|", "=", "&", "&quot;",
-    "&amp;", "0", "-1.5", "true", "null", "<|", "|>", "｜", "▁",
-)  # fmt: skip
+_ESCAPES = ('"', "\\", "\n", "\t", " ", "  ", "\r\n", "\\n", '\\"', "\\u00e9", "'", "`")
+_UNICODE = ("東京", "🙂", "é")
+_PUNCTUATION = ("{", "}", "[", "]", ":", ",", "<", ">", "</", "/>", "/", "|", "=")
+_LITERALS = ("&", "&quot;", "&amp;", "0", "-1.5", "true", "null")
+_TOKEN_PIECES = ("<|", "|>", "｜", "▁")
+TRICKY_PIECES = (*_ESCAPES, *_UNICODE, *_PUNCTUATION, *_LITERALS, *_TOKEN_PIECES)
 """Pieces prose and strings are assembled from, besides random text and marker fragments."""
 
 NUMERIC_LOOKING = ("42", "-7", "3.5", "1e3", "0", "true", "false", "null", "[]", "{}", '"x"')
@@ -178,8 +179,10 @@ def _values(key: str, reserved: tuple[str, ...], in_union: bool) -> st.SearchStr
     if declared == "null":
         return st.none()
     if declared == "array":
-        return st.lists(values(schema.get("items"), reserved) if "items" in schema
-                        else json_values(reserved), max_size=3)  # fmt: skip
+        items = (
+            values(schema.get("items"), reserved) if "items" in schema else json_values(reserved)
+        )
+        return st.lists(items, max_size=3)
     if declared == "object":
         if isinstance(schema.get("properties"), Mapping):
             return arguments(schema, reserved)

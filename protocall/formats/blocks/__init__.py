@@ -1,0 +1,4 @@
+"""Building blocks that format definitions compose, one concern a module: tool names and
+argument helpers (`names`), call envelopes and runs of calls (`calls`, `json_calls`,
+`python_calls`), turn shapes (`prose` for a reasoning block then content and calls,
+`channels`), renderers (`render`) and the `Format` factories over them (`families`)."""

@@ -1,0 +1,189 @@
+"""Call envelopes: how a format's calls begin (`Calls`), one call, a section of calls, a
+run of calls, and a list of calls that completes together (`envelope`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ... import ast
+from ...combinators import (
+    Parser,
+    alt,
+    cut,
+    end_of_input,
+    literal,
+    many,
+    markers,
+    not_followed_by,
+    optional,
+    peek,
+    recover,
+    regex,
+    seq,
+    tag,
+    unfinished,
+    until,
+    whitespace,
+)
+from ...combinators.xmlargs import Layout, xml_arguments
+from ...tools import Tools
+from ..layouts import schema_typing
+from .names import (
+    arguments,
+    per_tool,
+    tool_name,
+)
+
+
+@dataclass(frozen=True)
+class Calls:
+    """How a format's tool calls begin and parse.
+
+    `openers` are the markers at which content stops to try a call; `head` matches from an
+    opener through whatever proves a genuine call (typically the tool name) and must not
+    `cut`; `call` parses the whole region (one call or a section of calls) from the opener.
+    """
+
+    openers: tuple[str, ...]
+    head: Parser[Any]
+    call: Parser[Any]
+
+
+def tool_call(
+    head: Parser[Any], body: Callable[[str], Parser[Any]], resync: Iterable[str]
+) -> Parser[Any]:
+    """One call: `head` (whose value is the tool name), a cut, then `body(name)`.
+
+    A failure after the cut becomes an `error` node: the region is skipped up to the first
+    `resync` marker, consuming the first one (the call's closer) if that is what stopped it.
+    """
+    closer, *others = resync
+    skip = until(closer, *others, emit=False).then(optional(literal(closer)))
+    return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+
+
+def call_section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:
+    """A tool section: `begin`, a cut, calls separated by optional whitespace, then `end`.
+
+    A missing `end` is tolerated (the calls before it are kept): the section closes at the
+    first thing that is not a call, which the turn then reads as content.
+    """
+    return seq(begin, cut, many(whitespace.then(call)), whitespace, optional(literal(end)))
+
+
+def tool_calls(
+    openers: Iterable[str],
+    head: Parser[Any],
+    body: Callable[[Any], Parser[Any]],
+    resync: Iterable[str],
+) -> Calls:
+    """Calls opened by `openers`, each `head`, a cut, then `body(value of head)` (see
+    `tool_call`). A head that the stream ended inside is a truncated call (see
+    `unfinished`): reported as an error, kept out of content and reasoning."""
+    return Calls(tuple(openers), unfinished(head), unfinished(tool_call(head, body, resync)))
+
+
+def in_runs(calls: Calls) -> Calls:
+    """`calls` where a call may be followed by more calls, each after optional whitespace:
+    whitespace between consecutive calls separates them (what `render_turn` writes as
+    `between_calls`) and is not content. Whitespace after the last call stays content."""
+    next_call = seq(whitespace, peek(markers(*calls.openers)), calls.call)  # a whole opener
+    return Calls(calls.openers, calls.head, seq(calls.call, many(next_call)))
+
+
+def section_calls(
+    openers: Iterable[str],
+    begin: Parser[Any],
+    head: Parser[Any],
+    body: Callable[[Any], Parser[Any]],
+    resync: Iterable[str],
+    end: Parser[Any],
+    *,
+    bare: bool = False,
+    gap: Parser[Any] = whitespace,
+) -> Calls:
+    """Calls in a section: `begin`, calls (each `head` then `body`, as in `tool_calls`)
+    separated by `gap` (optional whitespace; a format may let it skip noise), then `end`,
+    whose absence is tolerated (the section closes at the first thing that is not a call;
+    what follows the last call is then content). The first call's head starts with `begin`
+    and the gap, so a section opener that heads no call is text, and one the stream ended
+    inside is a truncated call; text that `end` matches is never a call (at end of input a
+    `closer` matches a cut-off marker). With `bare`, the section's `begin` may be missing
+    too (bare calls are separated by whitespace only). Calls start only at a whole opener:
+    a cut-off one at the end of input is text, as in prose."""
+    openers = tuple(openers)
+    inner = tool_calls(openers, head, body, resync)
+    first = tool_calls(openers, seq(begin, gap).then(head), body, resync)
+
+    def section(opening: Calls, gap: Parser[Any]) -> Parser[Any]:
+        more = many(gap.then(not_followed_by(end)).then(inner.call))
+        return seq(peek(markers(*openers)), opening.call, more, optional(gap.then(end)))
+
+    if not bare:
+        return Calls(first.openers, first.head, section(first, gap))
+    sections = alt(section(first, gap), section(inner, whitespace))
+    return Calls(first.openers, alt(first.head, inner.head), sections)
+
+
+def closer(*texts: str) -> Parser[str]:
+    """One of the closing markers `texts`; at end of input also a proper prefix of one: a
+    closer cut off by the end of the stream still closes (its partial text is no content)."""
+    prefixes = sorted({text[:k] for text in texts for k in range(1, len(text))}, key=len)
+    cut_off = regex("|".join(map(re.escape, reversed(prefixes)))).skip(end_of_input)
+    return alt(markers(*texts), cut_off)
+
+
+def xml_calls(
+    tools: Tools | None,
+    layout: Layout,
+    opener: str,
+    name_end: str = "",
+    *,
+    stops: Iterable[str] = (),
+    section: tuple[str, str] | None = None,
+    lead: str = "",
+) -> Calls:
+    """Calls with tag-delimited arguments (GLM, Ling, MiniMax, Seed-OSS): `opener`, optional
+    whitespace, the tool name and `name_end`, then `layout` arguments typed by the tool's
+    schema, then `layout.end`, which closes the call. Without `name_end` the name ends where,
+    after optional whitespace, an argument opener or `layout.end` follows (a call may have no
+    arguments); it is final only then.
+
+    With `section` (begin, end) the calls stand in `begin` … `end`, separated by optional
+    whitespace, a missing end tolerated (see `section_calls`). `lead` (a newline) is what
+    the template writes before each call, or each section: where present it belongs to the
+    call, not to the content. Calls or sections separated only by whitespace form one run
+    (`in_runs`). A call that fails after its head is skipped (see `tool_call`) to its
+    closer, the next opener, the section end or one of `stops`."""
+    parameters = per_tool(
+        tools, lambda schema: arguments(xml_arguments(layout, schema_typing(schema)))
+    )
+    following = peek(whitespace.then(markers(layout.opener, layout.end)))
+    ending = literal(name_end) if name_end else following
+
+    def head(start: Parser[Any]) -> Parser[str]:
+        return seq(start, whitespace, tool_name(), ending).map(lambda parts: parts[2])
+
+    def body(name: str) -> Parser[Any]:
+        return parameters(name).skip(literal(layout.end))
+
+    first = section[0] if section else opener
+    openers = (lead + first, first) if lead else (first,)
+    led = seq(optional(literal(lead)), literal(first)) if lead else literal(first)
+    resync = (layout.end, opener, *(section or ()), *stops)
+    if section is None:
+        calls = tool_calls(openers, head(led), body, resync)
+    else:
+        calls = section_calls(openers, led, head(literal(opener)), body, resync, closer(section[1]))
+    return in_runs(calls)
+
+
+def envelope(calls: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
+    """A list of calls as one envelope: a `tool_calls` node whose calls the session
+    completes only when it closes. A failure after `calls` has cut (an invalid sibling, a
+    list cut off) makes the whole region one `error` node, skipped with `resync` (see
+    `recover`), so none of its calls is released: an executor never runs part of a list."""
+    return recover(tag(ast.TOOL_CALLS, calls), resync)

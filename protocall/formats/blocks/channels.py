@@ -1,0 +1,103 @@
+"""The turn as channels over special tokens (Kimi K3, Cohere, Gemma 4): a `Channel` and
+the turn made of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ... import ast
+from ...combinators import (
+    Parser,
+    alt,
+    as_text,
+    cut,
+    end_of_input,
+    literal,
+    many,
+    markers,
+    not_followed_by,
+    optional,
+    peek,
+    regex,
+    seq,
+    success,
+    tag,
+    unfinished,
+    until,
+)
+from .calls import (
+    Calls,
+)
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A channel `open` … `close` named `name`: `reasoning`, whose body is reasoning text,
+    or another, whose body is content. A `label` may follow the opener (Gemma 4's
+    `<|channel>thought`): where it does, and no word character follows it, it belongs to
+    the opener, not to the body. `written` is the opener as the model writes it (label
+    included) where that differs: in the prompt that pre-opens it, the renderer and the
+    marker summary (Gemma 4's `<|channel>thought\n`)."""
+
+    name: str
+    open: str
+    close: str
+    label: str = ""
+    written: str = ""
+
+    @property
+    def node(self) -> str:
+        """The node its body is tagged with: `reasoning` or `content`."""
+        return ast.REASONING if self.name == "reasoning" else ast.CONTENT
+
+    def opener(self) -> Parser[Any]:
+        """The opener, a cut, then the label where it stands."""
+        opened = literal(self.open).then(cut)
+        if not self.label:
+            return opened
+        return opened.then(optional(seq(literal(self.label), not_followed_by(regex(r"\w")))))
+
+
+def channelled_turn(
+    *,
+    channels: Mapping[str, Channel],
+    calls: Calls,
+    stops: Iterable[str],
+    tokens: Iterable[str],
+    dropped: Iterable[str] = (),
+    start: str | None = None,
+) -> Parser[Any]:
+    """A turn made of channels (Kimi K3): the channel named `start` pre-opened by the
+    generation prompt, then channels, call regions and end-of-turn `stops` in any order;
+    text outside every channel is content.
+
+    Every marker begins with one of the special `tokens`: text runs up to a token and there
+    the marker is parsed whole, so a marker of several tokens is held back until complete.
+    A channel body ends at its close (consumed), at any channel's opener or close, at a
+    genuine call head, at an end-of-turn marker, at a `dropped` marker or at end of input
+    (the close is optional). A close with no open channel, and a `dropped` marker (markup
+    that carries nothing when it stands alone, such as a repeated region close), is
+    dropped; a token that begins no marker is text. At end of input a marker cut off after
+    its token is a truncated error, never text.
+    """
+    stops, tokens = tuple(stops), tuple(tokens)
+    opens = tuple(channel.open for channel in channels.values())
+    closes = (*(channel.close for channel in channels.values()), *dropped)
+    known = unfinished(alt(calls.head, markers(*stops, *opens, *closes)))
+    stray = seq(not_followed_by(known, "text"), as_text(markers(*tokens)))
+    run = until(*tokens, nonempty=True, commit=True)
+
+    def text(node: str) -> Parser[Any]:
+        return tag(node, many(alt(run, stray), minimum=1))
+
+    def body(channel: Channel) -> Parser[Any]:
+        return optional(text(channel.node)).skip(optional(literal(channel.close)))
+
+    opened = (c.opener().then(body(c)) for c in channels.values())
+    end = tag(ast.END_OF_TURN, markers(*stops))
+    structure = alt(calls.call, end, *opened, markers(*closes))
+    lead = body(channels[start]) if start is not None else success(None)
+    segment = alt(peek(markers(*tokens)).then(unfinished(structure)), text(ast.CONTENT))
+    return seq(lead, many(segment), end_of_input)

@@ -1,0 +1,133 @@
+"""Calls written as JSON: one call object (`{"name": …, "arguments": …}`) and a JSON array
+of them after an opener."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Iterable
+from typing import Any
+
+from ... import ast
+from ...combinators import (
+    Parser,
+    Synthesised,
+    alt,
+    cut,
+    fail,
+    generate,
+    json_object,
+    json_string,
+    json_value,
+    literal,
+    many,
+    markers,
+    optional,
+    peek,
+    seq,
+    tag,
+    unfinished,
+    until,
+    whitespace,
+)
+from .calls import (
+    Calls,
+    closer,
+    envelope,
+)
+from .names import (
+    arguments,
+    json_name,
+)
+
+
+def call_object(
+    name: str = "name", arguments_keys: Iterable[str] = ("arguments",), id_key: str | None = None
+) -> Parser[Any]:
+    """One call written as a JSON object (`{"name": N, "arguments": {…}}`): the name is the
+    string under `name` (a `tool_name` node, final once its closing quote has arrived), the
+    arguments the object under one of `arguments_keys` (a `tool_arguments` node streamed by
+    `json_object`; absent: no arguments), the call id the value under `id_key` (a `tool_id`
+    node: a string as is, another value as JSON text; one after both the name and the
+    arguments, where pre-v11 Mistral writes it, is skipped: the call was announced, with an
+    id, when its arguments began). Members come in any order; other members are skipped.
+    Arguments that come before the name are read whole and given, re-serialised, right
+    after it (deltas belong to an announced call), so they stream only after the name.
+    Fails just after a repeated key, at the `}` of an object without a name, and at the `}`
+    of one whose other members stand where no arguments do (a misspelled arguments key is
+    no call without arguments); needs more while the object is open."""
+    arguments_keys = tuple(arguments_keys)
+    values: dict[str, Parser[Any]] = {name: json_name()}
+    values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
+    if id_key is not None:
+        values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
+    other = json_value()
+    colon = seq(whitespace, literal(":"), whitespace)
+    more = whitespace.then(alt(literal(",").then(whitespace).result(False), peek(literal("}"))))
+
+    @generate
+    def call() -> Generator[Parser[Any], Any, None]:
+        yield literal("{").then(whitespace)
+        seen: set[str] = set()
+        others: list[str] = []  # keys of members skipped
+        early: dict[str, Any] | None = None
+        done = yield optional(peek(literal("}")))
+        while not done:
+            key = yield json_string()
+            if key in seen:
+                yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
+            if key in arguments_keys and name not in seen:
+                early = yield colon.then(json_object())
+            elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys):
+                yield colon.then(other)  # the call was announced with an id already
+            else:
+                others += [] if key in values else [key]
+                yield colon.then(values.get(key, other))
+            seen.add(key)
+            if key == name and early is not None:
+                yield arguments(Synthesised(_json_text(early)).result(early))
+            done = yield more
+        if name not in seen:
+            yield fail(f"a `{_json_text(name)}` member")
+        if others and seen.isdisjoint(arguments_keys):
+            wanted = " or ".join(f"`{_json_text(key)}`" for key in arguments_keys)
+            yield fail(f"a {wanted} member, not `{_json_text(others[0])}`")
+        yield literal("}")
+
+    return call
+
+
+def _id_text(value: Any) -> str:
+    return value if isinstance(value, str) else _json_text(value)
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def json_call_list(
+    openers: Iterable[str], call: Parser[Any], resync: Iterable[str], end: str | None = None
+) -> Calls:
+    """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
+    `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
+    `]` after optional whitespace head the section (an opener without them after it is text,
+    so `<TOOLCALL>[ here` quoted in prose stays prose), a cut, then the array's elements, each
+    `call` (such as `call_object`) as its own `tool_call` node, then `]` and, after optional
+    whitespace, `end` (when the format has one; a missing or cut-off `end` is tolerated).
+
+    The array is the calls' envelope (a `tool_calls` node, see `envelope`): its calls are
+    complete only once its `]` has arrived. An array the stream ended inside is one
+    truncated error, and one with any invalid element (or anything but `,` or `]` after
+    an element) one malformed error, from its opener to the first `resync` marker (consuming
+    `end` if that is what stopped it); neither releases any of its calls."""
+    openers = tuple(openers)
+    begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
+    element = tag(ast.TOOL_CALL, call)
+    later = seq(whitespace, literal(","), cut, whitespace, element)
+    elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
+    skip = until(*resync, emit=False)
+    if end is not None:
+        skip = skip.then(optional(literal(end)))
+    body = envelope(seq(begin, cut, elements), skip)
+    if end is not None:
+        body = body.skip(optional(whitespace.then(closer(end))))
+    return Calls(openers, unfinished(begin), unfinished(body))

@@ -1,0 +1,189 @@
+"""The turn as prose: a reasoning block, then content and tool calls in any order, with
+end-of-turn tokens consumed wherever they appear.
+
+Text that merely looks like a call opener (`<tool_call>` in prose) stays text: an opener
+counts only where the format's *head* — the opener through the tool name — matches, and,
+in a `fenced` turn, only outside Markdown code (see `code_span`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ... import ast
+from ...combinators import (
+    Parser,
+    alt,
+    as_text,
+    cut,
+    end_of_input,
+    literal,
+    many,
+    markers,
+    not_followed_by,
+    optional,
+    regex,
+    seq,
+    success,
+    tag,
+    until,
+    whitespace,
+)
+from .calls import (
+    Calls,
+)
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """A reasoning block `open` … `close`, also written as any (open, close) pair of `also`.
+
+    With `ends_at_call`, a genuine call inside a block the generation prompt pre-opened ends
+    it implicitly (the call is then parsed as a call): the model may not know it is
+    reasoning. So does one inside a block the model opened, unless `explicit` (the model
+    writes the opener itself and quotes calls in it): that block ends only at its close, an
+    end-of-turn marker or the end of input, and a call inside it is reasoning text.
+
+    `phrases` (openings, closings) is reasoning written as text (Granite 3.2): a turn that
+    starts, after whitespace, with an opening phrase is reasoning up to a closing one (or
+    a stop, or a genuine call); the phrase counts only there, held back until decided.
+    """
+
+    open: str
+    close: str
+    ends_at_call: bool = True
+    explicit: bool = False
+    also: tuple[tuple[str, str], ...] = ()
+    phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+    @property
+    def spellings(self) -> tuple[tuple[str, str], ...]:
+        return ((self.open, self.close), *self.also)
+
+
+BACKTICK = "`"
+
+
+LONGEST_FENCE = 16
+
+
+"""Backticks a closing run needs at most: a longer opening run closes at a run of this many
+(its closing marker, a literal, costs its length at every backtick: a degenerate run of a
+million backticks must not make a marker of a million)."""
+
+
+def code_span(stops: tuple[str, ...]) -> Parser[str]:
+    """Markdown code quoted in prose, all of it text: a run of N backticks, then text up to
+    the next run of at least N backticks (of `LONGEST_FENCE` when N is more; consumed whole), one of
+    `stops`, a newline when N < 3 (an inline span stays on its line), or the end of input.
+    So a call opener inside a fence or inline code is an example, never a call; an
+    unclosed fence lasts to the end of the turn. Needs more while the opening or closing
+    run reaches the end of input."""
+    run = as_text(regex("`+").desc("a backtick"))
+
+    @functools.cache
+    def body(width: int) -> Parser[Any]:
+        ends = (BACKTICK * width, *stops, *(("\n",) if width < 3 else ()))
+        return seq(cut, until(*ends), optional(run))
+
+    return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
+
+
+def prose(
+    node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
+) -> Parser[Any]:
+    """A `node`-tagged text region, streamed, up to a stop marker or a genuine call.
+
+    An opener that does not head a call is kept as text, and so is, when `fenced`, Markdown
+    code (`code_span`). Ends (consuming nothing more) at a stop marker, at a call head, or
+    at end of input.
+    """
+    openers = calls.openers if calls else ()
+    text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
+    if openers and calls is not None:
+        segments.append(seq(not_followed_by(calls.head, "text"), as_text(markers(*openers))))
+    return tag(node, many(alt(*segments)))
+
+
+def reasoning_block(
+    reasoning: Reasoning,
+    calls: Calls | None,
+    stops: tuple[str, ...],
+    pre_opened: bool,
+    *,
+    fenced: bool = False,
+) -> Parser[Any]:
+    """The reasoning block: pre-opened by the generation prompt, or opened by the model
+    at the very start (after optional whitespace), in any of its spellings. It ends at its
+    close marker (consumed), at a genuine call (if `ends_at_call`, and unless the model
+    opened an `explicit` block), at an end-of-turn marker or at end of input. A redundant
+    opener right after a pre-opened prompt (optional whitespace, then `<think>` again) is
+    dropped, not reasoning text; the block then ends at that spelling's close."""
+
+    def block(close: str, ends_at_call: bool) -> Parser[Any]:
+        ending = calls if ends_at_call else None
+        body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced)
+        return body.skip(optional(literal(close)))
+
+    def opened(ends_at_call: bool) -> list[Parser[Any]]:
+        spellings = reasoning.spellings
+        return [seq(whitespace, literal(o), cut, block(c, ends_at_call)) for o, c in spellings]
+
+    at_call = reasoning.ends_at_call
+    if pre_opened:
+        return alt(*opened(at_call), block(reasoning.close, at_call))
+    return optional(alt(*opened(at_call and not reasoning.explicit)))
+
+
+def assistant_turn(
+    *,
+    calls: Calls | None,
+    stops: Iterable[str],
+    reasoning: Reasoning | None = None,
+    start: str | None = None,
+    fenced: bool = False,
+    dropped: Iterable[str] = (),
+) -> Parser[Any]:
+    """A whole assistant turn (see the module docstring); `start == "reasoning"` when the
+    generation prompt pre-opened the reasoning block. With `fenced`, Markdown code in the
+    content and the reasoning is text, calls quoted in it included (see `code_span`).
+    Strays are dropped where they stand in the content, never content: the `dropped`
+    markers and a reasoning close marker (the block ended at a call, or was closed
+    already); in the reasoning they are its text."""
+    stops = tuple(stops)
+    lead = (
+        reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
+        if reasoning is not None
+        else success(None)
+    )
+    if reasoning is not None and reasoning.phrases[0] and start != "reasoning":
+        opening, closing = reasoning.phrases
+        thought = prose(ast.REASONING, (*closing, *stops), calls)
+        lead = alt(
+            seq(whitespace, markers(*opening), cut, thought, optional(markers(*closing))), lead
+        )
+    closes = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
+    strays = (*closes, *dropped)
+    segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
+    if calls is not None:
+        segments.append(calls.call)
+    if stops:
+        segments.append(tag(ast.END_OF_TURN, markers(*stops)))
+    if strays:
+        segments.append(markers(*strays))
+    if calls is not None:
+        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
+    openers = calls.openers if calls else ()
+    text = until(*stops, *strays, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    segments.append(tag(ast.CONTENT, text))
+    return seq(lead, many(alt(*segments)), end_of_input)
+
+
+THINK = Reasoning("<think>", "</think>")
+
+
+"""The `<think>` … `</think>` block most families use."""

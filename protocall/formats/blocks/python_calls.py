@@ -1,0 +1,162 @@
+"""Calls written as Python pseudo-function calls: a bracketed list of them, or one a line
+inside a section."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ... import ast
+from ...combinators import (
+    Parser,
+    alt,
+    cut,
+    emit,
+    fail,
+    literal,
+    many,
+    optional,
+    peek,
+    python_call,
+    recover,
+    regex,
+    seq,
+    success,
+    tag,
+    unfinished,
+    until,
+    whitespace,
+)
+from ...tools import Tools
+from .calls import (
+    Calls,
+    closer,
+    envelope,
+)
+from .names import (
+    NAME_LIMIT,
+)
+
+PYTHON_CALL, PYTHON_CALLEE = "python_call", "python_callee"
+
+
+"""Tags of the call syntax that `python_call_list` parses inside each `tool_call` node."""
+
+
+_PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def _python_name(tools: Tools | None) -> Parser[str]:
+    """A dotted name, `-` allowed (`read-file`, as MCP tools are named); with `tools`, only
+    a declared one."""
+
+    def check(name: str) -> Parser[str]:
+        if _PYTHON_NAME.fullmatch(name.rpartition("-")[2]) is None:
+            return fail("a tool name")
+        if tools is not None and name not in tools:
+            return fail(f"a declared tool name ({len(tools)} declared)")
+        return success(name)
+
+    return regex(rf"[^\W\d][\w.-]{{0,{NAME_LIMIT - 1}}}").desc("a tool name").bind(check)
+
+
+def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any], Parser[Any]]:
+    """`(proof, call)` of one pseudo-function call. The proof is the name and `(`, when
+    `strict` then `)` or a first `key=`; the call, a `tool_call` node, cuts once the proof
+    has arrived. The whole name is announced; `python_call` reads the call from its last
+    `-`-free part on (Python names have no `-`)."""
+    keyword = alt(literal(")"), seq(regex(r"\w+"), whitespace, literal("=")))
+    proof = seq(name, whitespace, literal("("), *([whitespace, keyword] if strict else []))
+
+    syntax = python_call(call_tag=PYTHON_CALL, name_tag=PYTHON_CALLEE)
+
+    def body(parts: tuple[Any, ...]) -> Parser[Any]:
+        full: str = parts[0]
+        prefix = full[: len(full) - len(full.rpartition("-")[2])]
+        read = literal(prefix).then(syntax) if prefix else syntax
+        return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
+
+    return peek(proof), tag(ast.TOOL_CALL, peek(proof).bind(body))
+
+
+def python_call_list(
+    tools: Tools | None,
+    stops: Iterable[str],
+    *,
+    section: tuple[str, str] | None = None,
+    bare: bool = True,
+) -> Calls:
+    """Calls as a Python list of pseudo-function calls, `[f(a=1), g(b="x")]` (Llama 3.2 and
+    Llama 4 pythonic, LFM2), each a `tool_call` node whose arguments stream as JSON text
+    (see `python_call`): inside `section` (begin, end) when given, and with `bare` also
+    without one.
+
+    A bare list has no marker to prove it a call: it is one only where `[` is followed by a
+    declared tool's name (any name when none are declared), `(` and `)` or a first `key=`;
+    otherwise, also when the stream ends before that, the `[` is text. Inside a section any
+    name makes a call (the session reports an undeclared one) and a section begin the
+    stream ended inside is a truncated call. After the first call the list is committed.
+    A trailing comma is allowed; a missing section end is tolerated.
+
+    The list is the calls' envelope (see `envelope`): its calls are complete only once its
+    `]` has arrived. A list the stream ended inside is one truncated error, and one with a
+    malformed call (or anything but a call or `]` after a `,`) one malformed error, skipped
+    to the section end (consumed) or one of `stops`; neither releases any of its calls.
+    """
+    stops = tuple(stops)
+    skip = until(*stops, emit=False)
+    if section is not None:
+        skip = until(section[1], *stops, emit=False).then(optional(literal(section[1])))
+    _, any_call = _python_call(_python_name(None), strict=False)
+    later = seq(whitespace, literal(","), cut, whitespace, alt(any_call, peek(literal("]"))))
+
+    def listed(first: Parser[Any], begin: Parser[Any], end: Parser[Any]) -> Parser[Any]:
+        calls = seq(begin, literal("["), whitespace, first, many(later), whitespace, literal("]"))
+        return envelope(calls, skip).skip(end)
+
+    heads, lists, openers = [], [], []
+    if section is not None:
+        begin, end = literal(section[0]).then(whitespace), whitespace.then(closer(section[1]))
+        proof, first = _python_call(_python_name(None))
+        heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
+        lists.append(unfinished(listed(first, begin, optional(end))))
+        openers.append(section[0])
+    if bare:
+        proof, first = _python_call(_python_name(tools))
+        heads.append(seq(literal("["), whitespace, proof))
+        lists.append(listed(first, success(None), success(None)))
+        openers.extend(_list_starts(tools))
+    return Calls(tuple(openers), alt(*heads), alt(*lists))
+
+
+def _list_starts(tools: Tools | None) -> list[str]:
+    """Where a bare call list may begin: `[` then whitespace or, with `tools`, the first
+    character of a declared name. Any other `[` (`[[[[…`, `[1, 2]`) is text at once, without
+    trying a call; with no tools declared, any `[` is tried."""
+    if tools is None:
+        return ["["]
+    return [f"[{first}" for first in sorted({*" \t\n\r", *(name[:1] for name in tools if name)})]
+
+
+def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
+    """Pseudo-function calls one per line inside `section` (begin, end), as Olmo 3 writes
+    them: `<function_calls>f(a=1)\\ng(b="x")</function_calls>`; each is a `tool_call` node
+    whose arguments stream as JSON text (see `python_call`), any name making a call (the
+    session reports an undeclared one).
+
+    The begin heads a call list only where, after optional whitespace, a name, `(` and `)`
+    or a first `key=` follow it; otherwise it is text, and one the stream ended inside is a
+    truncated call. Calls are separated by whitespace (the template writes a line break),
+    which alone commits to nothing: a name and `(` after it make a call, and one cut off
+    is a truncated one. A missing end is tolerated (the section closes at the first
+    line that is no call). A malformed call is skipped to the end (consumed) or a stop.
+    """
+    begin, end = section
+    skip = until(end, *stops, emit=False).then(optional(literal(end)))
+    proof, first = _python_call(_python_name(None))
+    _, later = _python_call(_python_name(None), strict=False)
+    opening = literal(begin).then(whitespace)
+    more = many(regex(r"\s+").then(unfinished(recover(later, skip))))
+    calls = seq(opening, recover(first, skip), more, optional(whitespace.then(closer(end))))
+    return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))

@@ -1,0 +1,155 @@
+"""A format is data: a `Spec` states a family's markers once, `build(spec)` makes its `Format`.
+
+A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` print and
+`from_data`/`from_json` read back (so code can build one at run time):
+
+- `turn`: the turn's shape. `Think(open, close, …)`: a reasoning block, then content and
+  calls in any order (`blocks.prose.assistant_turn`); `Channels(channels, tokens)`: channels
+  over special tokens, text outside them content (`blocks.channels.channelled_turn`), those named
+  in `starts` the ones a prompt can leave open, written `interleaved` (each content part
+  in a channel of its own, each run of calls in a section, in the turn's order) or not;
+  `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
+  calls only.
+- `stops`: the end-of-turn markers (the first, or all joined for channels not
+  `interleaved`, is written).
+- `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
+  template is the call as the model writes it with placeholders: `{name}` (written as the
+  `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`
+  (an `IdName`, an id that carries the name; with another name, the call id, a token of
+  `id_pattern`, written as the call's id or else its position), `{index}` (the call's
+  position), `{arguments}` (an argument codec: `JsonObject`, `XmlArguments`,
+  `PythonKeywords`, `BareObject`) or `{call}` (a codec that carries the name too:
+  `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's head,
+  what proves a call has begun (a name right before JSON or `BareObject` arguments is
+  proven by their `{`); its first token is the call's opener, its last the closer.
+  Whitespace in the template is any whitespace, or none, when read, and whitespace is
+  allowed around the arguments; `spaced` allows it between every two pieces too.
+  `optional` pieces of the template, right before JSON arguments, may be missing: the
+  head then ends at the first and is proven by the first token of any or the arguments'
+  `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
+  `[CALL_ID]{id}`, `[ARGS]`), and the call has no closer (a failed one resumes at the
+  next opener or a stop).
+  `between` is written between consecutive calls (whitespace there separates them);
+  with `stray_closers` the template's markers after its opener, standing alone, are
+  dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
+  where there is none, at an argument opener or the layout's end (`blocks.calls.xml_calls`);
+  the template's (or its section's) leading whitespace is a lead that belongs to the call.
+  A template whose named tag stands in an outer one may be `unclosed` (the outer closer
+  missing before a stop or the next call) and `bare` (the named tag alone is a call, for
+  a declared tool whose arguments follow). A `loose` call (`templates.Template`) allows
+  whitespace around every tag; `empty` is the text after its name that closes a call
+  without arguments.
+- `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
+  spelling (the first is written), with named tolerances: `bare` (a call outside a
+  section counts), `noise` (text in a section that is no call belongs to the section),
+  `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
+  dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
+  it) or `"marker"` (where a call opener or the end follows it; the section then ends at
+  its first spelling of the end). With `each` it is written around each call, with
+  `written_bare` not at all (the calls are written `bare`); `opener` is where content
+  stops to try it, a prefix its begins share (`<｜DSML｜`).
+  With `array`, the calls are one JSON array after the begin (`blocks.json_calls.json_call_list`),
+  the template `{call}` alone: each element is the call codec's `element`
+  (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
+  calls' envelope (they complete together once it closes); its `framing` (`[`, `]` and
+  any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
+  markers, which are reserved without it. With `element` (a call codec), that array is an
+  alternative behind the same opener to the template's calls, which are then `bare` (and
+  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls).
+- `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
+  right before a call (Kimi K2's `(no content)`).
+- `malformed_as_content`: the session's default for a rejected region (see `Format`);
+  `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns);
+  `respelled`: (token, spelling) pairs, the same calls with the token so spelled accepted
+  too; `call_stop`: the stop written after a turn with calls (default: the first).
+- `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
+  or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
+  what it ends with when thinking is off) and the start state assumed without one.
+
+From this the factory derives, never restated: the grammar (through the blocks of
+`blocks`), the renderer (the same template written back), the reserved markers (the
+turn's, the section's, the template's tags, the codec's, the stops, the dropped ones),
+the channels, the prompts and the marker summary (`Format.markers["call"]`).
+
+A turn no data describes is a named hook: `Messages(hook, …)` names a `TurnHook` (a
+grammar and a renderer in code, registered with `register_turn`), as gpt-oss's headers.
+So is what proves a call object standing bare in the content a call: a `{call}` template
+in no array section names a `ProofHook` (`Call.proof`, registered with `register_proof`;
+Llama 3's); such calls follow one another separated by `between`'s text (`;`).
+
+How every family maps (every one is written as a spec):
+
+- *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
+  name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
+  `noise`, `empty` and `stray_ends`, `stray_closers`, the `placeholder` `(no content)`.
+- *Kimi K3: `Channels` over `<|open|>`, `<|close|>`, `<|end_of_msg|>`; `Call` with
+  `name=Attribute()` and `XmlArguments(KIMI_K3, block=JsonBlock(…))`; `opens_at="marker"`.
+- *Hermes: `Call("<tool_call>\n{call}\n</tool_call>", NameAndArguments(("arguments",
+  "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
+  in a `Section`. *Pythonic (Llama 3.2), *Llama 4, *LFM2: the same codec with
+  `literals="python"` and `between=", "`, which makes the calls a Python list `[…]`
+  (`blocks.python_calls.python_call_list`; the brackets are written, not reserved): bare,
+  in a `bare` section `written_bare` (Llama 4's `<|python_start|>`), or in a section (LFM2).
+- *gpt-oss: `Messages("harmony", …)`, calls written from the template.
+- *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
+  DSML is `XmlArguments(DSML)` with `empty='"/>'`, the `Section.opener` `<｜DSML｜` and
+  the proxies' spellings of `｜DSML｜` `respelled`.
+- *Qwen3-Coder: `<tool_call>` around `<function={name}>`, `unclosed` and `bare`. *Ling 3.0,
+  *GLM-4.5 / 4.7: `<tool_call>{name}…{arguments}</tool_call>`, the name ended by an
+  argument; GLM-4.5's `\n` lead, `Think.written` and `call_stop`. *MiniMax-M2 and
+  *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead (`each` for Seed).
+- *Nemotron: `Call("{call}", NameAndArguments(…), between=", ")` in an `array` section;
+  `Think.prompt`, Nano v2's prompt that pre-opens the block where Super-49B's opens none.
+- *Apertus: `Call("{call}", NameKey(), between=", ")` in an `array` section.
+- *Granite 3.x: the same in an `array` section of two spellings and no end (the array
+  runs to its `]`; a failed one resumes at a stop or a begin), `Think.phrases` for 3.2's
+  `Here is my thought process:` … `Here is my response:`.
+- *Cohere: `Channels` (`starts`: only the thinking; `interleaved`) and an `array` section
+  of `NameAndArguments(("parameters",), "tool_name", "tool_call_id")`, its `framing`
+  `[\n    ` … `\n]` and `between` `,\n    ` (one object a line), ids counted from 0.
+- *Mistral: `Call("[TOOL_CALLS]{name}[CALL_ID]{id}[ARGS]{arguments}", spaced=True,
+  optional=("[CALL_ID]{id}", "[ARGS]"))` and the pre-v11 array, an `array` section of
+  `element=NameAndArguments(id="id")` behind `[TOOL_CALLS]`; `Think` with `also`.
+- *Gemma 4: `Channels` of one `Channel` with a `label` and its `written` opener
+  (`<|channel>thought\n`), `interleaved`; `Call("<|tool_call>{name}{arguments}<tool_call|>",
+  BareObject(), name=Plain(prefix="call:"), stray_closers=True)`: the `<|"|>` value codec,
+  the `call:` prefix written but optional when read; `call_stop`.
+- *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
+  proof="llama-3")`: bare objects proven by the hook its module registers, after an
+  optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).
+"""
+
+from ..blocks.channels import Channel
+from .build import build
+from .data import from_data, from_json, to_data, to_json
+from .parts import (
+    Call,
+    Channels,
+    Messages,
+    ProofHook,
+    Section,
+    Spec,
+    Think,
+    TurnHook,
+    register_proof,
+    register_turn,
+)
+
+__all__ = [
+    "Call",
+    "Channel",
+    "Channels",
+    "Messages",
+    "ProofHook",
+    "Section",
+    "Spec",
+    "Think",
+    "TurnHook",
+    "build",
+    "from_data",
+    "from_json",
+    "register_proof",
+    "register_turn",
+    "to_data",
+    "to_json",
+]

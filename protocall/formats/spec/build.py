@@ -1,0 +1,146 @@
+"""`build`: the `Format` a spec describes, from its turn shape and its calls' `Envelope`."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..base import Format
+from ..blocks.families import channel_format, turn_format
+from ..blocks.prose import Reasoning
+from ..blocks.render import render_turn
+from ..turns import Turn
+from .envelope import Envelope
+from .parts import (
+    TURN_HOOKS,
+    Channels,
+    Messages,
+    Spec,
+    Think,
+)
+
+
+def build(spec: Spec) -> Format:
+    """The `Format` that `spec` describes; its `spec` is `spec`."""
+    envelope = Envelope(spec)
+    reserved = (*envelope.section_markers, *envelope.markers, *envelope.dropped)
+    reserved += (spec.placeholder,) if spec.placeholder else ()
+    section = envelope.written_section
+    turn = spec.turn
+    if isinstance(turn, Messages):
+        fmt = _messages(spec, turn, envelope)
+    elif isinstance(turn, Channels):
+        channels = {c.name: c for c in turn.channels}
+        fmt = channel_format(
+            spec.name,
+            envelope.calls,
+            channels=channels,
+            stops=spec.stops,
+            tokens=turn.tokens,
+            prompt=spec.prompt,
+            summary=spec.summary,
+            call_marker=envelope.shown,
+            render_call=envelope.render,
+            section=section or ("", ""),
+            dropped=envelope.dropped,
+            reserved=reserved,
+            default_start=spec.default_start,
+            starts=turn.starts,
+            render=_interleaved(spec, turn, envelope) if turn.interleaved else None,
+        )
+    else:
+        reasoning = None
+        if turn is not None:
+            reasoning = Reasoning(
+                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also, turn.phrases
+            )
+        prompts: dict[str | None, str] = {None: spec.prompt}
+        written = None
+        if turn is not None:
+            prompts = {None: spec.prompt + turn.off}
+            if turn.opened_by != "":
+                prompt = spec.prompt if turn.prompt is None else turn.prompt
+                prompts["reasoning"] = prompt + (turn.opened_by or turn.open)
+            written = Reasoning(*turn.written) if turn.written else None
+        fmt = turn_format(
+            spec.name,
+            envelope.calls,
+            stops=spec.stops,
+            render_call=envelope.render,
+            prompts=prompts,
+            summary=spec.summary,
+            call_marker=envelope.shown,
+            reserved=(*(sum(turn.phrases, ()) if turn else ()), *reserved),
+            reasoning=reasoning,
+            default_start=spec.default_start,
+            between_calls=spec.call.between,
+            section=section,
+            fenced=spec.fenced,
+            written=written,
+            call_stop=spec.call_stop,
+            dropped=envelope.dropped,
+        )
+    reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]`: JSON
+    shown = dict(fmt.markers)
+    if isinstance(turn, Think) and turn.phrases[0]:
+        shown["reasoning"] += f" or {turn.phrases[0][0]} …"
+    return replace(
+        fmt,
+        spec=spec,
+        malformed_as_content=spec.malformed_as_content,
+        reserved=reserved,
+        markers=shown,
+    )
+
+
+def _messages(spec: Spec, turn: Messages, envelope: Envelope) -> Format:
+    """The `Format` of a turn whose grammar and renderer are the hook `turn.hook`."""
+    hook = TURN_HOOKS[turn.hook]
+
+    def render(parsed: Turn, start: str | None) -> str:
+        return hook.render(parsed, start, envelope.render)
+
+    shown = {c.name: f"{c.open}…{c.close}" for c in turn.channels if c.name == "reasoning"}
+    return Format(
+        spec.name,
+        hook.grammar,
+        render,
+        reserved=tuple(dict.fromkeys((*turn.tokens, *spec.stops))),
+        channels={c.name: (c.open, c.close) for c in turn.channels},
+        default_start=spec.default_start,
+        prompts={None: spec.prompt} | {c.name: spec.prompt + c.open for c in turn.channels},
+        summary=spec.summary,
+        markers=shown | {"call": envelope.shown},
+    )
+
+
+def _interleaved(
+    spec: Spec, turn: Channels, envelope: Envelope
+) -> Callable[[Turn, str | None], str]:
+    """The renderer of an `interleaved` channel turn: the reasoning channel (its opener
+    omitted when pre-opened), each content part in the first content channel and each run
+    of calls in the section, calls numbered from 0, then the first stop (`call_stop`
+    after a turn with calls, where given)."""
+    thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
+    response = next((c for c in turn.channels if c.name != "reasoning"), None)
+    block = Reasoning(thinking.written or thinking.open, thinking.close) if thinking else None
+
+    def render(parsed: Turn, start: str | None) -> str:
+        parts = tuple(
+            f"{response.open}{part}{response.close}" if response and isinstance(part, str) else part
+            for part in parsed.parts
+        )
+        index = itertools.count()
+        stop = spec.call_stop if spec.call_stop is not None and parsed.calls else spec.stops[0]
+        return render_turn(
+            replace(parsed, parts=parts),
+            start,
+            reasoning=block,
+            call=lambda use: envelope.render(use, next(index)),
+            between_calls=spec.call.between,
+            section=envelope.written_section,
+            stop=stop,
+        )
+
+    return render

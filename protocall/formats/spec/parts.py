@@ -1,0 +1,231 @@
+"""The data a spec is made of: the turn shapes, the call template, the section, the spec
+itself, and the registries of the named hooks some families need."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from ...combinators import (
+    Parser,
+    UsageError,
+)
+from ...tools import Tools
+from ..blocks.channels import Channel
+from ..codecs import (
+    Codec,
+    IdName,
+    JsonObject,
+    Name,
+    NameAndArguments,
+    NameKey,
+    Plain,
+)
+from ..turns import ToolUse, Turn
+
+PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
+
+
+@dataclass(frozen=True)
+class Think:
+    """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
+    with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
+    (see `blocks.prose.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
+    it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
+    (thinking off); `written` the block's (open, close) as the model lays it out, where
+    that differs; `prompt` the generation prompt before `opened_by` where it is another
+    than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing);
+    `phrases` (openings, closings) reasoning written as text phrases instead, at the
+    turn's start only (Granite 3.2, see `blocks.prose.Reasoning`)."""
+
+    open: str = "<think>"
+    close: str = "</think>"
+    ends_at_call: bool = True
+    opened_by: str | None = None
+    explicit: bool = False
+    also: tuple[tuple[str, str], ...] = ()
+    off: str = ""
+    written: tuple[str, str] | None = None
+    prompt: str | None = None
+    phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
+@dataclass(frozen=True)
+class Channels:
+    """A turn of `channels` in which every marker begins with one of `tokens`. A generation
+    prompt can leave those named in `starts` open (default: all). A turn is written as its
+    channels in order, all its content in each content channel, then its calls in one
+    section; with `interleaved`, as a `Think` turn is: its reasoning channel, then each
+    content part in the first content channel (as it is where there is none) and each run
+    of calls in a section, in the turn's order, then the first stop (or `call_stop`)."""
+
+    channels: tuple[Channel, ...]
+    tokens: tuple[str, ...]
+    starts: tuple[str, ...] | None = None
+    interleaved: bool = False
+
+
+@dataclass(frozen=True)
+class Messages:
+    """A turn of messages whose headers a named hook reads (gpt-oss Harmony): `hook` names
+    a `TurnHook` registered with `register_turn`; `channels` are the start states a
+    generation prompt leaves open (the prompt plus the channel's opener); every marker
+    begins with one of `tokens`, which are the reserved markers."""
+
+    hook: str
+    channels: tuple[Channel, ...]
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TurnHook:
+    """A turn shape in code: `grammar(tools, start)` and `render(turn, start, call)`, where
+    `call(use, index)` writes one call from the spec's template."""
+
+    grammar: Callable[[Tools | None, str | None], Parser[Any]]
+    render: Callable[[Turn, str | None, Callable[[ToolUse, int], str]], str]
+
+
+H = TypeVar("H")
+
+
+class Hooks(Generic[H]):
+    """The hooks of one `kind` by name: each registered once, a missing one a `UsageError`
+    naming those registered."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.named: dict[str, H] = {}
+
+    def register(self, name: str, hook: H) -> None:
+        if self.named.get(name, hook) is not hook:
+            raise UsageError(f"a {self.kind} hook named {name!r} is already registered")
+        self.named[name] = hook
+
+    def __getitem__(self, name: str) -> H:
+        hook = self.named.get(name)
+        if hook is None:
+            known = ", ".join(self.named) or "none"
+            raise UsageError(f"no {self.kind} hook named {name!r} (registered: {known})")
+        return hook
+
+
+TURN_HOOKS: Hooks[TurnHook] = Hooks("turn")
+
+
+def register_turn(name: str, hook: TurnHook) -> None:
+    """Make `hook` the turn shape that `Messages(name, …)` names."""
+    TURN_HOOKS.register(name, hook)
+
+
+@dataclass(frozen=True)
+class ProofHook:
+    """What proves a call object standing bare in the content a call, in code: `proof(tools)`
+    matches (without a cut) from a `{` that begins a call; `openers` are where such an
+    object may begin (the content stops there to try it)."""
+
+    openers: tuple[str, ...]
+    proof: Callable[[Tools | None], Parser[Any]]
+
+
+PROOF_HOOKS: Hooks[ProofHook] = Hooks("proof")
+
+
+def register_proof(name: str, hook: ProofHook) -> None:
+    """Make `hook` the proof that `Call(…, proof=name)` names."""
+    PROOF_HOOKS.register(name, hook)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call as a template (see the module docstring)."""
+
+    template: str
+    arguments: Codec = field(default_factory=JsonObject)
+    name: Name = field(default_factory=Plain)
+    spaced: bool = False
+    between: str = ""
+    stray_closers: bool = False
+    unclosed: bool = False
+    bare: bool = False
+    loose: bool = False
+    empty: str | None = None
+    optional: tuple[str, ...] = ()
+    id_pattern: str = r"[^\s\[{]+"
+    proof: str = ""
+
+    def __post_init__(self) -> None:
+        holes = PLACEHOLDER.findall(self.template)
+        named = "{id}" if isinstance(self.name, IdName) else "{name}"
+        together = isinstance(self.arguments, (NameAndArguments, NameKey))
+        wanted = ["{call}"] if together else sorted(("{arguments}", named))
+        free = ("{index}",) if named == "{id}" or together else ("{index}", "{id}")
+        if sorted(hole for hole in holes if hole not in free) != wanted:
+            kinds = f"{type(self.name).__name__} names and {type(self.arguments).__name__}"
+            raise UsageError(
+                f"a call template with {' and '.join(wanted)} once each for {kinds}, "
+                f"not {self.template!r}"
+            )
+        if self.optional and (
+            "".join(self.optional) + "{arguments}" not in self.template
+            or not isinstance(self.arguments, JsonObject)
+        ):
+            raise UsageError(
+                f"optional pieces {self.optional} right before JSON {{arguments}}, "
+                f"in {self.template!r}"
+            )
+
+
+@dataclass(frozen=True)
+class Section:
+    """The markers around a run of calls, every accepted spelling (see the module
+    docstring)."""
+
+    begins: tuple[str, ...]
+    ends: tuple[str, ...]
+    bare: bool = False
+    noise: bool = False
+    empty: bool = False
+    stray_ends: bool = False
+    opens_at: str = "call"
+    each: bool = False
+    opener: str = ""
+    array: bool = False
+    framing: tuple[str, str] = ("[", "]")
+    written_bare: bool = False
+    element: NameAndArguments | NameKey | None = None
+
+    def __post_init__(self) -> None:
+        if self.opens_at not in ("call", "marker"):
+            raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
+        bare = self.bare and self.element is None  # an alternative's template calls are bare
+        if self.array and (bare or self.noise or self.empty or self.each or self.opener):
+            raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
+        if self.element is not None and not self.array:
+            raise UsageError("a section's `element` is that of a JSON `array`")
+        if tuple(bracket.strip() for bracket in self.framing) != ("[", "]"):
+            raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
+        if self.written_bare and not self.bare:
+            raise UsageError("a section whose calls are written bare has `bare` calls")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A model family's output format as data (see the module docstring)."""
+
+    name: str
+    summary: str
+    call: Call
+    stops: tuple[str, ...]
+    turn: Think | Channels | Messages | None = field(default_factory=Think)
+    section: Section | None = None
+    prompt: str = ""
+    default_start: str | None = None
+    dropped: tuple[str, ...] = ()
+    placeholder: str | None = None
+    malformed_as_content: bool = True
+    fenced: bool = False
+    call_stop: str | None = None
+    respelled: tuple[tuple[str, str], ...] = ()
