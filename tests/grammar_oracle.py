@@ -64,9 +64,11 @@ class Verdict:
 
 
 def special_tokens(lark: str) -> tuple[str, ...]:
-    """The special tokens a Lark grammar names (`<|…|>` outside strings and regexes)."""
-    outside = re.sub(r'"(?:[^"\\]|\\.)*"|/(?:[^/\\\n]|\\.)*/', "", lark)
-    return tuple(sorted(set(re.findall(r"<[^<>\s\"]+>", outside))))
+    """The special tokens a Lark grammar names (`<|…|>` outside strings and regexes; a
+    token may hold a `"`, Gemma 4's `<|"|>`)."""
+    token = r'(<\|[^|<>\s]+\|>|<[^<>\s"]+>)'
+    pieces = re.finditer(token + r'|"(?:[^"\\]|\\.)*"|/(?:[^/\\\n]|\\.)*/', lark)
+    return tuple(sorted({piece[1] for piece in pieces if piece[1]}))
 
 
 def check(lark: str, text: str, specials: tuple[str, ...] | None = None) -> Verdict:

@@ -146,13 +146,10 @@ def test_an_unhandled_spec_field_is_named() -> None:
     changed = from_json(json.dumps(data))
     fmt = dataclasses.replace(formats.get("hermes"), spec=changed)
     assert fmt.decoding_grammar(TOOLS)  # unchanged: fine
-    channel = dataclasses.replace(formats.get("kimi-k3").spec.turn.channels[0], label="x")
-    turn = dataclasses.replace(formats.get("kimi-k3").spec.turn, channels=(channel,))
-    labelled = dataclasses.replace(
-        formats.get("kimi-k3"), spec=dataclasses.replace(formats.get("kimi-k3").spec, turn=turn)
-    )
-    with pytest.raises(UsageError, match=r"Channel\.label"):
-        labelled.decoding_grammar(TOOLS)
+    hooked = formats.get("gpt-oss").spec
+    unknown = dataclasses.replace(hooked, turn=dataclasses.replace(hooked.turn, hook="other"))
+    with pytest.raises(UsageError, match="no grammar for the turn hook 'other'"):
+        dataclasses.replace(formats.get("gpt-oss"), spec=unknown).decoding_grammar(TOOLS)
 
 
 def test_a_field_the_walk_does_not_know_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,11 +190,16 @@ def test_the_cli_prints_each_dialect(tmp_path: Any, capsys: pytest.CaptureFixtur
     assert not check(single, "<think>r</think>hi<|im_end|>").accepted
 
 
-def test_the_cli_says_why_there_is_no_grammar(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_says_why_there_is_no_grammar(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     from protocall.cli import main
 
-    assert main(["grammar", "gpt-oss"]) == 2
-    assert "no grammar for a spec part of kind Messages" in capsys.readouterr().err
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    argv = ["grammar", "gemma-4", "--tools", str(tools), "--dialect", "structural-tag"]
+    assert main(argv) == 2
+    assert "no structural tag for BareObject arguments" in capsys.readouterr().err
 
 
 def test_the_grammar_page_runs() -> None:
@@ -217,3 +219,57 @@ def test_ref_schemas_are_json_whole_or_a_named_error() -> None:
     assert not check(hermes, call.replace("1", '"1"')).accepted
     with pytest.raises(UsageError, match=r"\$ref"):
         formats.get("qwen3-coder").decoding_grammar([tool])
+
+
+# -- the formats written with their own literals, hooks and optional pieces ------------------
+
+TYPED = [{"name": "get", "parameters": {"type": "object", "required": ["s"], "properties": {
+    "s": {"type": "string"}, "on": {"type": "boolean"},
+    "n": {"type": ["integer", "null"]}}}}]  # fmt: skip
+
+
+def test_python_literals_are_typed_and_content_may_hold_brackets() -> None:
+    grammar = formats.get("pythonic").decoding_grammar(TYPED)
+    assert check(grammar, "see [1] [get(s='x', on=True, n=None)]<|eot_id|>").accepted
+    assert check(grammar, """[get(s="it's", n=-3)]<|eot_id|>""").accepted
+    assert not check(grammar, "[get(s='x', on=true)]<|eot_id|>").accepted  # JSON's spelling
+    assert not check(grammar, "[get(s=1)]<|eot_id|>").accepted
+    assert not check(grammar, "[get(on=True)]<|eot_id|>").accepted  # `s` is required
+
+
+def test_gemma_values_are_bare_objects() -> None:
+    grammar = formats.get("gemma-4").decoding_grammar(TYPED)
+    call = '<|tool_call>call:get{n:3,on:false,s:<|"|>a "b"<|"|>}<tool_call|><|tool_response>'
+    assert check(grammar, call).accepted
+    assert not check(grammar, call.replace("n:3", "n:None")).accepted  # written `null`
+    assert not check(grammar, call.replace('<|"|>a "b"<|"|>', '"a"')).accepted
+
+
+def test_a_keyword_the_literals_cannot_write_is_named() -> None:
+    tool = {"name": "f", "parameters": {"type": "object", "properties": {
+        "s": {"type": "string", "pattern": "^a"}}}}  # fmt: skip
+    with pytest.raises(UsageError, match="no grammar for pattern in parameter 's'"):
+        formats.get("pythonic").decoding_grammar([tool])
+
+
+def test_mistral_writes_the_call_id_only_where_there_is_one() -> None:
+    grammar = formats.get("mistral").decoding_grammar(TYPED, tool_choice="required")
+    assert check(grammar, '[TOOL_CALLS]get[ARGS]{"s": "x"}</s>').accepted
+    assert check(grammar, '[TOOL_CALLS]get[CALL_ID]a1b2c3d4e[ARGS]{"s": "x"}</s>').accepted
+    assert not check(
+        grammar, '[TOOL_CALLS] [{"name": "get", "arguments": {"s": "x"}}]</s>'
+    ).accepted
+
+
+def test_harmony_turns_follow_the_options() -> None:
+    fmt = formats.get("gpt-oss")
+    call = '<|channel|>commentary to=functions.get <|constrain|>json<|message|>{"s": "x"}<|call|>'
+    thought = "<|channel|>analysis<|message|>hm<|end|><|start|>assistant"
+    final = "<|channel|>final<|message|>ok<|return|>"
+    auto = fmt.decoding_grammar(TYPED)
+    assert check(auto, thought + call).accepted and check(auto, final).accepted
+    assert not check(fmt.decoding_grammar(TYPED, reasoning=False), thought + call).accepted
+    required = fmt.decoding_grammar(TYPED, tool_choice="required", parallel=False)
+    assert not check(required, final).accepted
+    assert not check(required, f"{call}<|start|>assistant{call}").accepted
+    assert check(required, f"{call}<|start|>assistant{final}").accepted

@@ -125,6 +125,8 @@ def test_valid_turns_match_the_structural_tag(name: str) -> None:
         text = render(fmt, turn, None)
         stop = next(s for s in fmt.spec.stops if text.endswith(s))
         tag = json.loads(fmt.decoding_grammar(case.tools, "structural-tag"))
+        if any(t["end"] == stop for t in tag["format"]["tags"]):
+            stop = ""  # the call's end is the stop (gpt-oss's `<|call|>`): the tag's
         note(f"text {text!r}\n{json.dumps(tag, indent=1)}")
         assert matches(tag, text.removesuffix(stop))
 

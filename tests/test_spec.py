@@ -348,7 +348,9 @@ def test_bare_call_objects_are_proven_by_a_named_hook() -> None:
     spec = Spec(
         "bare",
         "bare",
-        Call("{call}", NameAndArguments(), between=" | ", proof="llama-3"),
+        Call(
+            "{call}", NameAndArguments(("arguments", "parameters")), between=" | ", proof="llama-3"
+        ),
         ("<eot>",),
         turn=None,
     )

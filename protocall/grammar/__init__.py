@@ -10,7 +10,13 @@ from collections.abc import Iterable
 from ..combinators import UsageError
 from ..formats.base import Format
 from ..tools import Tools
-from . import gbnf, lark, structural_tag, walk
+from . import (
+    gbnf,
+    harmony,  # noqa: F401  (registers the Harmony turn's grammar)
+    lark,
+    structural_tag,
+    walk,
+)
 from .walk import Options
 
 DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
@@ -44,8 +50,8 @@ def grammar(
 
 
 def exportable() -> list[str]:
-    """The registered formats whose spec the exporter writes (no spec, a turn hook or a
-    field it does not handle leaves a format out)."""
+    """The registered formats whose spec the exporter writes (no spec, a turn hook with no
+    grammar piece or a field it does not handle leaves a format out)."""
     from .. import formats
 
     names = []

@@ -47,6 +47,10 @@ _SUPPORTED = frozenset(
 )
 
 
+_CLASS_ESCAPES = {"\\s": " \\t\\n\\r\\x0C\\x0B", "\\f": "\\x0C", "\\v": "\\x0B"}
+"""Escapes of a regex character class that GBNF spells otherwise."""
+
+
 def write(grammar: Grammar) -> str:
     """The GBNF text of `grammar` (its `start` rule is `root`)."""
     writer = _Writer(grammar)
@@ -67,11 +71,13 @@ def literal(text: str) -> str:
 
 def _char_class(chars: set[str], negated: bool = False) -> str:
     def one(char: str) -> str:
-        if char in "\\]^-[":
+        if char in "\\]^[":
             return "\\" + char
         return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, char)
 
-    return "[" + ("^" if negated else "") + "".join(one(c) for c in sorted(chars)) + "]"
+    dash = "-" if "-" in chars else ""  # last: a `-` there is no range (`\-` is no escape)
+    body = "".join(one(c) for c in sorted(chars - {"-"}))
+    return "[" + ("^" if negated else "") + body + dash + "]"
 
 
 class _Writer:
@@ -79,7 +85,7 @@ class _Writer:
         self.grammar = grammar
         self.rules: list[str] = []
         self.named: dict[str, str] = {}
-        self.free = self._free(grammar.excluded)
+        self.free = self._free((*grammar.excluded, *grammar.openers))
 
     def rule(self, key: str, name: str, body: Any) -> str:
         """A rule for `key` (written once), its body from `body()`."""
@@ -93,8 +99,8 @@ class _Writer:
             return literal(node.text)
         if isinstance(node, Token):
             return literal(node.text)
-        if isinstance(node, Pattern):
-            return node.regex
+        if isinstance(node, Pattern):  # the common subset, class escapes spelled out
+            return re.sub(r"\\[sfv]", lambda m: _CLASS_ESCAPES[m[0]], node.regex)
         if isinstance(node, Json):
             return self.json(json.loads(node.schema))
         if isinstance(node, Until):
@@ -113,24 +119,25 @@ class _Writer:
         return self._members(node)
 
     def _members(self, node: Members) -> str:
-        """The items in their order (required ones first), each required one present, the
+        """The items in their `order` (required ones first), each required one present, the
         others or not, `sep` between two (joined to the item's first text): `first`
         (nothing written yet), `later`."""
         first, later = '""', '""'
-        for number in range(len(node.items) - 1, -1, -1):
-            text, rest = head(node.items[number])
+        order = node.order or tuple(range(len(node.items)))
+        for number in range(len(order) - 1, -1, -1):
+            text, rest = head(node.items[order[number]])
             item, joined = (
                 self.node(seq(Lit(text), rest)),
                 self.node(seq(node.sep, Lit(text), rest)),
             )
-            required = number < node.required
+            required = order[number] < node.required
             taken_first, taken_later = f"{item} {later}", f"{joined} {later}"
             first = taken_first if required else f"({taken_first} | {first})"
             later = taken_later if required else f"({taken_later} | {later})"
             if number:
                 key = f"members {len(self.rules)} {number}"
                 later = self.rule(key, "more", lambda body=later: body)
-                if number - 1 >= node.required:
+                if order[number - 1] >= node.required:
                     first = self.rule(key + " first", "args", lambda body=first: body)
         return first
 

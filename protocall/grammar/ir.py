@@ -81,11 +81,13 @@ class Ref:
 @dataclass(frozen=True)
 class Members:
     """`items` in any order, each at most once, the first `required` of them present,
-    `sep` between two (object members, XML parameters, keyword arguments)."""
+    `sep` between two (object members, XML parameters, keyword arguments); a writer of
+    one fixed order writes them in `order` (positions in `items`; default: as given)."""
 
     items: tuple[Node, ...]
     required: int
     sep: Node
+    order: tuple[int, ...] = ()
 
 
 Node = Union[Lit, Token, Pattern, Json, Until, Seq, Alt, Opt, Star, Ref, Members, "Free"]
@@ -105,7 +107,8 @@ def json_node(schema: Any) -> Json:
 
 def seq(*items: Node) -> Node:
     """The sequence of `items`, flattened, adjacent texts joined, and each `FREE` joined to
-    the marker right after it (a `FREE` with none after it is a `UsageError`)."""
+    the marker right after it, or to each alternative's (a `FREE` with none after it is a
+    `UsageError`)."""
     flat: list[Node] = []
     for item in items:
         for part in item.items if isinstance(item, Seq) else (item,):
@@ -116,6 +119,8 @@ def seq(*items: Node) -> Node:
                 flat[-1] = Lit(last.text + part.text)
             elif isinstance(part, Lit | Token) and isinstance(last, Free):
                 flat[-1] = Until(part)
+            elif isinstance(part, Alt) and isinstance(last, Free):  # each ends at its own
+                flat[-1] = alt(*(seq(FREE, item) for item in part.items))
             elif isinstance(last, Until) and isinstance(part, Lit) and isinstance(last.marker, Lit):
                 flat[-1] = Until(Lit(last.marker.text + part.text))
             else:
@@ -157,10 +162,13 @@ def alt(*items: Node) -> Node:
 
 @dataclass
 class Grammar:
-    """Named rules (`start` first) and the markers free text never contains."""
+    """Named rules (`start` first), the markers free text never contains (`excluded`),
+    and the `openers` of calls that only their own beginning marks (`[get(`): free text
+    ends at the first one, and holds none where it runs up to one."""
 
     excluded: tuple[str, ...]
     rules: dict[str, Node] = field(default_factory=dict)
+    openers: tuple[str, ...] = ()
 
     def rule(self, name: str, node: Node) -> Ref:
         """`node` as a rule named `name` (made unique), referred to by the returned `Ref`."""

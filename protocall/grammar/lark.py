@@ -49,6 +49,7 @@ class _Writer:
             free += " & ~" + _regex(f"(?s:.*)(?:{excluded})(?s:.*)")
         self.terminals = [f"FREE: {free}"]
         self.untils: dict[str, str] = {}
+        self.openers = grammar.openers
         self.rules: list[str] = []
         self.members = 0
 
@@ -79,11 +80,16 @@ class _Writer:
         return f"({self.node(node.item)})*"
 
     def _until(self, marker: str) -> str:
-        """Free text and `marker` as one lexeme: it ends at the first `marker`."""
+        """Free text and `marker` as one lexeme: it ends at the first `marker` (an excluded
+        one, which free text never holds; an opener, as a lazy lexeme)."""
         if marker not in self.untils:
-            name = f"UNTIL_{len(self.untils)}"
+            if marker in self.openers:
+                name = f"until_{len(self.untils)}"
+                self.rules.append(f"{name}[lazy]: FREE {_string(marker)}")
+            else:
+                name = f"UNTIL_{len(self.untils)}"
+                self.terminals.append(f"{name}: FREE {_string(marker)}")
             self.untils[marker] = name
-            self.terminals.append(f"{name}: FREE {_string(marker)}")
         return self.untils[marker]
 
     def _members(self, node: Members) -> str:

@@ -34,7 +34,7 @@ def structural_tag(fmt: Format, tools: Tools, options: walk.Options) -> dict[str
     chosen = walk.chosen_tools(tools, options)
     if not chosen:
         raise UsageError("a structural tag needs declared tools (its tags are their calls)")
-    section = spec.section
+    section = spec.section if spec.section and not spec.section.written_bare else None
     if section is not None and section.array:
         schema: dict[str, Any] = {
             "type": "array",
@@ -95,6 +95,8 @@ def _element(spec: Spec, tool: Tool) -> dict[str, Any]:
     else:
         assert isinstance(codec, NameAndArguments)
         members = {codec.name: {"const": tool.name}, codec.keys[0]: _parameters(tool)}
+        if codec.id is not None:  # the call id, written first
+            members = {codec.id: {"type": "string"}, **members}
     closed = {"required": list(members), "additionalProperties": False}
     return {"type": "object", "properties": members, **closed}
 
@@ -105,6 +107,8 @@ def _call(spec: Spec, tool: Tool) -> dict[str, Any]:
     call = spec.call
     codec, name = call.arguments, call.name
     template = call.template
+    for piece in call.optional:  # written for a call with an id: a tag writes none
+        template = template.replace(piece, "" if "{id}" in piece else piece)
     if isinstance(codec, NameAndArguments):
         key = codec.keys[0]
         head = json.dumps({codec.name: tool.name}, ensure_ascii=False)[:-1]

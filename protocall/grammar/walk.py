@@ -26,16 +26,34 @@ from ..formats.base import Format
 from ..formats.blocks.render import escape_attribute
 from ..formats.codecs import (
     Attribute,
+    BareObject,
     IdName,
     JsonObject,
     NameAndArguments,
     NameKey,
+    Plain,
     PythonKeywords,
     XmlArguments,
 )
-from ..formats.spec import Call, Channels, Spec, Think
+from ..formats.spec import Call, Channel, Channels, Messages, Spec, Think
 from ..tools import Tool, Tools
-from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Star, Token, alt, json_node, seq
+from . import values
+from .ir import (
+    FREE,
+    Alt,
+    Grammar,
+    Lit,
+    Members,
+    Node,
+    Opt,
+    Pattern,
+    Star,
+    Token,
+    alt,
+    head,
+    json_node,
+    seq,
+)
 
 HANDLED: Mapping[str, frozenset[str]] = {
     "Spec": frozenset(
@@ -52,11 +70,12 @@ HANDLED: Mapping[str, frozenset[str]] = {
         }
     ),
     "Think": frozenset({"open", "close", "written", "opened_by", "off", "prompt"}),
-    "Channels": frozenset({"channels", "tokens"}),
-    "Channel": frozenset({"name", "open", "close"}),
-    "Call": frozenset({"template", "arguments", "name", "between"}),
-    "Section": frozenset({"begins", "ends", "each", "array"}),
-    "Plain": frozenset({"pattern"}),
+    "Channels": frozenset({"channels", "tokens", "interleaved"}),
+    "Channel": frozenset({"name", "open", "close", "label", "written"}),
+    "Messages": frozenset({"hook", "channels", "tokens"}),
+    "Call": frozenset({"template", "arguments", "name", "between", "optional", "id_pattern"}),
+    "Section": frozenset({"begins", "ends", "each", "array", "framing", "written_bare"}),
+    "Plain": frozenset({"pattern", "prefix"}),
     "Attribute": frozenset({"pattern"}),
     "IdName": frozenset({"prefix", "pattern"}),
     "JsonObject": frozenset(),
@@ -75,8 +94,9 @@ HANDLED: Mapping[str, frozenset[str]] = {
             "type_values",
         }
     ),
-    "PythonKeywords": frozenset(),
-    "NameAndArguments": frozenset({"keys", "name"}),
+    "PythonKeywords": frozenset({"literals"}),
+    "BareObject": frozenset({"quote"}),
+    "NameAndArguments": frozenset({"keys", "name", "id"}),
     "NameKey": frozenset(),
 }
 """The spec fields the walk writes into the grammar, by kind."""
@@ -84,13 +104,18 @@ HANDLED: Mapping[str, frozenset[str]] = {
 TOLERATED: Mapping[str, frozenset[str]] = {
     "Spec": frozenset({"dropped", "placeholder", "malformed_as_content", "fenced", "respelled"}),
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases"}),
-    "Call": frozenset({"spaced", "stray_closers", "unclosed", "bare", "loose", "empty"}),
-    "Section": frozenset({"bare", "noise", "empty", "stray_ends", "opens_at", "opener"}),
+    "Channels": frozenset({"starts"}),
+    "Call": frozenset({"spaced", "stray_closers", "unclosed", "bare", "loose", "empty", "proof"}),
+    "Section": frozenset({"bare", "noise", "empty", "stray_ends", "opens_at", "opener", "element"}),
     "XmlArguments": frozenset({"block"}),
     "Layout": frozenset({"committed_opener", "unclosed_at_opener", "unclosed_at_end"}),
 }
 """Read tolerances: other spellings and strays the parser accepts, which the written form
-(the grammar) never needs."""
+(the grammar) never needs. Among them `Channels.starts` (which channels a prompt may leave
+open: the grammar follows the prompt it is given), `Call.proof` (what proves a bare object a
+call when read: the grammar writes the call object itself) and `Section.element` (an older
+spelling read behind the same opener, Mistral's pre-v11 array: the template's calls are
+written)."""
 
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
@@ -166,7 +191,7 @@ def build(
     """The grammar of a turn of `fmt` (which must have a `spec`) calling `tools`, after a
     generation prompt that left `start` open; `special` lists the marker texts that are
     special tokens (default: `AUTO_SPECIAL`)."""
-    return _Walk(fmt, spec_of(fmt), tools, start, options, special).grammar
+    return Walk(fmt, spec_of(fmt), tools, start, options, special).grammar
 
 
 def build_lazy(
@@ -175,7 +200,7 @@ def build_lazy(
     """The grammar of the rest of a turn from its first call on, and the words that trigger
     it (the calls' opening marker), for a lazy grammar: text before the trigger is free.
     Markers are all text (a lazy grammar is matched against text)."""
-    walked = _Walk(fmt, spec_of(fmt), tools, start, options, (), lazy=True)
+    walked = Walk(fmt, spec_of(fmt), tools, start, options, (), lazy=True)
     return walked.grammar, walked.triggers
 
 
@@ -188,10 +213,31 @@ def spec_of(fmt: Format) -> Spec:
             "derived from it"
         )
     check_fields(spec)
+    if isinstance(spec.turn, Messages) and spec.turn.hook not in TURN_GRAMMARS:
+        raise UsageError(
+            f"no grammar for the turn hook {spec.turn.hook!r} (a turn in code: its "
+            "grammar piece is registered with `grammar.walk.register_turn`)"
+        )
     return spec
 
 
-class _Walk:
+TurnGrammar = Callable[["Walk", Messages], Node]
+"""The grammar of a turn a `Messages` hook reads, written by the walk's pieces; with
+`Walk.lazy`, of the rest of the turn from its first call on, the words that trigger it set
+as `Walk.triggers`."""
+
+TURN_GRAMMARS: dict[str, TurnGrammar] = {}
+"""The turn grammars by the name of the `Messages` hook they write (`register_turn`)."""
+
+
+def register_turn(hook: str, grammar: TurnGrammar) -> None:
+    """Make `grammar` the grammar of the turns that the `Messages` hook `hook` reads."""
+    if TURN_GRAMMARS.get(hook, grammar) is not grammar:
+        raise UsageError(f"a turn grammar for the hook {hook!r} is already registered")
+    TURN_GRAMMARS[hook] = grammar
+
+
+class Walk:
     def __init__(
         self,
         fmt: Format,
@@ -212,6 +258,7 @@ class _Walk:
         self.grammar = Grammar(tuple(dict.fromkeys(m.strip() for m in excluded)))
         self.tools = chosen_tools(tools, options)
         self.grammar.rules["start"] = Lit("")  # first, whatever its body needs to name
+        self.lazy = lazy
         self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
 
     def _has_token(self, text: str) -> bool:
@@ -232,12 +279,10 @@ class _Walk:
 
     def _turn(self) -> Node:
         spec, turn = self.spec, self.spec.turn
+        if isinstance(turn, Messages):  # `spec_of` checked its hook has a grammar
+            return TURN_GRAMMARS[turn.hook](self, turn)
         if isinstance(turn, Channels):
-            return self._channels(turn)
-        if turn is not None and not isinstance(turn, Think):
-            raise UsageError(
-                f"no grammar for a turn of kind {type(turn).__name__} (a turn hook is code)"
-            )
+            return self._interleaved(turn) if turn.interleaved else self._channels(turn)
         reasoning: Node = Lit("")
         if isinstance(turn, Think):
             opened, closed = turn.written or (turn.open, turn.close)
@@ -255,23 +300,31 @@ class _Walk:
         """From the first call's opening marker (the trigger) to the end of the turn."""
         if not self.tools:
             raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
+        if isinstance(self.spec.turn, Messages):  # the hook's grammar sets the triggers
+            return TURN_GRAMMARS[self.spec.turn.hook](self, self.spec.turn)
         opener, rest = self._run()
+        turn = self.spec.turn
         after: Node = self.text("".join(self.spec.stops))  # channels: one section, then stops
-        if not isinstance(self.spec.turn, Channels):
-            end = alt(*(seq(FREE, self.text(stop)) for stop in self.spec.stops))
-            run = self.grammar.rule("run", seq(FREE, opener, rest))
+        if not isinstance(turn, Channels) or turn.interleaved:
+            content = self._content(turn) if isinstance(turn, Channels) else None
+            gap = Star(content) if content is not None else FREE
+            end = alt(*(seq(gap, self.text(stop)) for stop in self.spec.stops))
+            run = self.grammar.rule("run", seq(gap, opener, rest))
             after = seq(Star(run), end) if self.options.parallel else end
         assert isinstance(opener, Lit)
-        self.triggers = (opener.text,)
+        bare = rest.items if isinstance(rest, Alt) else (rest,)  # each run its own marker
+        self.triggers = (opener.text,) if opener.text else tuple(head(run)[0] for run in bare)
         return seq(opener, rest, after)
 
-    def _body(self, stops: Sequence[str]) -> Node:
-        """Content and runs of calls, then a stop."""
-        end = alt(*(seq(FREE, self.text(stop)) for stop in stops))
+    def _body(self, stops: Sequence[str], block: Node | None = None) -> Node:
+        """Content and runs of calls, then a stop: the content free text, or `block`s (a
+        content channel) around the runs."""
+        gap = Star(block) if block is not None else FREE
+        end = alt(*(seq(gap, self.text(stop)) for stop in stops))
         if not self.tools:
             return end
         opener, rest = self._run()
-        run = self.grammar.rule("run", seq(FREE, opener, rest))
+        run = self.grammar.rule("run", seq(gap, opener, rest))
         if not self.options.parallel:
             one = seq(run, end)
             return one if self.options.tool_choice != "auto" else alt(one, end)
@@ -280,13 +333,38 @@ class _Walk:
             return seq(more, end)
         return seq(run, more, end)
 
+    def _interleaved(self, turn: Channels) -> Node:
+        """The reasoning channel first (if any), then content in the first content channel
+        (free text where there is none) and runs of calls in any order, then a stop."""
+        reasoning: Node = Lit("")
+        for channel in turn.channels:
+            block = seq(self.text(_opener(channel)), FREE, self.text(channel.close))
+            if channel.name != "reasoning":
+                continue
+            if self.start == "reasoning":
+                if not self.options.reasoning:
+                    raise UsageError(
+                        "reasoning=False, but the generation prompt opened the reasoning channel"
+                    )
+                reasoning = seq(FREE, self.text(channel.close))
+            elif self.options.reasoning:
+                reasoning = Opt(block)
+        return seq(reasoning, self._body(tuple(self.spec.stops), self._content(turn)))
+
+    def _content(self, turn: Channels) -> Node | None:
+        """The first content channel, a block of free text (None where there is none)."""
+        for channel in turn.channels:
+            if channel.name != "reasoning":
+                return seq(self.text(_opener(channel)), FREE, self.text(channel.close))
+        return None
+
     def _channels(self, turn: Channels) -> Node:
         """Channels in the order the renderer writes them (the open one first, reasoning
         only if present), then the calls in one section, then the stops joined."""
         order = sorted(turn.channels, key=lambda c: c.name != self.start)
         parts: list[Node] = []
         for channel in order:
-            opened = Lit("") if channel.name == self.start else self.text(channel.open)
+            opened = Lit("") if channel.name == self.start else self.text(_opener(channel))
             block = seq(opened, FREE, self.text(channel.close))
             if channel.name == "reasoning" and channel.name != self.start:
                 block = Opt(block) if self.options.reasoning else Lit("")
@@ -310,28 +388,46 @@ class _Walk:
         """A run of calls (one section, where the format has one), split into its opening
         marker and the rest."""
         spec, section = self.spec, self.spec.section
+        if section is not None and section.written_bare:
+            section = None  # the calls as the template writes them
         if section is not None and section.array:
             closer = section.ends[0] if section.ends else ""
             return self.text(section.begins[0]), seq(self._array(), self.text(closer))
         prefix = re.split(r"\{(?:name|id|index|arguments|call)\}", spec.call.template)[0]
-        rests = alt(*(self._call(tool, len(prefix)) for tool in self.tools))
-        rest = self.grammar.rule("call", rests)
+        calls = [self.call(tool, len(prefix)) for tool in self.tools]
+        rest = self.grammar.rule("call", alt(*calls))
         call = seq(self.text(prefix), rest)
         between = self.text(spec.call.between)
+        more = Star(seq(between, call)) if self.options.parallel else Lit("")
+        listed = isinstance(spec.call.arguments, PythonKeywords) and spec.call.between != "\n"
+        if listed and section is not None:  # a Python list of the calls
+            begin, end = self.text(section.begins[0]), self.text(section.ends[0])
+            return begin, seq(Lit("["), call, more, Lit("]"), end)
+        if listed or spec.call.proof:
+            return Lit(""), self._bare("[" if listed else "", calls, more, "]" if listed else "")
         if section is not None:
             begin, end = self.text(section.begins[0]), self.text(section.ends[0])
             if section.each:
                 wrapped = self.grammar.rule("wrapped", seq(begin, call, end))
                 more = Star(seq(between, wrapped)) if self.options.parallel else Lit("")
                 return begin, seq(call, end, more)
-            more = Star(seq(between, call)) if self.options.parallel else Lit("")
             return begin, seq(call, more, end)
         if not prefix:
             raise UsageError(
                 f"no grammar for calls that begin with no marker: {spec.call.template!r}"
             )
-        more = Star(seq(between, call)) if self.options.parallel else Lit("")
         return self.text(prefix), seq(rest, more)
+
+    def _bare(self, opener: str, calls: list[Node], more: Node, closer: str) -> Node:
+        """A run of calls that only their own beginning marks (Python's `[name(`, Llama
+        3's `{"name": "NAME", "parameters": `): each tool's run begins with that marker,
+        which free text therefore never holds (it may hold the `[` or `{` otherwise)."""
+        runs = []
+        for call in calls:
+            text, rest = head(call)
+            self.grammar.openers += (opener + text,)
+            runs.append(seq(Lit(opener + text), rest, more, Lit(closer)))
+        return alt(*runs)
 
     def _array(self) -> Node:
         """The calls of an array section: one JSON array of call objects."""
@@ -348,9 +444,17 @@ class _Walk:
         return seq(Lit("["), _WS, element, more, _WS, Lit("]"))
 
     def _named(self, codec: NameAndArguments, tool: Tool) -> Node:
-        """`{"name": NAME, "arguments": {…}}`, members in that order."""
+        """`{"name": NAME, "arguments": {…}}`, members in that order (a bare one, which
+        its beginning proves a call, exactly as the renderer writes it up to its
+        arguments)."""
+        if self.spec.call.proof:
+            written = json.dumps({codec.name: tool.name}, ensure_ascii=False)[:-1]
+            opened = Lit(f'{written}, "{codec.keys[0]}": ')
+            return seq(opened, self._parameters(tool), _WS, Lit("}"))
         name = (codec.name, Lit(json.dumps(tool.name, ensure_ascii=False)), True)
         members = [name, (codec.keys[0], self._parameters(tool), True)]
+        if codec.id is not None:  # the call id, written first: any JSON string
+            members.insert(0, (codec.id, _JSON_STRING, True))
         return seq(Lit("{"), _WS, *_fixed(members), _WS, Lit("}"))
 
     # -- JSON values -------------------------------------------------------------------
@@ -372,6 +476,9 @@ class _Walk:
         order = sorted(properties, key=lambda key: key not in required)
         return self._object([(key, self._json(properties[key]), key in required) for key in order])
 
+    def _typed_json(self, schema: Mapping[str, Any], where: str) -> Node:
+        return self._json(schema)
+
     def _object(self, members: list[tuple[str, Node, bool]]) -> Node:
         """A JSON object of `members` (key, value, required), required ones first."""
         items = tuple(
@@ -383,16 +490,32 @@ class _Walk:
 
     # -- one call ----------------------------------------------------------------------
 
-    def _call(self, tool: Tool, skip: int) -> Node:
+    def call(self, tool: Tool, skip: int) -> Node:
         """One call to `tool`, written from the template, without its first `skip`
-        characters (its fixed beginning)."""
+        characters (its fixed beginning). Of its `optional` pieces, one holding `{id}` is
+        written for a call with an id (so it may be missing), the others always."""
+        call = self.spec.call
+        template = call.template[skip:]
+        optional = "".join(call.optional)
+        if optional:
+            before, after = template.split(optional, 1)
+            written = [
+                Opt(self._pieces(piece, tool)) if "{id}" in piece else self._pieces(piece, tool)
+                for piece in call.optional
+            ]
+            return seq(self._pieces(before, tool), *written, self._pieces(after, tool))
+        return self._pieces(template, tool)
+
+    def _pieces(self, template: str, tool: Tool) -> Node:
+        """A part of the call template, written for a call to `tool`."""
         call = self.spec.call
         parts: list[Node] = []
-        for piece in re.split(r"(\{(?:name|id|index|arguments|call)\})", call.template[skip:]):
+        for piece in re.split(r"(\{(?:name|id|index|arguments|call)\})", template):
             if piece == "{name}":
                 parts.append(Lit(self._name(call, tool.name)))
+            elif piece == "{id}" and not isinstance(call.name, IdName):
+                parts.append(Pattern(call.id_pattern))  # the call id, a token of its own
             elif piece == "{id}":
-                assert isinstance(call.name, IdName)
                 parts += [Lit(self._name(call, tool.name) + ":"), Pattern("[0-9]{1,20}")]
             elif piece == "{index}":
                 parts.append(Pattern("[0-9]{1,20}"))
@@ -415,12 +538,16 @@ class _Walk:
             codec.pattern, written if not isinstance(codec, IdName) else f"{written}:0"
         ):
             raise UsageError(f"tool name {name!r} cannot be written as {codec!r}")
-        return written
+        return codec.prefix + written if isinstance(codec, Plain) else written
 
     def _arguments(self, call: Call, tool: Tool) -> Node:
         codec = call.arguments
         if isinstance(codec, JsonObject):
             return self._parameters(tool)
+        if isinstance(codec, BareObject):
+            return values.Values(values.bare(codec, self.text), self.grammar).value(
+                {"type": "object", **tool.parameters}, f"the parameters of {tool.name!r}"
+            )
         if _has_ref(tool.parameters):
             raise UsageError(
                 f"no grammar for $ref in the parameters of {tool.name!r} "
@@ -429,8 +556,12 @@ class _Walk:
         parameters = _ordered_parameters(tool)
         required = sum(1 for _, _, needed in parameters if needed)
         if isinstance(codec, PythonKeywords):
+            typed = values.Values(values.python(self.text), self.grammar).value
+            if codec.literals == "json":
+                typed = self._typed_json
             keywords = tuple(
-                seq(Lit(f"{key}="), self._json(schema)) for key, schema, _ in parameters
+                seq(Lit(f"{key}="), typed(schema, f"parameter {key!r}"))
+                for key, schema, _ in parameters
             )
             return Members(keywords, required, Lit(", "))
         assert isinstance(codec, XmlArguments)
@@ -461,8 +592,9 @@ class _Walk:
         return alt(*options)
 
 
-def _rule_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "_", name.lower())[:40]
+def _opener(channel: Channel) -> str:
+    """A channel's opener as the model writes it (its label included)."""
+    return channel.written or channel.open + channel.label
 
 
 def _attributes(layout: Layout, key: str, kind: str) -> str:
@@ -532,6 +664,7 @@ def _ordered_parameters(tool: Tool) -> list[tuple[str, Mapping[str, Any], bool]]
 
 
 _WS = Pattern(r"[ \t\n\r]*")
+_JSON_STRING = Pattern(r'["]([^"\\\x00-\x1f]|[\\]["\\/bfnrt]|[\\][u][0-9a-fA-F]{4})*["]')
 _COMMA = seq(_WS, Lit(","), _WS)
 _PLAIN_OBJECT = frozenset(
     {"type", "properties", "required", "additionalProperties", "description", "title", "$schema"}

@@ -52,8 +52,9 @@ def call_object(
     id, when its arguments began). Members come in any order; other members are skipped.
     Arguments that come before the name are read whole and given, re-serialised, right
     after it (deltas belong to an announced call), so they stream only after the name.
-    Fails just after a repeated key, and at the `}` of an object without a name; needs more
-    while the object is open."""
+    Fails just after a repeated key, at the `}` of an object without a name, and at the `}`
+    of one whose other members stand where no arguments do (a misspelled arguments key is
+    no call without arguments); needs more while the object is open."""
     arguments_keys = tuple(arguments_keys)
     values: dict[str, Parser[Any]] = {name: json_name()}
     values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
@@ -67,6 +68,7 @@ def call_object(
     def call() -> Generator[Parser[Any], Any, None]:
         yield literal("{").then(whitespace)
         seen: set[str] = set()
+        others: list[str] = []  # keys of members skipped
         early: dict[str, Any] | None = None
         done = yield optional(peek(literal("}")))
         while not done:
@@ -78,6 +80,7 @@ def call_object(
             elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys):
                 yield colon.then(other)  # the call was announced with an id already
             else:
+                others += [] if key in values else [key]
                 yield colon.then(values.get(key, other))
             seen.add(key)
             if key == name and early is not None:
@@ -85,6 +88,9 @@ def call_object(
             done = yield more
         if name not in seen:
             yield fail(f"a `{_json_text(name)}` member")
+        if others and seen.isdisjoint(arguments_keys):
+            wanted = " or ".join(f"`{_json_text(key)}`" for key in arguments_keys)
+            yield fail(f"a {wanted} member, not `{_json_text(others[0])}`")
         yield literal("}")
 
     return call

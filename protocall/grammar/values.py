@@ -1,0 +1,169 @@
+"""Values written in a literal syntax other than JSON, from their JSON schema: Python
+literals (`'x'`, `True`, `None`, as `repr` writes them) and Gemma 4's bare objects
+(`{key:<|"|>text<|"|>}`, `codecs.BareObject`).
+
+A schema is written whole or not at all: a keyword the syntax has no grammar for (a
+string's `pattern`, a number's `minimum`, an array's `minItems`) is a `UsageError` naming
+it, never dropped. An untyped schema is any value of the syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..combinators import UsageError
+from ..formats.codecs import BARE_KEY, BareObject
+from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Star, alt, seq
+
+_WS = Pattern(r"[ \t\n\r]*")
+_COMMA = seq(_WS, Lit(","), _WS)
+INTEGER = r"[-]?([0]|[1-9][0-9]*)"
+NUMBER = INTEGER + r"([.][0-9]+)?([eE][-+]?[0-9]+)?"
+"""Numbers as JSON and `repr` write them (in the regex subset GBNF shares)."""
+
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$schema"})
+_KEYWORDS = {
+    "string": frozenset(),
+    "integer": frozenset(),
+    "number": frozenset(),
+    "boolean": frozenset(),
+    "null": frozenset(),
+    "array": frozenset({"items"}),
+    "object": frozenset({"properties", "required", "additionalProperties"}),
+}
+"""The keywords of each type the grammar writes (besides `type` and annotations)."""
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """A literal syntax: `write(value)` the text of a value, `string` any string, `key`
+    any object key, `text` the writer of marker text (special tokens as tokens)."""
+
+    name: str
+    write: Callable[[Any], str]
+    string: Callable[[], Node]
+    key: Callable[[], Node]
+    text: Callable[[str], Node]
+
+
+def python(text: Callable[[str], Node]) -> Syntax:
+    """Python literals as `repr` writes them: strings in `'` (or `"` where `repr` chooses
+    it), `True`, `False`, `None`, `[…]`, `{'k': v}`."""
+
+    def string() -> Node:
+        single = Pattern(r"[']([^'\\\n]|[\\][^\n])*[']")
+        return alt(single, Pattern(r'["]([^"\\\n]|[\\][^\n])*["]'))
+
+    return Syntax("Python literals", repr, string, string, text)
+
+
+def bare(codec: BareObject, text: Callable[[str], Node]) -> Syntax:
+    """`codec`'s values: strings raw text between its quote marks (no escapes), keys bare
+    or so quoted, JSON numbers, `true`, `false`, `null`."""
+
+    def string() -> Node:
+        return seq(text(codec.quote), FREE, text(codec.quote))
+
+    def key() -> Node:
+        return alt(Pattern(_class(BARE_KEY) + "+"), string())
+
+    return Syntax("bare objects", codec.render, string, key, text)
+
+
+def _class(regex: str) -> str:
+    """A `[…]+` regex's character class (`BARE_KEY` is one)."""
+    match = re.fullmatch(r"(\[.*\])\+", regex)
+    assert match is not None
+    return match[1]
+
+
+class Values:
+    """Values of `syntax` from their schema, rules in `grammar` (the any-value rule once)."""
+
+    def __init__(self, syntax: Syntax, grammar: Grammar) -> None:
+        self.syntax, self.grammar = syntax, grammar
+        self.any: Node | None = None
+
+    def value(self, schema: Mapping[str, Any], where: str) -> Node:
+        """A value valid for `schema`, in the syntax (`where` names it in errors)."""
+        if "const" in schema or "enum" in schema:
+            allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
+            return alt(*(self.syntax.text(self.syntax.write(value)) for value in allowed))
+        for union in ("anyOf", "oneOf"):
+            if isinstance(schema.get(union), list):
+                return alt(*(self.value(member, where) for member in schema[union]))
+        declared = schema.get("type")
+        if declared is None and not {"properties", "items"} & set(schema):
+            return self._any()
+        types = declared if isinstance(declared, list) else [declared or "object"]
+        if "properties" not in schema and declared is None:
+            types = ["array"]
+        return alt(*(self._typed(kind, schema, where) for kind in types))
+
+    def _typed(self, kind: str, schema: Mapping[str, Any], where: str) -> Node:
+        allowed = _KEYWORDS.get(kind)
+        if allowed is None:
+            raise UsageError(f"no grammar for a value of type {kind!r} ({where})")
+        extra = set(schema) - allowed - _ANNOTATIONS - {"type"}
+        if extra:
+            raise UsageError(
+                f"no grammar for {', '.join(sorted(extra))} in {where}'s schema "
+                f"({self.syntax.name} are written from type, enum, const, items and "
+                "properties)"
+            )
+        if kind == "string":
+            return self.syntax.string()
+        if kind in ("integer", "number"):
+            return Pattern(INTEGER if kind == "integer" else NUMBER)
+        if kind in ("boolean", "null"):
+            spelled = (True, False) if kind == "boolean" else (None,)
+            return alt(*(Lit(self.syntax.write(value)) for value in spelled))
+        if kind == "array":
+            item = self.value(schema["items"], where) if "items" in schema else self._any()
+            return self._array(item)
+        properties = schema.get("properties")
+        if not isinstance(properties, Mapping) or not properties:
+            return self._dict(self._any())
+        required = set(schema.get("required") or ())
+        order = sorted(properties, key=lambda key: key not in required)
+        members = tuple(self._member(key, properties[key], where) for key in order)
+        needed = sum(1 for key in order if key in required)
+        written = tuple(order.index(key) for key in self._written_order(order))
+        return seq(Lit("{"), _WS, Members(members, needed, _COMMA, written), _WS, Lit("}"))
+
+    def _written_order(self, keys: list[str]) -> list[str]:
+        """`keys` in the order the syntax writes an object's members (`write` of an object
+        with them; Gemma 4's template sorts them)."""
+        written = self.syntax.write(dict.fromkeys(keys))
+        return sorted(keys, key=lambda key: written.index(self._key(key) + ":"))
+
+    def _member(self, key: str, schema: Mapping[str, Any], where: str) -> Node:
+        """`key: value` of an object, the value valid for `schema`."""
+        value = self.value(schema, f"{where}.{key}")
+        return seq(self.syntax.text(self._key(key)), _WS, Lit(":"), _WS, value)
+
+    def _key(self, key: str) -> str:
+        """`key` as the syntax writes an object key."""
+        written = self.syntax.write({key: None})
+        return written[1 : written.rindex(":")]
+
+    def _any(self) -> Node:
+        """Any value of the syntax (one recursive rule)."""
+        if self.any is None:
+            self.any = self.grammar.rule("literal", Lit(""))
+            scalars = [self.syntax.string(), Pattern(NUMBER)]
+            scalars += [Lit(self.syntax.write(value)) for value in (True, False, None)]
+            self.grammar.rules[self.any.name] = alt(
+                *scalars, self._array(self.any), self._dict(self.any)
+            )
+        return self.any
+
+    def _array(self, item: Node) -> Node:
+        return seq(Lit("["), _WS, Opt(seq(item, Star(seq(_COMMA, item)))), _WS, Lit("]"))
+
+    def _dict(self, value: Node) -> Node:
+        member = seq(self.syntax.key(), _WS, Lit(":"), _WS, value)
+        return seq(Lit("{"), _WS, Opt(seq(member, Star(seq(_COMMA, member)))), _WS, Lit("}"))
