@@ -21,7 +21,7 @@ import orjson
 from .glance import Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import Input, Text
+from .stream import RELEASE, Input, Text
 
 _Match = Callable[..., "re.Match[str]"]
 
@@ -233,7 +233,7 @@ class _StringText:
         inp.buf += text
         self.raw.append(text)
         self.at = end = at + len(text)
-        if end - inp.base >= 256 and self.keep is None:
+        if end - inp.base >= RELEASE and self.keep is None:
             inp.release(end)
         return text, at
 
@@ -251,7 +251,7 @@ class _StringText:
         if cut:
             self.raw.append(whole[:cut])
             self.at = at + cut
-            if self.at - inp.base >= 256 and self.keep is None:
+            if self.at - inp.base >= RELEASE and self.keep is None:
                 inp.release(self.at)
         return whole[:cut], at
 

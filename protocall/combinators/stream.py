@@ -41,6 +41,11 @@ class Close(NamedTuple):
 Item = Open | Text | Close
 
 
+RELEASE = 256
+"""Characters of decided text a buffer keeps before it drops them (a parser releases from
+there on, not on every delta: dropping copies the rest of the buffer)."""
+
+
 class Choice:
     """An undecided backtrack point: its start must stay in the buffer, its output is held.
 
@@ -189,14 +194,14 @@ class Input:
 
     def release(self, keep: int) -> None:
         """Drop buffered text before `keep` and before every undecided choice's start."""
-        if keep - self.base < 256:
+        if keep - self.base < RELEASE:
             return
         for choice in self.choices:
             if not choice.committed:
                 keep = min(keep, choice.start)
                 break
         drop = keep - self.base
-        if drop < 256 or drop < len(self.buf) // 2:
+        if drop < RELEASE or drop < len(self.buf) // 2:
             return
         gone = self.buf[:drop]
         newlines = gone.count("\n")

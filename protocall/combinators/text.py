@@ -10,7 +10,7 @@ from json.encoder import encode_basestring
 from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import Input, Text
+from .stream import RELEASE, Input, Text
 
 
 def proper_prefixes(markers: Iterable[str]) -> str:
@@ -229,7 +229,7 @@ class Scanning:
         inp.buf += arrived
         self.pieces.append(text)
         self.emitted = end = emitted + len(text)
-        if end - inp.base >= 256:  # every 64 four-character deltas or so
+        if end - inp.base >= RELEASE:  # every 64 four-character deltas or so
             inp.release(end)
             if len(self.pieces) >= _JOIN:
                 self.chunks.append("".join(self.pieces))
