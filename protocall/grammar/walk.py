@@ -34,6 +34,7 @@ from ..formats.codecs import (
     XmlArguments,
 )
 from ..formats.spec import Call, Channels, Spec, Think
+from ..formats.spec.tags import spelled
 from ..tools import Tool, Tools
 from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Star, Token, alt, json_node, seq
 
@@ -187,6 +188,7 @@ def spec_of(fmt: Format) -> Spec:
             f"format {fmt.name!r} has no spec (it is written in code): no grammar can be "
             "derived from it"
         )
+    spec = spelled(spec)
     check_fields(spec)
     return spec
 
