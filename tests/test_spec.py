@@ -23,8 +23,11 @@ from protocall.formats.codecs import (
 from protocall.formats.layouts import GLM
 from protocall.formats.spec import (
     Call,
+    Channel,
+    Channels,
     Section,
     Spec,
+    Tags,
     Think,
     build,
     from_data,
@@ -32,6 +35,7 @@ from protocall.formats.spec import (
     to_data,
     to_json,
 )
+from protocall.formats.spec.tags import spelled
 from protocall.formats.turns import ToolUse, Turn
 from protocall.testing import assert_format, stream, tool_sets, turns, verify
 from protocall.tools import normalize_tools
@@ -119,6 +123,52 @@ def test_a_spec_built_at_run_time_parses_one_shot_and_streamed() -> None:
     call = {"name": "get_weather", "arguments": {"location": "Paris"}}
     expected = {"reasoning_content": "Rain?", "content": "Checking.", "tool_calls": [call]}
     verify(build(ACME), text, "<|assistant|><reflect>", tools=WEATHER, expected=expected)
+
+
+# Acme's markers as tags spelled with tokens, as Kimi K3's are.
+TAGGED = Spec(
+    name="acme-tags",
+    summary="Acme: channels and calls as tags over <|o|>, <|c|>, <|s|>",
+    tags=Tags("<|o|>", "<|c|>", "<|s|>"),
+    turn=Channels((Channel("reasoning", "<reflect>", ""), Channel("content", "<say>", ""))),
+    call=Call('<call name="{name}">{arguments}</call>'),
+    section=Section(("<calls>",), ("</calls>",)),
+    stops=("<|end|>",),
+    prompt='<turn who="me">',
+)
+
+
+def test_tags_are_spelled_with_their_tokens_and_what_they_imply_is_derived() -> None:
+    assert spelled(TAGGED) == replace(
+        TAGGED,
+        tags=None,
+        turn=Channels(
+            (
+                Channel("reasoning", "<|o|>reflect<|s|>", "<|c|>reflect<|s|>"),
+                Channel("content", "<|o|>say<|s|>", "<|c|>say<|s|>"),
+            ),
+            ("<|o|>", "<|c|>", "<|end|>"),
+        ),
+        call=Call('<|o|>call name="{name}"<|s|>{arguments}<|c|>call<|s|>', name=Attribute()),
+        section=Section(("<|o|>calls<|s|>",), ("<|c|>calls<|s|>",)),
+        prompt='<|o|>turn who="me"<|s|>',
+    )
+    assert spelled(spelled(TAGGED)) == spelled(TAGGED)
+    assert from_json(to_json(TAGGED)) == TAGGED
+    fmt, spelled_out = build(TAGGED), build(spelled(TAGGED))
+    assert fmt.spec == TAGGED
+    assert {k: getattr(fmt, k) for k in DERIVED} == {k: getattr(spelled_out, k) for k in DERIVED}
+    text = (
+        "Rain?<|c|>reflect<|s|><|o|>say<|s|>Checking.<|c|>say<|s|><|o|>calls<|s|>"
+        '<|o|>call name="get_weather"<|s|>{"location": "Paris"}<|c|>call<|s|><|c|>calls<|s|><|end|>'
+    )
+    call = {"name": "get_weather", "arguments": {"location": "Paris"}}
+    expected = {"reasoning_content": "Rain?", "content": "Checking.", "tool_calls": [call]}
+    prompt = fmt.prompt_for("reasoning")
+    verify(fmt, text, prompt, tools=WEATHER, expected=expected)
+    use = ToolUse("get_weather", {"location": "Paris"})
+    assert fmt.render(Turn("Rain?", ("Checking.", use)), "reasoning") == text
+    assert_format(fmt, max_examples=6, seed=0)
 
 
 def test_an_attribute_name_is_entity_decoded_and_the_rest_of_its_tag_is_free() -> None:

@@ -8,32 +8,22 @@ The think channel is pre-opened by default; a response or tools opener ends it i
 
 from __future__ import annotations
 
-from .codecs import Attribute, JsonBlock, XmlArguments
+from .codecs import JsonBlock, XmlArguments
 from .layouts import KIMI_K3
-from .spec import Call, Channel, Channels, Section, Spec, build
+from .spec import Call, Channel, Channels, Section, Spec, Tags, build
 
 SPEC = Spec(
     name="kimi-k3",
     summary="Kimi K3: XTML channels over <|open|>, <|close|>, <|sep|>, <|end_of_msg|>",
-    turn=Channels(
-        channels=(
-            Channel("reasoning", "<|open|>think<|sep|>", "<|close|>think<|sep|>"),
-            Channel("content", "<|open|>response<|sep|>", "<|close|>response<|sep|>"),
-        ),
-        tokens=("<|open|>", "<|close|>", "<|end_of_msg|>"),
-    ),
+    tags=Tags("<|open|>", "<|close|>", "<|sep|>"),
+    turn=Channels((Channel("reasoning", "<think>", ""), Channel("content", "<response>", ""))),
     call=Call(
-        '<|open|>call tool="{name}" index="{index}"<|sep|>{arguments}<|close|>call<|sep|>',
-        arguments=XmlArguments(
-            KIMI_K3, block=JsonBlock("<|open|>json", "<|sep|>", "<|close|>json<|sep|>")
-        ),
-        name=Attribute(),
+        '<call tool="{name}" index="{index}">{arguments}</call>',
+        arguments=XmlArguments(KIMI_K3, block=JsonBlock("<|open|>json", "<|sep|>", "</json>")),
     ),
-    section=Section(
-        ("<|open|>tools<|sep|>",), ("<|close|>tools<|sep|>",), stray_ends=True, opens_at="marker"
-    ),
-    stops=("<|close|>message<|sep|>", "<|end_of_msg|>"),
-    prompt='<|open|>message role="assistant"<|sep|>',
+    section=Section(("<tools>",), ("</tools>",), stray_ends=True, opens_at="marker"),
+    stops=("</message>", "<|end_of_msg|>"),
+    prompt='<message role="assistant">',
     default_start="reasoning",
 )
 FORMAT = build(SPEC)

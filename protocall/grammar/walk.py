@@ -36,6 +36,7 @@ from ..formats.codecs import (
     XmlArguments,
 )
 from ..formats.spec import Call, Channel, Channels, Messages, Spec, Think
+from ..formats.spec.tags import spelled
 from ..tools import Tool, Tools
 from . import values
 from .ir import (
@@ -212,6 +213,7 @@ def spec_of(fmt: Format) -> Spec:
             f"format {fmt.name!r} has no spec (it is written in code): no grammar can be "
             "derived from it"
         )
+    spec = spelled(spec)
     check_fields(spec)
     if isinstance(spec.turn, Messages) and spec.turn.hook not in TURN_GRAMMARS:
         raise UsageError(

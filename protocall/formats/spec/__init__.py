@@ -62,6 +62,10 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns);
   `respelled`: (token, spelling) pairs, the same calls with the token so spelled accepted
   too; `call_stop`: the stop written after a turn with calls (default: the first).
+- `tags`: `Tags(open, close, sep)`, markers written as tags spelled with tokens: `<t …>` in
+  the spec's texts is `open` t … `sep`, `</t>` `close` t `sep` (Kimi K3's XTML), with what
+  that implies (a channel closes as its tag opens, a `Channels` turn's tokens, attribute
+  names), spelled out by `tags.spelled` before anything is derived.
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
   or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
   what it ends with when thinking is off) and the start state assumed without one.
@@ -82,8 +86,9 @@ How every family maps (every one is written as a spec):
 - *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
   name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
   `noise`, `empty` and `stray_ends`, `stray_closers`, the `placeholder` `(no content)`.
-- *Kimi K3: `Channels` over `<|open|>`, `<|close|>`, `<|end_of_msg|>`; `Call` with
-  `name=Attribute()` and `XmlArguments(KIMI_K3, block=JsonBlock(…))`; `opens_at="marker"`.
+- *Kimi K3: `Tags("<|open|>", "<|close|>", "<|sep|>")`, so `Channels` of `<think>` and
+  `<response>`, `<call tool="{name}" …>` (an `Attribute` name) with
+  `XmlArguments(KIMI_K3, block=JsonBlock(…))` in `<tools>` (`opens_at="marker"`).
 - *Hermes: `Call("<tool_call>\n{call}\n</tool_call>", NameAndArguments(("arguments",
   "parameters")))`. *Olmo 3: `Call("{name}({arguments})", PythonKeywords(), between="\n")`
   in a `Section`. *Pythonic (Llama 3.2), *Llama 4, *LFM2: the same codec with
@@ -129,6 +134,7 @@ from .parts import (
     ProofHook,
     Section,
     Spec,
+    Tags,
     Think,
     TurnHook,
     register_proof,
@@ -143,6 +149,7 @@ __all__ = [
     "ProofHook",
     "Section",
     "Spec",
+    "Tags",
     "Think",
     "TurnHook",
     "build",

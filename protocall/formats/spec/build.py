@@ -19,10 +19,13 @@ from .parts import (
     Spec,
     Think,
 )
+from .tags import spelled
 
 
-def build(spec: Spec) -> Format:
-    """The `Format` that `spec` describes; its `spec` is `spec`."""
+def build(stated: Spec) -> Format:
+    """The `Format` that `stated` describes (its tags spelled out first, `tags.spelled`); its
+    `spec` is `stated`."""
+    spec = spelled(stated)
     envelope = Envelope(spec)
     reserved = (*envelope.section_markers, *envelope.markers, *envelope.dropped)
     reserved += (spec.placeholder,) if spec.placeholder else ()
@@ -87,7 +90,7 @@ def build(spec: Spec) -> Format:
         shown["reasoning"] += f" or {turn.phrases[0][0]} …"
     return replace(
         fmt,
-        spec=spec,
+        spec=stated,
         malformed_as_content=spec.malformed_as_content,
         reserved=reserved,
         markers=shown,

@@ -31,10 +31,23 @@ from .parts import (
     Messages,
     Section,
     Spec,
+    Tags,
     Think,
 )
 
-_PARTS = (Think, Channel, Channels, Messages, Call, Section, Plain, Attribute, IdName, JsonObject)
+_PARTS = (
+    Think,
+    Tags,
+    Channel,
+    Channels,
+    Messages,
+    Call,
+    Section,
+    Plain,
+    Attribute,
+    IdName,
+    JsonObject,
+)
 
 
 _CODECS = (JsonBlock, XmlArguments, PythonKeywords, BareObject, NameAndArguments, NameKey, Layout)

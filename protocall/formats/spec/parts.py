@@ -62,7 +62,7 @@ class Channels:
     of calls in a section, in the turn's order, then the first stop (or `call_stop`)."""
 
     channels: tuple[Channel, ...]
-    tokens: tuple[str, ...]
+    tokens: tuple[str, ...] = ()
     starts: tuple[str, ...] | None = None
     interleaved: bool = False
 
@@ -212,6 +212,20 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Tags:
+    """Markers written as tags spelled with tokens (Kimi K3's XTML): a tag `<t …>` in a
+    spec's texts stands for `open` t … `sep`, and `</t>` for `close` t `sep`. So a channel
+    opened by a tag closes by it (its close, where empty, is `</t>`), every marker of a
+    `Channels` turn begins with `open` or `close` or is a stop (the turn's tokens, with its
+    own), and a tag's attribute values are entity-escaped (a `Plain` name quoted in a tag,
+    `="{name}"`, is an `Attribute`). `spec.tags.spelled` writes it all out."""
+
+    open: str
+    close: str
+    sep: str
+
+
+@dataclass(frozen=True)
 class Spec:
     """A model family's output format as data (see the module docstring)."""
 
@@ -229,3 +243,4 @@ class Spec:
     fenced: bool = False
     call_stop: str | None = None
     respelled: tuple[tuple[str, str], ...] = ()
+    tags: Tags | None = None

@@ -1,0 +1,60 @@
+"""`spelled`: a spec whose markers are written as tags (`Spec.tags`), its tags spelled out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields, is_dataclass, replace
+from typing import Any
+
+from ..blocks.channels import Channel
+from ..codecs import Attribute, Plain
+from .parts import Channels, Spec, Tags
+
+TAG = re.compile(r"<(/?)([A-Za-z][^<>|]*)>")
+"""A tag as a spec writes it: `<t …>` or `</t>`, a name first (so never a `<|token|>`)."""
+
+KEPT = frozenset({"name", "summary", "pattern", "id_pattern", "label"})
+"""The texts that are no markers: names, prose, regexes."""
+
+
+def spelled(spec: Spec) -> Spec:
+    """`spec` with no `tags`, what they imply made explicit (see `Tags`): every tag in its
+    texts (all but those `KEPT`) spelled with the tags' tokens, a channel's empty close its
+    opening tag's close, a `Channels` turn's tokens completed and a `Plain` name quoted in a
+    tag an `Attribute`; `spec` itself where it has none."""
+    tags = spec.tags
+    if tags is None:
+        return spec
+    turn, call = spec.turn, spec.call
+    if isinstance(turn, Channels):
+        channels = tuple(_closed(channel) for channel in turn.channels)
+        stops = tuple(_respelled(stop, "", tags) for stop in spec.stops)
+        tokens = (tags.open, tags.close, *turn.tokens)
+        tokens += tuple(stop for stop in stops if not stop.startswith(tokens))
+        turn = replace(turn, channels=channels, tokens=tuple(dict.fromkeys(tokens)))
+    if call.name == Plain() and any('="{name}"' in m[0] for m in TAG.finditer(call.template)):
+        call = replace(call, name=Attribute())
+    done: Spec = _respelled(replace(spec, tags=None, turn=turn, call=call), "", tags)
+    return done
+
+
+def _closed(channel: Channel) -> Channel:
+    tag = TAG.fullmatch(channel.open)
+    if channel.close or tag is None:
+        return channel
+    return replace(channel, close=f"</{tag[2].split()[0]}>")
+
+
+def _respelled(value: Any, name: str, tags: Tags) -> Any:
+    if isinstance(value, str):
+        if name in KEPT:
+            return value
+        return TAG.sub(lambda m: (tags.close if m[1] else tags.open) + m[2] + tags.sep, value)
+    if isinstance(value, tuple):
+        return tuple(_respelled(item, name, tags) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        parts = fields(value)
+        return replace(
+            value, **{f.name: _respelled(getattr(value, f.name), f.name, tags) for f in parts}
+        )
+    return value
