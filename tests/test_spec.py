@@ -415,3 +415,15 @@ def test_bare_call_objects_are_proven_by_a_named_hook() -> None:
     )
     with pytest.raises(UsageError, match="no proof hook named 'nope'"):
         build(replace(spec, call=replace(spec.call, proof="nope")))
+
+
+def test_a_channel_turn_without_its_tokens_or_a_close_is_a_usage_error() -> None:
+    call = Call("<call>{name}{arguments}</call>")
+    no_tokens = Spec(
+        "x", "x", call, ("<|end|>",), turn=Channels((Channel("reasoning", "<|r|>", "<|/r|>"),))
+    )
+    with pytest.raises(UsageError, match="needs `tokens`"):
+        build(no_tokens)
+    no_close = replace(no_tokens, turn=Channels((Channel("reasoning", "<|r|>", ""),), ("<|",)))
+    with pytest.raises(UsageError, match="'reasoning' has no close"):
+        build(no_close)

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
+from ...combinators import UsageError
 from ..base import Format
 from ..blocks.families import channel_format, turn_format
 from ..blocks.prose import Reasoning
@@ -34,6 +35,7 @@ def build(stated: Spec) -> Format:
     if isinstance(turn, Messages):
         fmt = _messages(spec, turn, envelope)
     elif isinstance(turn, Channels):
+        _check_channels(spec.name, turn)
         channels = {c.name: c for c in turn.channels}
         fmt = channel_format(
             spec.name,
@@ -147,3 +149,18 @@ def _interleaved(
         )
 
     return render
+
+
+def _check_channels(name: str, turn: Channels) -> None:
+    """A channel turn (its tags spelled out) states its tokens and every channel's close."""
+    if not turn.tokens:
+        raise UsageError(
+            f"spec {name!r}: a Channels turn needs `tokens`, the texts its markers begin "
+            "with (or the spec's `tags`, which supply them)"
+        )
+    for channel in turn.channels:
+        if not channel.close:
+            raise UsageError(
+                f"spec {name!r}: channel {channel.name!r} has no close (only a channel "
+                "opened by a tag of the spec's `tags` may leave it to be derived)"
+            )
