@@ -18,18 +18,7 @@ import orjson
 
 from . import ast
 from .ast import Node, TreeBuilder
-from .combinators import (
-    FAILED,
-    Close,
-    Item,
-    Open,
-    Parser,
-    Recovered,
-    Run,
-    Status,
-    Text,
-    UsageError,
-)
+from .combinators import FAILED, Close, Item, Open, Parser, Recovered, Text, UsageError
 from .combinators.stream import new_text
 from .events import (
     ContentDelta,
@@ -202,8 +191,9 @@ class Session:
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
-        self._items: list[Item | tuple[str, int]] = []  # final text as `Text` fields (`Run.log`)
-        self._run = Run(grammar, log=self._items)
+        self._run = grammar.run()
+        self._inp = self._run.input
+        self._items: list[Item | tuple[str, int]] = []
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
         self._raw = _Transcript()
@@ -231,13 +221,29 @@ class Session:
         `special_tokens` in it are markers; elsewhere they are text (see `Session`)."""
         if self._guarded or type(chunk) is not str:
             chunk = self._decode(chunk, special)
-        self._raw.append(chunk)
-        # Final text (the innermost parser took the delta without a resume, and nothing
-        # waits) goes straight to the current sink: its event, or None, comes back.
-        taken = self._run.feed(chunk, self._sink)
-        if type(taken) is Status:
-            return self._collect()
-        return [] if taken is None else [taken]  # type: ignore[list-item]
+        inp = self._inp
+        fast = inp.fast
+        if fast is not None and chunk:
+            # The hot path: the innermost parser takes the chunk without a resume. Text it
+            # emits while no choice is open and no item waits is final, so it goes straight
+            # to the current sink; held input (a marker prefix) emits nothing at all.
+            taken = fast.absorb(inp, chunk)
+            if taken is not None:
+                self._raw.append(chunk)
+                if not taken[0]:
+                    return []
+                if inp.out is not inp.root or inp.root:
+                    inp.out.append(new_text(taken))
+                    return self._collect()
+                self._items.append(taken)  # a Text's fields: the Text is built for the AST
+                event = self._sink(taken[0])
+                return [] if event is None else [event]
+            self._raw.append(chunk)
+            self._run.resume(chunk)  # the absorber declined: no second try
+        elif chunk:
+            self._raw.append(chunk)
+            self._run.feed(chunk)
+        return self._collect()
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,

@@ -10,7 +10,7 @@ so a suspended parse resumes exactly where it stopped. A parser never yields onc
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .glance import EMPTY, Glance, before_value, failing
 from .result import (
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 U = TypeVar("U")
-S = TypeVar("S")
 T_co = TypeVar("T_co", covariant=True)
 
 Step = Generator[int, None, tuple[T, int]]
@@ -171,16 +170,13 @@ class Run(Generic[T]):
     Feeding resumes the suspended parser tree where it stopped: nothing is re-parsed and no
     text is scanned twice beyond what a parser holds back. After `DONE`, further input is kept
     as the `rest`; after `finish()` or `FAILED`, feeding is a `UsageError`.
-
-    `log`, when given, is where text a `sink` took is recorded (see `feed`): a consumer that
-    keeps every item in order passes the list it extends with `out`.
     """
 
-    def __init__(self, parser: Parser[T], text: str = "", log: list[Any] | None = None) -> None:
+    def __init__(self, parser: Parser[T], text: str = "") -> None:
         self._inp = Input()
         self._inp.buf = text
         self.out: list[Item] = self._inp.root
-        self.log = log
+        self.input = self._inp  # for a consumer that takes the absorber's shortcut itself
         self._steps: Step[T] = parser.step(self._inp, 0)
         self._finished = False
         self.status: Status = NEED_MORE
@@ -189,33 +185,17 @@ class Run(Generic[T]):
         self.error: ParseError | None = None
         self._advance()
 
-    @overload
-    def feed(self, text: str) -> Status: ...
-
-    @overload
-    def feed(self, text: str, sink: Callable[[str], S]) -> Status | S | None: ...
-
-    def feed(self, text: str, sink: Callable[[str], S] | None = None) -> Status | S | None:
-        """Parse `text` next; the status. When the innermost parser can take `text` without
-        a resume (`input.fast`), it does: the suspended tree is not touched. With a `sink`,
-        text so taken while no choice is open and no item waits in `out` is final: it goes
-        to `sink` instead of `out` (and, as `(text, start)`, to `log`), and `feed` returns
-        what `sink` returned, or None when the delta emitted no text (input held back)."""
+    def feed(self, text: str) -> Status:
         if self.status is NEED_MORE and not self._finished:
             if text:
                 inp = self._inp
                 fast = inp.fast
                 if fast is not None:
                     taken = fast.absorb(inp, text)
-                    if taken is not None:
-                        if not taken[0]:
-                            return None if sink is not None else self.status
-                        if sink is None or inp.out is not inp.root or inp.root:
+                    if taken is not None:  # by the innermost parser, without a resume
+                        if taken[0]:
                             inp.out.append(new_text(taken))
-                            return self.status
-                        if self.log is not None:
-                            self.log.append(taken)
-                        return sink(taken[0])
+                        return self.status
                 inp.append(text)
                 self._advance()
             return self.status
@@ -227,8 +207,8 @@ class Run(Generic[T]):
         return self.status
 
     def resume(self, text: str) -> Status:
-        """`feed` without the absorber's shortcut: the suspended tree resumes on `text` (the
-        reference the shortcut is checked against). Only while the status is `NEED_MORE`."""
+        """`feed` without trying the absorber's shortcut, for a consumer that tried it
+        itself (`input.fast`) and was declined. Only while the status is `NEED_MORE`."""
         self._inp.append(text)
         self._advance()
         return self.status
