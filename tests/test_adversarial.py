@@ -180,7 +180,7 @@ def forget_shortcuts() -> None:
     for parser in gc.get_objects():
         if isinstance(parser, Parser):
             parser.__dict__.pop("_glances", None)
-            for cache in ("plans", "skips"):
+            for cache in ("plans", "windows", "skips"):
                 if isinstance(parser.__dict__.get(cache), dict):
                     parser.__dict__[cache].clear()
 
@@ -191,7 +191,7 @@ def without_shortcuts() -> Iterator[None]:
     forget_shortcuts()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Parser, "glance", lambda self, window: None)
-        patch.setattr(Alt, "_plan", lambda self, char: self.undecided)
+        patch.setattr(Alt, "_plan", lambda self, char: (self.undecided, 0))
         yield
     forget_shortcuts()
 
