@@ -373,7 +373,10 @@ class NotFollowedBy(Wrapper[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
-        glance = yield from _glanced(self.parser, inp, pos, self.parser.reach())
+        parser, at = self.parser, pos - inp.base
+        glance = parser.glance(inp.buf[at : at + parser.reach()])
+        if glance is not None and glance.waits and not inp.eof:
+            glance = yield from _glanced(parser, inp, pos, parser.reach())
         if glance is not None and not glance.waits:  # decided by the first characters
             if glance.expected is not None:
                 return None, pos
