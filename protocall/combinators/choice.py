@@ -66,10 +66,18 @@ class Alt(Parser[T]):
             if planned is None:
                 planned = self._plan(char)
             plan, width = planned
-            if width:  # glances at up to `width` characters: decided by them, once
+            while width:  # glances at up to `width` characters: decided by them, once
                 window = inp.buf[at : at + width]
                 decided = self.windows.get(window)
-                plan = self._decide(plan, window) if decided is None else decided
+                if decided is None:
+                    decided = self._decide(plan, window)
+                if decided is not _WAIT:
+                    plan = decided
+                    break
+                if inp.eof:  # the glances decide at the end of input, as planned
+                    break
+                yield pos
+                at = pos - inp.base
         else:
             plan = self.undecided
         skipped: list[tuple[Glance, list[str]]] = []  # failures not built unless needed
@@ -135,7 +143,12 @@ class Alt(Parser[T]):
         input there is): the branches `window` rules out are skipped like those the first
         character rules out (their records and failures taken as those of one `tried`
         glance: recording a `tried` glance's own failure changes nothing), up to a branch
-        whose glance would wait for more input (it and the rest glance as planned)."""
+        whose glance would wait for more input (it and the rest glance as planned); or
+        `_WAIT` if every branch before that one is ruled out (waiting for its characters
+        first, the choice records nothing meanwhile: nobody reads the records while it
+        waits)."""
+        if len(self.windows) >= _MEMO:
+            self.windows.clear()
         decided: list[tuple[Any, int]] = []
         ruled_out: list[Glance] = []
         rest: Plan = ()
@@ -143,6 +156,9 @@ class Alt(Parser[T]):
             if width:
                 glance = parser if width < 0 else parser.glance(window[:width])
                 if glance is not None and glance.waits:
+                    if not decided and len(window) < width:
+                        self.windows[window] = _WAIT
+                        return _WAIT
                     rest = plan[index:]
                     break
                 if glance is not None and glance.fails:
@@ -154,8 +170,6 @@ class Alt(Parser[T]):
             decided.append((parser, 0))
         if ruled_out:
             decided.append((glances.tried(ruled_out), -1))
-        if len(self.windows) >= _MEMO:
-            self.windows.clear()
         self.windows[window] = result = (*decided, *rest)
         return result
 
@@ -216,6 +230,8 @@ def _failure_at(char: str) -> Any:
     return failure
 
 
+_WAIT: Plan = ((None, 0),)
+"""A choice's plan where it waits for more characters before it tries any branch."""
 _MEMO = 256
 """Characters whose shortcuts a choice keeps (a cache: cleared when full)."""
 
