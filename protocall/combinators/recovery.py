@@ -6,10 +6,17 @@ it has a way to resync, and a backtrack cut off by the end of the stream when it
 `cut_off` regions. Such a failure makes the region's raw text one `error` node whose value is
 a `Recovered`, so nothing is lost; any other failure passes through, the region's output
 dropped.
+
+A model stuck in a loop may repeat a header that fails the same way (`<|start|>` over and
+over). Where the grammar tries the region again first wherever one ends, `recover(...,
+runs=True)` takes such a run at once: a region that the next one, failing the same way,
+would follow at once extends over it, so the run is one `error` node (one report) and the
+repetitions after the first cost a string comparison and the resync, not a parse.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 from .glance import Glance
@@ -18,6 +25,10 @@ from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 
 ERROR = "error"
+
+HEADER = 256
+"""The longest failing header (from a region's start to just past its failure) that a run
+of repetitions is looked for after: a longer region ends where its resync stops."""
 
 
 class Recovered:
@@ -48,15 +59,31 @@ class Recover(Wrapper[Any]):
       `parser` emitted is dropped. So an opener whose head was cut off
       (`<tool_call>\\n<function=get_w` at the end) is an unfinished call, never text.
 
+    - With `runs` (and `resync`), for a region the grammar tries again, before anything
+      else, wherever one ends (the first branch of a loop's body): where the text at the
+      region's end starts with the text that decided its failure, the next region would
+      fail the same way, so the region extends over it, resyncing from the same offset
+      after its start, and so on. The node's `Recovered` keeps the first failure; its raw
+      text is the whole run. It needs more while that text may still be arriving (at most
+      `HEADER` characters past the region's end), and ends as it would alone where it is
+      not, or the input ends first.
+
     Needs more while `parser` does.
     """
 
     def __init__(
-        self, parser: Parser[Any], resync: Parser[Any] | None, *, cut_off: bool = False
+        self,
+        parser: Parser[Any],
+        resync: Parser[Any] | None,
+        *,
+        cut_off: bool = False,
+        runs: bool = False,
     ) -> None:
         self.parser = parser
         self.resync = resync
         self.cut_off = cut_off
+        self.runs = runs
+        self._decided: str | None = None  # the last text that decided a failure (a cache)
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
         barrier = inp.open_choice(pos, barrier=True)
@@ -74,6 +101,8 @@ class Recover(Wrapper[Any]):
             if resync is not None:
                 at = min(max(failure.position, pos, inp.base), inp.end)
                 _, end = yield from resync.step(inp, at)
+                if self.runs and failure.position < inp.end:
+                    end = yield from self._run(inp, pos, failure, resync, end)
             truncated = inp.eof and failure.position >= inp.end
             recovered = Recovered(failure, inp.raw(pos, end), pos, truncated)
             inp.close_choice(barrier, keep_output=after_cut)
@@ -84,16 +113,68 @@ class Recover(Wrapper[Any]):
         inp.close_choice(barrier, keep_output=True)
         return result
 
+    def _run(
+        self, inp: Input, pos: int, failure: ParseFailure, resync: Parser[Any], end: int
+    ) -> Generator[int, None, int]:
+        """Where the run of regions failing as the one from `pos` to `end` does ends."""
+        offset = failure.position - pos
+        if offset >= HEADER:
+            return end
+        header = inp.raw(pos, failure.position + 1)
+        if not (yield from _follows(inp, end, header)):
+            return end
+        decided = self._decided
+        if decided is None or not header.startswith(decided):
+            decided = self._decided = self._deciding(header, offset, failure.expected)
+        if decided is None:
+            return end
+        while (yield from _follows(inp, end, decided)):
+            _, end = yield from resync.step(inp, end + offset)
+        return end
+
+    def _deciding(self, text: str, offset: int, expected: tuple[str, ...]) -> str | None:
+        """The shortest start of `text` that makes `parser` fail at `offset` expecting
+        `expected`, whatever follows it (fed character by character, the parser fails
+        once that much has arrived: the parse depends on nothing else), or None."""
+        inp = Input()
+        steps = self.parser.step(inp, 0)
+        try:
+            next(steps)
+            for char in text:
+                inp.append(char)
+                steps.send(None)
+        except ParseFailure as probe:
+            same = probe.position == offset and probe.expected == expected
+            return inp.buf if same else None
+        except StopIteration:
+            return None
+        return None
+
     def _glance(self, window: str) -> Glance | None:
         # A failure before any cut passes through, and where the window is the input did
         # not end: a region the window rules out is ruled out.
         return self.parser.glance(window)
 
 
-def recover(parser: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
+def _follows(inp: Input, at: int, text: str) -> Generator[int, None, bool]:
+    """Whether the input at `at` starts with `text`, waiting while what has arrived there
+    is a proper prefix of it."""
+    while True:
+        have = inp.text(at, min(at + len(text), inp.end))
+        if not text.startswith(have):
+            return False
+        if len(have) == len(text):
+            return True
+        if inp.eof:
+            return False
+        yield at
+
+
+def recover(parser: Parser[Any], resync: Parser[Any], *, runs: bool = False) -> Parser[Any]:
     """Turn a committed failure of `parser` into an `error` node and carry on, skipping with
-    `resync` (see `Recover`)."""
-    return Recover(parser, resync)
+    `resync`; with `runs`, a run of regions failing the same way is one node (see
+    `Recover`)."""
+    return Recover(parser, resync, runs=runs)
 
 
 def unfinished(parser: Parser[Any]) -> Parser[Any]:

@@ -134,9 +134,9 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     )
     skip = until(START, END, RETURN, CALL, emit=False).skip(optional(literal(END)))
     segment = alt(
+        recover(message, skip, runs=True),  # first: a loop of failing headers is one error
         tag(ast.END_OF_TURN, markers(RETURN, CALL)),
         literal(END),
-        recover(message, skip),
         tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)),
     )
     lead = body(OPENED[start]) if start else optional(unfinished(recover(role_call, skip)))
