@@ -1,37 +1,60 @@
-"""Test support for the server adapters: the import shim that lets vLLM's parser modules
-load without torch, and a character tokenizer whose special tokens are a format's markers.
+"""Test support for the server adapters: the import shim that lets vLLM's and SGLang's
+modules load without torch, and a character tokenizer whose special tokens are a format's
+markers.
 
 vLLM's parser, protocol and registry modules are plain Python, but importing them runs
 `vllm/__init__` and `vllm.config`, which import torch and read attributes off it at module
 level (dtypes, `torch.nn.Module` in annotations, `torch.library` registrations). The tests
-never run a model, so `install()` puts a stand-in `torch` in front of the import system:
-every attribute and submodule is an inert placeholder class. It is installed only when the
-real torch is absent. CI installs the server wheels with `--no-deps` (requirements/servers.txt).
+never run a model, so `install()` puts stand-ins for torch and triton (the GPU kernel
+compiler SGLang's utilities import at module level) in front of the import system: every
+attribute and submodule is an inert placeholder class. Each is installed only when the
+real package is absent. CI installs the server wheels with `--no-deps`
+(requirements/servers.txt).
+
+What the server launchers' argument parsing reaches (tests/test_integrations_cli.py) needs
+four answers a bare placeholder gets wrong, each kept as narrow as that use:
+
+- `torch.library.infer_schema` gives a schema with one `Tensor` output per value the
+  function returns: `vllm.ir` registers its operators at import (building vLLM's
+  argument parser validates the default executor, which imports them), and its in-place
+  overloads count those outputs.
+- A class the server derives from a placeholder (SGLang's kernels subclass
+  `torch.nn.Module` and `ABC` together) is an ordinary class: the placeholders' metaclass
+  is an `ABCMeta`, and only the placeholders themselves answer a call with themselves.
+- `int()` of a placeholder is 0 (`int(torch.distributed.ReduceOp.SUM)` at import).
+- torch has no `npu`: SGLang detects an Ascend build by `hasattr(torch, "npu")`, which
+  only the `torch_npu` add-on sets, and then requires the device.
 """
 
 from __future__ import annotations
 
+import abc
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import inspect
 import sys
 import types
+import typing
 from typing import Any
 
 
-class _Placeholder(type):
+class _Placeholder(abc.ABCMeta):
     """A class standing for any torch object: attributes, calls, indexing and `|` give
-    placeholders again; it is falsy, empty and absorbs `+`."""
+    placeholders again; it is falsy, empty, 0 as an int and absorbs `+`. A class derived
+    from one is an ordinary class."""
 
     def __getattr__(cls, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        value = _Placeholder(name, (), {})
+        value = _Placeholder(name, (), {"_stand_in": True})
         setattr(cls, name, value)
         return value
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls
+        if "_stand_in" in cls.__dict__:
+            return cls
+        return super().__call__(*args, **kwargs)
 
     def __getitem__(cls, key: Any) -> Any:
         return cls
@@ -53,21 +76,40 @@ class _Placeholder(type):
     def __bool__(cls) -> bool:
         return False
 
+    def __int__(cls) -> int:
+        return 0
+
 
 class _Module(types.ModuleType):
-    __getattr__ = _Placeholder.__getattr__  # a torch submodule: placeholders all the way
+    def __getattr__(self, name: str) -> Any:
+        if self.__name__ == "torch" and name == "npu":
+            raise AttributeError(name)  # the torch_npu add-on's attribute
+        return _Placeholder.__getattr__(self, name)  # placeholders all the way
+
+
+def _infer_schema(function: Any, mutates_args: Any = ()) -> str:
+    """A torch operator schema with one `Tensor` output per value `function` returns."""
+    returned = typing.get_args(inspect.signature(function).return_annotation)
+    outputs = ", ".join(["Tensor"] * (len(returned) or 1))
+    return "() -> " + (f"({outputs})" if returned else outputs)
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, roots: set[str]) -> None:
+        self.roots = roots  # the absent packages this finder stands in for
+
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname == "torch" or fullname.startswith("torch."):
+        if fullname.partition(".")[0] in self.roots:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
     def create_module(self, spec: Any) -> types.ModuleType:
         module = _Module(spec.name)
         module.__path__ = []
-        module.__version__ = "2.9.0"  # type: ignore[attr-defined]
+        if spec.name == "torch":
+            module.__version__ = "2.9.0"  # type: ignore[attr-defined]
+        if spec.name == "torch.library":
+            module.infer_schema = _infer_schema  # type: ignore[attr-defined]
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -88,11 +130,16 @@ def require(module: str) -> Any:
 
 
 def install() -> None:
-    """Stand in for torch, unless it is installed (idempotent)."""
+    """Stand in for torch and triton, each unless it is installed (idempotent)."""
     if any(isinstance(finder, _Finder) for finder in sys.meta_path):
         return
-    if "torch" not in sys.modules and importlib.util.find_spec("torch") is None:
-        sys.meta_path.insert(0, _Finder())
+    absent = {
+        name
+        for name in ("torch", "triton")
+        if name not in sys.modules and importlib.util.find_spec(name) is None
+    }
+    if absent:
+        sys.meta_path.insert(0, _Finder(absent))
 
 
 class Tokenizer:

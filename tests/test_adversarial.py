@@ -15,6 +15,7 @@ import pstats
 import re
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -22,8 +23,11 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
-from protocall.combinators import Alt, Parser
+from protocall.combinators import Alt, Parser, Recover
 from protocall.combinators.result import ParseFailure
+from protocall.events import ProtocolError
+from protocall.formats.gpt_oss import CHANNEL, END, START
+from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs
 
 SMALL, LARGE = 100, 400
@@ -180,7 +184,7 @@ def forget_shortcuts() -> None:
     for parser in gc.get_objects():
         if isinstance(parser, Parser):
             parser.__dict__.pop("_glances", None)
-            for cache in ("plans", "skips"):
+            for cache in ("plans", "windows", "skips"):
                 if isinstance(parser.__dict__.get(cache), dict):
                     parser.__dict__[cache].clear()
 
@@ -191,7 +195,7 @@ def without_shortcuts() -> Iterator[None]:
     forget_shortcuts()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Parser, "glance", lambda self, window: None)
-        patch.setattr(Alt, "_plan", lambda self, char: self.undecided)
+        patch.setattr(Alt, "_plan", lambda self, char: (self.undecided, 0))
         yield
     forget_shortcuts()
 
@@ -242,3 +246,101 @@ def test_the_shortcut_changes_no_outcome_on_marker_soup(name: str, data: st.Data
     with without_shortcuts():
         expected = outcome(name, text, delta)
     assert outcome(name, text, delta) == expected
+
+
+# -- the choice machinery's work per repetition of a marker -----------------------------------
+
+MACHINERY = [
+    ("hermes", "'</think>' repeated", 4.0, 7.5),
+    ("glm-4.5", "'</think>' repeated", 4.0, 7.5),
+    ("kimi-k2", "'</think>' repeated", 4.5, 8.0),
+    ("granite", "'</think>' repeated", 4.0, 7.5),
+    ("gpt-oss", "'<|start|>' repeated", 15.0, 20.0),
+    ("deepseek-v4.1", "'<｜DSML｜' repeated", 9.0, 13.5),
+    ("qwen3-coder", "'<tool_call>' repeated", 5.5, 11.5),
+]
+"""Marker loops where a choice rules most branches out at each repetition, with the
+Python-level calls per character each may cost one-shot and in 4-character deltas (measured:
+3.5 and 6.5, 3.5 and 6.5, 3.9 and 7.1, 3.4 and 6.4, 13.8 and 18.6, 8.3 and 12.2, 4.8 and
+10.3; with a failure built per branch ruled out, a glance per branch at each repetition and
+a wait per branch for its characters: 6.3 and 10.3, 8.6 and 12.6, 8.8 and 13.0, 8.4 and
+12.4, 18.0 and 22.9, 13.0 and 18.5, 6.6 and 13.2)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), MACHINERY)
+def test_a_repeated_marker_costs_the_choice_machinery_little_work(
+    name: str, label: str, one_shot: float, streamed: float
+) -> None:
+    generate = degenerate_inputs(formats.get(name))[label]
+    small, large = generate(1000), generate(3000)
+    for delta, limit in ((0, one_shot), (4, streamed)):
+        parse(name, small, delta)  # grammar caches warm: not counted
+        extra = calls(name, large, delta) - calls(name, small, delta)
+        per_character = extra / (len(large) - len(small))
+        assert per_character <= limit, (
+            f"{name}, {label}, delta {delta}: {per_character:.1f} calls per character"
+        )
+
+
+# -- a run of repeated failing headers is one error region (issue #20) --------------------
+
+RUNS = [("gpt-oss", "<|start|>"), ("gpt-oss", "<|start|>x"), ("gpt-oss", "<|start|>assistant ")]
+"""Headers that each open a message which fails the same way, repeated by a model in a loop."""
+
+
+def errors(name: str, text: str, delta: int) -> list[ProtocolError]:
+    session = formats.get(name).parser(TOOLS)
+    events = []
+    for start in range(0, len(text), delta or len(text)):
+        events += session.feed(text[start : start + (delta or len(text))])
+    events += session.finish()
+    return [event for event in events if isinstance(event, ProtocolError)]
+
+
+def recoveries(name: str, text: str, delta: int) -> int:
+    """How many times a recovered region is entered (parsed from its start) for `text`."""
+    entered = []
+    step = Recover.step
+
+    def counted(self: Recover, inp: Any, pos: int) -> Any:
+        entered.append(pos)
+        return step(self, inp, pos)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Recover, "step", counted)
+        parse(name, text, delta)
+    return len(entered)
+
+
+@pytest.mark.parametrize(("name", "header"), RUNS)
+@pytest.mark.parametrize("delta", [0, 1, 4])
+def test_a_run_of_failing_headers_is_one_error_whatever_its_length(
+    name: str, header: str, delta: int
+) -> None:
+    """The run is one error whose raw text is the whole run and whose message is a single
+    header's, except that the last header, where the end of input cuts it off, may be its
+    own truncated error. Nothing is lost, and the work does not grow with the repetitions."""
+    run = header * 50
+    reported = errors(name, run + header, delta)
+    assert "".join(error.raw for error in reported) == run + header
+    assert len(reported) <= 2 and reported[0].raw.startswith(run)
+    assert reported[0].message == errors(name, header * 2, delta)[0].message
+    assert recoveries(name, header * 200, delta) == recoveries(name, header * 20, delta)
+
+
+def fed(name: str, chunks: list[str]) -> tuple[list[ProtocolError], Any]:
+    session = formats.get(name).parser(TOOLS)
+    events = [event for chunk in chunks for event in session.feed(chunk)] + session.finish()
+    return [event for event in events if isinstance(event, ProtocolError)], session.message
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_runs_of_failing_headers_are_the_same_whatever_the_chunking(data: st.DataObject) -> None:
+    """Runs of headers mixed with messages, text and headers cut off: the same errors
+    (raw text and message) and the same message one-shot, per character and chunked."""
+    pieces = [START, START + "x", START + "assistant", CHANNEL, END, "<|start", "a", "<",
+              START + "assistant" + CHANNEL + "final<|message|>ok", "<|return|>"]  # fmt: skip
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=16)))
+    chunks = data.draw(chunkings(text, (START, CHANNEL, END)))
+    assert fed("gpt-oss", chunks) == fed("gpt-oss", [text]) == fed("gpt-oss", list(text))

@@ -16,7 +16,7 @@ from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Choice, Input
+from .stream import Choice, Far, Input
 
 T = TypeVar("T")
 
@@ -43,7 +43,8 @@ class Alt(Parser[T]):
         self.parsers: tuple[Parser[Any], ...] = parsers
         *tried, self.last = parsers
         self.undecided: Plan = tuple((parser, 0) for parser in tried)
-        self.plans: dict[str, Plan] = {}  # by the character at the start
+        self.plans: dict[str, tuple[Plan, int]] = {}  # by the character at the start
+        self.windows: dict[str, Plan] = {}  # by the characters a plan glances at
 
     @functools.cached_property
     def waiting(self) -> bool:
@@ -61,9 +62,22 @@ class Alt(Parser[T]):
             at = pos - inp.base
         if at < len(inp.buf):
             char = inp.buf[at]
-            plan = self.plans.get(char)
-            if plan is None:
-                plan = self._plan(char)
+            planned = self.plans.get(char)
+            if planned is None:
+                planned = self._plan(char)
+            plan, width = planned
+            while width:  # glances at up to `width` characters: decided by them, once
+                window = inp.buf[at : at + width]
+                decided = self.windows.get(window)
+                if decided is None:
+                    decided = self._decide(plan, window)
+                if decided is not _WAIT:
+                    plan = decided
+                    break
+                if inp.eof:  # the glances decide at the end of input, as planned
+                    break
+                yield pos
+                at = pos - inp.base
         else:
             plan = self.undecided
         skipped: list[tuple[Glance, list[str]]] = []  # failures not built unless needed
@@ -101,8 +115,9 @@ class Alt(Parser[T]):
                 best = _merged(pos, best, skipped)
             raise (failure if best is None else best.merge(failure)) from None
 
-    def _plan(self, char: str) -> Plan:
-        """The steps before the last branch at `char` (see `Plan`)."""
+    def _plan(self, char: str) -> tuple[Plan, int]:
+        """The steps before the last branch at `char` (see `Plan`), and the most
+        characters they glance at (0: none)."""
         plan: list[tuple[Any, int]] = []
         ruled_out: list[Glance] = []
         for parser, _ in self.undecided:
@@ -119,7 +134,43 @@ class Alt(Parser[T]):
             plan.append((glances.tried(ruled_out), -1))
         if len(self.plans) >= _MEMO:
             self.plans.clear()
-        self.plans[char] = result = tuple(plan)
+        width = max(width for _, width in plan) if plan else 0
+        self.plans[char] = result = tuple(plan), width
+        return result
+
+    def _decide(self, plan: Plan, window: str) -> Plan:
+        """`plan` where the input starts with `window` (as wide as it glances, or all the
+        input there is): the branches `window` rules out are skipped like those the first
+        character rules out (their records and failures taken as those of one `tried`
+        glance: recording a `tried` glance's own failure changes nothing), up to a branch
+        whose glance would wait for more input (it and the rest glance as planned); or
+        `_WAIT` if every branch before that one is ruled out (waiting for its characters
+        first, the choice records nothing meanwhile: nobody reads the records while it
+        waits)."""
+        if len(self.windows) >= _MEMO:
+            self.windows.clear()
+        decided: list[tuple[Any, int]] = []
+        ruled_out: list[Glance] = []
+        rest: Plan = ()
+        for index, (parser, width) in enumerate(plan):
+            if width:
+                glance = parser if width < 0 else parser.glance(window[:width])
+                if glance is not None and glance.waits:
+                    if not decided and len(window) < width:
+                        self.windows[window] = _WAIT
+                        return _WAIT
+                    rest = plan[index:]
+                    break
+                if glance is not None and glance.fails:
+                    ruled_out.append(glance)
+                    continue
+            if ruled_out:
+                decided.append((glances.tried(ruled_out), -1))
+                ruled_out = []
+            decided.append((parser, 0))
+        if ruled_out:
+            decided.append((glances.tried(ruled_out), -1))
+        self.windows[window] = result = (*decided, *rest)
         return result
 
     def _glance(self, window: str) -> Glance | None:
@@ -179,6 +230,8 @@ def _failure_at(char: str) -> Any:
     return failure
 
 
+_WAIT: Plan = ((None, 0),)
+"""A choice's plan where it waits for more characters before it tries any branch."""
 _MEMO = 256
 """Characters whose shortcuts a choice keeps (a cache: cleared when full)."""
 
@@ -287,13 +340,13 @@ class Cut(Parser[None]):
 cut = Cut()
 
 
-def _forget(inp: Input, choice: Choice, furthest: ParseFailure | None) -> None:
+def _forget(inp: Input, choice: Choice, furthest: Far | None) -> None:
     """End a lookahead: drop its choice and output, and the failures it recorded.
 
     (Not in a `finally`: a generator closed by garbage collection must not touch the
     choice stack, which other closed generators leave in no particular order.)"""
     inp.close_choice(choice, keep_output=False)
-    inp.furthest = furthest
+    inp.far = furthest
 
 
 class Peek(Wrapper[T]):
@@ -306,7 +359,7 @@ class Peek(Wrapper[T]):
         self.parser = parser
 
     def step(self, inp: Input, pos: int) -> Step[T]:
-        choice, furthest = inp.open_choice(pos), inp.furthest
+        choice, furthest = inp.open_choice(pos), inp.far
         try:
             value, _ = yield from self.parser.step(inp, pos)
         except ParseFailure:
@@ -336,12 +389,15 @@ class NotFollowedBy(Wrapper[None]):
         self.expected = (description,)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
-        glance = yield from _glanced(self.parser, inp, pos, self.parser.reach())
+        parser, at = self.parser, pos - inp.base
+        glance = parser.glance(inp.buf[at : at + parser.reach()])
+        if glance is not None and glance.waits and not inp.eof:
+            glance = yield from _glanced(parser, inp, pos, parser.reach())
         if glance is not None and not glance.waits:  # decided by the first characters
             if glance.expected is not None:
                 return None, pos
             raise Backtrack(pos, self.expected)
-        choice, furthest = inp.open_choice(pos), inp.furthest
+        choice, furthest = inp.open_choice(pos), inp.far
         try:
             yield from self.parser.step(inp, pos)
         except Backtrack:

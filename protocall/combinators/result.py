@@ -36,7 +36,8 @@ class ParseFailure(Exception):
     def __init__(self, position: int, expected: Iterable[str]) -> None:
         super().__init__(position)
         self.position = position
-        self.expected: tuple[str, ...] = tuple(dict.fromkeys(expected))
+        expected = tuple(expected)
+        self.expected = tuple(dict.fromkeys(expected)) if len(expected) > 1 else expected
         self.context: list[str] = []
 
     def detach(self) -> Self:

@@ -46,6 +46,9 @@ new_text: Callable[[tuple[str, int]], Text] = functools.partial(tuple.__new__, T
 """`Text` from its `(text, start)` fields, without `NamedTuple.__new__`'s Python-level call
 (the hot paths build one per delta)."""
 
+Far = tuple[int, tuple[str, ...], list[str]]
+"""The furthest failure's position, expectations and context list (see `Input.far`)."""
+
 
 RELEASE = 256
 """Characters of decided text a buffer keeps before it drops them (a parser releases from
@@ -90,8 +93,8 @@ class Input:
         "buf",
         "choices",
         "eof",
+        "far",
         "fast",
-        "furthest",
         "out",
         "root",
     )
@@ -105,7 +108,8 @@ class Input:
         self.root: list[Item] = []
         self.out: list[Item] = self.root
         self.choices: list[Choice] = []
-        self.furthest: ParseFailure | None = None
+        # The furthest failure, kept as its fields: (position, expected, context list).
+        self.far: Far | None = None
         self._lines = 1
         self._line_start = 0
         self._captures = 0
@@ -143,13 +147,23 @@ class Input:
             parent.extend(choice.out)
         self.out = parent
 
+    @property
+    def furthest(self) -> ParseFailure | None:
+        """The furthest failure the choices backtracked over (the input was viable up to
+        its position), with the expectations of every failure recorded there, or None."""
+        far = self.far
+        if far is None:
+            return None
+        failure = Backtrack(far[0], far[1])
+        failure.context = far[2]
+        return failure
+
     def abandon(self, failure: ParseFailure) -> None:
-        """Remember a failure a choice backtracked over: the input was viable up to its
-        position, so a parse that fails short of it reports the error there (the failure
-        is kept detached: `ParseFailure.detach`)."""
+        """Remember a failure a choice backtracked over: a parse that fails short of its
+        position reports the error there. The failure is detached (`ParseFailure.detach`):
+        the choice may keep it to raise later."""
         failure.detach()
-        furthest = self.furthest
-        self.furthest = failure if furthest is None else furthest.merge(failure)
+        self._record(failure.position, failure.expected, failure.context)
 
     def refuse(self, pos: int, glance: Glance, record: bool = True) -> list[str]:
         """Do what a parser that `glance` rules out at `pos` would to the furthest failure:
@@ -166,16 +180,18 @@ class Input:
         return context
 
     def _record(self, at: int, expected: tuple[str, ...], context: Any) -> None:
-        """`abandon` of a failure at `at` expecting `expected` inside `context` (a list, or
-        a tuple to copy), built only if the furthest failure changes."""
-        furthest = self.furthest
-        if furthest is None or furthest.position < at:
-            furthest = self.furthest = Backtrack(at, expected)
-            furthest.context = context if type(context) is list else list(context)
-        elif furthest.position == at and furthest.expected != expected:
-            known = furthest.expected
+        """`abandon` of a failure at `at` expecting `expected` inside `context` (a list,
+        shared, or a tuple to copy): the furthest failure is the later one; at the same
+        position, it expects what both expect (in order, once), with the first's context."""
+        far = self.far
+        if far is None or far[0] < at:
+            if len(expected) > 1:
+                expected = tuple(dict.fromkeys(expected))
+            self.far = (at, expected, context if type(context) is list else list(context))
+        elif far[0] == at and far[1] != expected:
+            known = far[1]
             if not all(item in known for item in expected):
-                self.furthest = furthest.merge(Backtrack(at, expected))
+                self.far = (at, tuple(dict.fromkeys(known + expected)), far[2])
 
     def cut(self) -> None:
         """Commit every open choice: none of them may backtrack any more, and the output

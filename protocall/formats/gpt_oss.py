@@ -133,10 +133,11 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         seq(peek(markers(MESSAGE, CONSTRAIN)), cut, fail("a message header before it")),
     )
     skip = until(START, END, RETURN, CALL, emit=False).skip(optional(literal(END)))
+    stop, end = tag(ast.END_OF_TURN, markers(RETURN, CALL)), literal(END)
     segment = alt(
-        tag(ast.END_OF_TURN, markers(RETURN, CALL)),
-        literal(END),
-        recover(message, skip),
+        stop,
+        end,
+        recover(message, skip, runs=(stop, end)),  # a loop of failing headers: one error
         tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)),
     )
     lead = body(OPENED[start]) if start else optional(unfinished(recover(role_call, skip)))

@@ -230,10 +230,11 @@ def detector_classes(
     """The reasoning and function-call detector classes for the registered format `name`."""
     formats.get(name)  # an unknown name lists the known ones
     title = "".join(part.capitalize() for part in name.replace(".", "-").split("-"))
-    reasoning = type(
-        f"{title}ReasoningDetector", (ProtocallReasoningDetector,), {"format_name": name}
-    )
-    tool = type(f"{title}Detector", (ProtocallFunctionCallDetector,), {"format_name": name})
+    # The module named explicitly: SGLang's detector base is an ABC, and a class ABCMeta
+    # builds would otherwise take its module from the frame that called `type`, abc's.
+    fields = {"format_name": name, "__module__": __name__}
+    reasoning = type(f"{title}ReasoningDetector", (ProtocallReasoningDetector,), fields)
+    tool = type(f"{title}Detector", (ProtocallFunctionCallDetector,), fields)
     return reasoning, tool
 
 
