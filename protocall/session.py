@@ -19,6 +19,7 @@ import orjson
 from . import ast
 from .ast import Node, TreeBuilder
 from .combinators import FAILED, Close, Item, Open, Parser, Recovered, Text, UsageError
+from .combinators.stream import new_text
 from .events import (
     ContentDelta,
     Event,
@@ -232,7 +233,7 @@ class Session:
                 if not taken[0]:
                     return []
                 if inp.out is not inp.root or inp.root:
-                    inp.out.append(tuple.__new__(Text, taken))
+                    inp.out.append(new_text(taken))
                     return self._collect()
                 self._items.append(taken)  # a Text's fields: the Text is built for the AST
                 event = self._sink(taken[0])
@@ -525,7 +526,7 @@ class Session:
             raise UsageError("the AST is available once finish() has run")
         tree = TreeBuilder()
         for item in self._items:
-            tree.add(self._restore_item(Text(*item) if type(item) is tuple else item))  # type: ignore[arg-type]
+            tree.add(self._restore_item(new_text(item) if type(item) is tuple else item))  # type: ignore[arg-type]
         return tree.finish(self._run.offset)
 
     def _restore_item(self, item: Item) -> Item:

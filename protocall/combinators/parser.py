@@ -26,7 +26,7 @@ from .result import (
     UsageError,
     describe_expected,
 )
-from .stream import Input, Item, Text
+from .stream import RELEASE, Input, Item, new_text
 
 if TYPE_CHECKING:
     from .choice import Alt
@@ -194,7 +194,7 @@ class Run(Generic[T]):
                     taken = fast.absorb(inp, text)
                     if taken is not None:  # by the innermost parser, without a resume
                         if taken[0]:
-                            inp.out.append(tuple.__new__(Text, taken))
+                            inp.out.append(new_text(taken))
                         return self.status
                 inp.append(text)
                 self._advance()
@@ -254,7 +254,7 @@ class Run(Generic[T]):
         else:
             if inp.eof:
                 raise RuntimeError("a parser asked for more input after the end of input")
-            if keep - inp.base >= 256:
+            if keep - inp.base >= RELEASE:
                 inp.release(keep)
 
     def _error(self, failure: ParseFailure) -> ParseError:

@@ -7,6 +7,8 @@ own position) is dropped, so memory stays bounded by the undecided region.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .result import Backtrack
@@ -39,6 +41,10 @@ class Close(NamedTuple):
 
 
 Item = Open | Text | Close
+
+new_text: Callable[[tuple[str, int]], Text] = functools.partial(tuple.__new__, Text)
+"""`Text` from its `(text, start)` fields, without `NamedTuple.__new__`'s Python-level call
+(the hot paths build one per delta)."""
 
 Far = tuple[int, tuple[str, ...], list[str]]
 """The furthest failure's position, expectations and context list (see `Input.far`)."""
