@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ... import ast
@@ -108,6 +109,10 @@ class Envelope:
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
+        if call.unclosed_value and self._xml_layout() is None:
+            raise UsageError(
+                f"`unclosed_value` needs a name right before XML arguments, not {call.template!r}"
+            )
 
     def _frame(self) -> tuple[str, str]:
         """Set how a run of calls is written (`written_section`, `None`: each call as the
@@ -141,7 +146,8 @@ class Envelope:
         if call.loose:
             self.markers = self._templates()[0].markers
         stray_ends = section.ends if section and section.stray_ends else ()
-        stray_closers = tags[1:] if call.stray_closers else ()
+        loose = section is not None and section.loose  # its calls' strays are dropped too
+        stray_closers = tags[1:] if call.stray_closers or loose else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
 
     def _summary(self, brackets: tuple[str, str]) -> str:
@@ -311,11 +317,25 @@ class Envelope:
 
     def _xml_layout(self) -> Layout | None:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
-        (what is between them, if anything, ends the name; see `blocks.calls.xml_calls`)."""
+        (what is between them, if anything, ends the name; see `blocks.calls.xml_calls`).
+        With `Call.unclosed_value`, a missing last value close is tolerated at the layout's
+        end followed by what the template writes after it or, where it writes nothing, by
+        the next call's opener, or by a stop (`Layout.unclosed_at_end`)."""
         call = self.spec.call
         if call.loose or not isinstance(call.name, Plain):
             return None
-        return call.arguments.layout if isinstance(call.arguments, XmlArguments) else None
+        if not isinstance(call.arguments, XmlArguments):
+            return None
+        layout = call.arguments.layout
+        if not call.unclosed_value:
+            return layout
+        if layout.unclosed_at_end is not None:
+            raise UsageError(
+                f"a call with `unclosed_value` derives its layout's `unclosed_at_end`, "
+                f"which states {layout.unclosed_at_end}"
+            )
+        after = self._xml_parts()[2].split()[1:] or [self.opener]
+        return replace(layout, unclosed_at_end=(*after, *self.spec.stops))
 
     def _templates(self) -> tuple[templates.Template, ...]:
         """A `loose` call read as a `templates.Template` (whitespace, or none, around each
@@ -445,8 +465,8 @@ class Envelope:
         named tag alone is a call too, for a declared tool whose arguments (or the layout's
         end) follow, resumed at the layout's end."""
         spec, call = self.spec, self.spec.call
-        codec = call.arguments
-        assert isinstance(codec, XmlArguments)
+        assert isinstance(call.arguments, XmlArguments)
+        codec = replace(call.arguments, layout=layout)  # as `_xml_layout` derived it
         before, between, after = self._xml_parts()
         outer, inner = re.split(r"\s+(?=<)", before.strip())
         closer = after.split()[-1]
