@@ -75,8 +75,8 @@ def respelled(spec: Spec) -> Spec:
     for token, _ in spec.respelled:
         if token in spec.call.template or not any(token in m for m in markers):
             raise UsageError(
-                f"spec {spec.name!r}: a respelled token {token!r} in its section's markers "
-                "(and not in the call's template, unless the call is `loose`)"
+                f"spec {spec.name!r}: a respelled token in its section's markers and not in "
+                f"the call's template (a `loose` call respells its own), not {token!r}"
             )
     assert section is not None  # a token in no marker was refused
 
