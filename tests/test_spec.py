@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from protocall.formats.codecs import (
     PythonKeywords,
     XmlArguments,
 )
-from protocall.formats.layouts import GLM
+from protocall.formats.layouts import GLM, QWEN3_CODER, glm_47
 from protocall.formats.spec import (
     Call,
     Channel,
@@ -427,3 +429,98 @@ def test_a_channel_turn_without_its_tokens_or_a_close_is_a_usage_error() -> None
     no_close = replace(no_tokens, turn=Channels((Channel("reasoning", "<|r|>", ""),), ("<|",)))
     with pytest.raises(UsageError, match="'reasoning' has no close"):
         build(no_close)
+
+
+FAMILY_BUDGETS = {"kimi_k2": 15, "kimi_k3": 15, "qwen3_coder": 15, "ling3": 15, "glm": 18}
+"""Code lines per family module (issue #16: at most 15 a family; glm.py holds two)."""
+
+
+def code_lines(source: str) -> int:
+    """The physical lines of module-level code in `source`: every top-level statement but
+    imports and docstrings (string statements), without its blank and comment lines."""
+    lines = source.splitlines()
+    count = 0
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        assert node.end_lineno is not None
+        written = (line.strip() for line in lines[node.lineno - 1 : node.end_lineno])
+        count += sum(1 for line in written if line and not line.startswith("#"))
+    return count
+
+
+def test_the_code_line_counter_skips_imports_docstrings_comments_and_blanks() -> None:
+    source = '"""Doc."""\nimport x\n\nA = f(\n    1,  # one\n\n    # two\n)\n"""A."""\nB = 2\n'
+    assert code_lines(source) == 4
+
+
+@pytest.mark.parametrize(("module", "budget"), FAMILY_BUDGETS.items())
+def test_a_family_is_a_spec_of_a_few_code_lines(module: str, budget: int) -> None:
+    path = Path(formats.__file__).parent / f"{module}.py"
+    assert code_lines(path.read_text(encoding="utf-8")) <= budget
+
+
+def test_a_loose_section_names_its_tolerances_and_drops_its_calls_strays() -> None:
+    section = Section(("<|s|>",), ("<|/s|>",), loose=True)
+    assert (section.bare, section.noise, section.empty, section.stray_ends) == (True,) * 4
+    assert from_data(to_data(section)) == section
+    spec = Spec("x", "x", Call("<|c|>{name}<|a|>{arguments}<|/c|>"), ("<|end|>",), section=section)
+    fmt = build(spec)
+    assert build(replace(spec, section=replace(section, loose=False))).reserved == fmt.reserved
+    text = "a<|/c|>b<|/s|>c<|s|>junk<|/s|>d<|c|>f<|a|>{}<|/c|>"
+    message = verify(fmt, text + "<|end|>", tools=None)
+    assert message.content == "abcd"
+    assert [c.name for c in message.tool_calls] == ["f"]
+
+
+def test_a_respelled_section_reads_every_spelling_and_writes_the_first() -> None:
+    call = Call("<|c|>{name}<|a|>{arguments}<|/c|>")
+    spec = Spec(
+        "x",
+        "x",
+        call,
+        ("<|end|>",),
+        section=Section(("<|calls_begin|>",), ("<|calls_end|>",)),
+        respelled=(("<|calls", "<|call"),),
+    )
+    fmt = build(spec)
+    spellings = ("<|calls_begin|>", "<|call_begin|>", "<|calls_end|>", "<|call_end|>")
+    assert set(spellings) <= set(fmt.reserved)
+    for begin, end in (("<|calls_begin|>", "<|calls_end|>"), ("<|call_begin|>", "<|call_end|>")):
+        text = f"{begin}<|c|>f<|a|>{{}}<|/c|>{end}<|end|>"
+        assert [c.name for c in verify(fmt, text, tools=None).tool_calls] == ["f"]
+    written = fmt.render(Turn(None, (ToolUse("f"),)), None)
+    assert written == "<|calls_begin|><|c|>f<|a|>{}<|/c|><|calls_end|><|end|>"
+    for respelled in ((("<|c|>", "<|k|>"),), (("<|nowhere", "<|x"),)):
+        with pytest.raises(UsageError, match="a respelled token"):
+            build(replace(spec, respelled=respelled))
+
+
+def test_an_unclosed_value_derives_where_a_missing_value_close_is_tolerated() -> None:
+    glm_47_spec = formats.get("glm-4.7").spec
+    stated = replace(glm_47_spec.call, arguments=XmlArguments(glm_47(("<tool_call>", "<|user|>"))))
+    with pytest.raises(UsageError, match="derives its layout's `unclosed_at_end`"):
+        build(replace(glm_47_spec, call=replace(stated, unclosed_value=True)))
+    by_hand = build(replace(glm_47_spec, call=replace(stated, unclosed_value=False)))
+    fmt = formats.get("glm-4.7")
+    weather = WEATHER[0]["function"]["name"]
+    for after in ("<tool_call>", "<|user|>", ""):
+        text = f"<tool_call>{weather}<arg_key>location</arg_key><arg_value>Paris</tool_call>"
+        text += after + ("" if after else "<|user|>")
+        for made in (fmt, by_hand):
+            assert stream(made, [text], WEATHER, made.prompt_for(None)).message == (
+                stream(by_hand, [text], WEATHER, by_hand.prompt_for(None)).message
+            )
+    # a template that writes a closer after the layout's end: that closer, then the stops
+    qwen = formats.get("qwen3-coder").spec
+    unstated = XmlArguments(replace(QWEN3_CODER, unclosed_at_end=None), newline=True)
+    derived = build(replace(qwen, call=replace(qwen.call, arguments=unstated, unclosed_value=True)))
+    text = "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</function>\n"
+    for rest in ("</tool_call><|im_end|>", "<|im_end|>"):
+        expected = verify(formats.get("qwen3-coder"), text + rest, tools=WEATHER)
+        assert verify(derived, text + rest, tools=WEATHER) == expected
+        assert expected.tool_calls[0].arguments == {"location": "Paris"}
+    with pytest.raises(UsageError, match="`unclosed_value` needs a name right before XML"):
+        build(replace(ACME, call=replace(ACME.call, unclosed_value=True)))

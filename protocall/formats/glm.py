@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .codecs import XmlArguments
-from .layouts import GLM, glm_47
+from .layouts import GLM
 from .spec import Call, Spec, Think, build
 
 GLM_45 = Spec(
@@ -31,17 +31,13 @@ GLM_45 = Spec(
     call=Call("\n<tool_call>{name}\n{arguments}</tool_call>", XmlArguments(GLM, newline=True)),
     stops=("<|observation|>", "<|user|>", "<|endoftext|>"),
     prompt="<|assistant|>",
-    call_stop="<|observation|>",
 )
 GLM_47 = replace(
     GLM_45,
     name="glm-4.7",
     summary="GLM-4.7 / 4.7-Flash: <tool_call>NAME<arg_key>/<arg_value>, no newlines",
     turn=Think(off="</think>"),
-    call=Call(
-        "<tool_call>{name}{arguments}</tool_call>",
-        XmlArguments(glm_47(("<tool_call>", *GLM_45.stops))),
-    ),
+    call=Call("<tool_call>{name}{arguments}</tool_call>", XmlArguments(GLM), unclosed_value=True),
     default_start="reasoning",
 )
 FORMATS = (build(GLM_45), build(GLM_47))

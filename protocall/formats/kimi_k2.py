@@ -31,26 +31,18 @@ sections, each call named by the id the model writes, `functions.NAME:IDX`.
 from __future__ import annotations
 
 from .codecs import IdName
-from .spec import Call, Section, Spec, Think, build
+from .spec import Call, Section, Spec, build
 
 SPEC = Spec(
     name="kimi-k2",
     summary="Kimi K2 / K2-Thinking / K2.5 / K2.6: special-token tool sections, functions.NAME:IDX",
-    turn=Think(),
     call=Call(
         "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>",
         name=IdName("functions."),
         spaced=True,
-        stray_closers=True,
     ),
-    section=Section(
-        begins=("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"),
-        ends=("<|tool_calls_section_end|>", "<|tool_call_section_end|>"),
-        bare=True,
-        noise=True,
-        empty=True,
-        stray_ends=True,
-    ),
+    section=Section(("<|tool_calls_section_begin|>",), ("<|tool_calls_section_end|>",), loose=True),
+    respelled=(("<|tool_calls_section", "<|tool_call_section"),),
     placeholder="(no content)",
     stops=("<|im_end|>", "<|im_middle|>", "<|im_system|>"),
     prompt="<|im_assistant|>assistant<|im_middle|>",

@@ -106,8 +106,12 @@ TOLERATED: Mapping[str, frozenset[str]] = {
     "Spec": frozenset({"dropped", "placeholder", "malformed_as_content", "fenced", "respelled"}),
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases"}),
     "Channels": frozenset({"starts"}),
-    "Call": frozenset({"spaced", "stray_closers", "unclosed", "bare", "loose", "empty", "proof"}),
-    "Section": frozenset({"bare", "noise", "empty", "stray_ends", "opens_at", "opener", "element"}),
+    "Call": frozenset(
+        {"spaced", "stray_closers", "unclosed", "unclosed_value", "bare", "loose", "empty", "proof"}
+    ),
+    "Section": frozenset(
+        {"bare", "noise", "empty", "stray_ends", "opens_at", "opener", "element", "loose"}
+    ),
     "XmlArguments": frozenset({"block"}),
     "Layout": frozenset({"committed_opener", "unclosed_at_opener", "unclosed_at_end"}),
 }

@@ -36,7 +36,10 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   the template's (or its section's) leading whitespace is a lead that belongs to the call.
   A template whose named tag stands in an outer one may be `unclosed` (the outer closer
   missing before a stop or the next call) and `bare` (the named tag alone is a call, for
-  a declared tool whose arguments follow). A `loose` call (`templates.Template`) allows
+  a declared tool whose arguments follow). With `unclosed_value`, a `Plain` name right
+  before `XmlArguments`, a missing last value close is tolerated at the layout's end followed
+  by what the template writes after it (else the next call's opener) or a stop, the layout's
+  `unclosed_at_end` derived so. A `loose` call (`templates.Template`) allows
   whitespace around every tag; `empty` is the text after its name that closes a call
   without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
@@ -45,9 +48,10 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
   dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
   it) or `"marker"` (where a call opener or the end follows it; the section then ends at
-  its first spelling of the end). With `each` it is written around each call, with
-  `written_bare` not at all (the calls are written `bare`); `opener` is where content
-  stops to try it, a prefix its begins share (`<｜DSML｜`).
+  its first spelling of the end); `loose`: the section only frames its calls, all four
+  tolerances at once and the calls' `stray_closers` too. With `each` it is written around
+  each call, with `written_bare` not at all (the calls are written `bare`); `opener` is
+  where content stops to try it, a prefix its begins share (`<｜DSML｜`).
   With `array`, the calls are one JSON array after the begin (`blocks.json_calls.json_call_list`),
   the template `{call}` alone: each element is the call codec's `element`
   (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
@@ -61,7 +65,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
   `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns);
   `respelled`: (token, spelling) pairs, the same calls with the token so spelled accepted
-  too; `call_stop`: the stop written after a turn with calls (default: the first).
+  too (every marker of a `loose` call; else the section's begins and ends, listed by
+  `tags.respelled` before anything is derived); `call_stop`: the stop written after a turn
+  with calls (default: the first).
 - `tags`: `Tags(open, close, sep)`, markers written as tags spelled with tokens: `<t …>` in
   the spec's texts is `open` t … `sep`, `</t>` `close` t `sep` (Kimi K3's XTML), with what
   that implies (a channel closes as its tag opens, a `Channels` turn's tokens, attribute
@@ -84,8 +90,8 @@ Llama 3's); such calls follow one another separated by `between`'s text (`;`).
 How every family maps (every one is written as a spec):
 
 - *Kimi K2: `Think`, `Call("<|tool_call_begin|>{id}<|tool_call_argument_begin|>…",
-  name=IdName("functions."), spaced=True)`, a `Section` of two spellings with `bare`,
-  `noise`, `empty` and `stray_ends`, `stray_closers`, the `placeholder` `(no content)`.
+  name=IdName("functions."), spaced=True)`, a `loose` `Section`, its other spelling
+  `respelled` (`<|tool_call_section…`), the `placeholder` `(no content)`.
 - *Kimi K3: `Tags("<|open|>", "<|close|>", "<|sep|>")`, so `Channels` of `<think>` and
   `<response>`, `<call tool="{name}" …>` (an `Attribute` name) with
   `XmlArguments(KIMI_K3, block=JsonBlock(…))` in `<tools>` (`opens_at="marker"`).
@@ -101,8 +107,9 @@ How every family maps (every one is written as a spec):
   the proxies' spellings of `｜DSML｜` `respelled`.
 - *Qwen3-Coder: `<tool_call>` around `<function={name}>`, `unclosed` and `bare`. *Ling 3.0,
   *GLM-4.5 / 4.7: `<tool_call>{name}…{arguments}</tool_call>`, the name ended by an
-  argument; GLM-4.5's `\n` lead, `Think.written` and `call_stop`. *MiniMax-M2 and
-  *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead (`each` for Seed).
+  argument; GLM-4.5's `\n` lead and `Think.written`, GLM-4.7's `unclosed_value`.
+  *MiniMax-M2 and *Seed-OSS: the name ended by `">` / `>`, a section with a `\n` lead
+  (`each` for Seed).
 - *Nemotron: `Call("{call}", NameAndArguments(…), between=", ")` in an `array` section;
   `Think.prompt`, Nano v2's prompt that pre-opens the block where Super-49B's opens none.
 - *Apertus: `Call("{call}", NameKey(), between=", ")` in an `array` section.

@@ -20,13 +20,13 @@ from .parts import (
     Spec,
     Think,
 )
-from .tags import spelled
+from .tags import respelled, spelled
 
 
 def build(stated: Spec) -> Format:
-    """The `Format` that `stated` describes (its tags spelled out first, `tags.spelled`); its
-    `spec` is `stated`."""
-    spec = spelled(stated)
+    """The `Format` that `stated` describes (its tags and its section's other spellings
+    spelled out first, `tags.spelled` and `tags.respelled`); its `spec` is `stated`."""
+    spec = respelled(spelled(stated))
     envelope = Envelope(spec)
     reserved = (*envelope.section_markers, *envelope.markers, *envelope.dropped)
     reserved += (spec.placeholder,) if spec.placeholder else ()

@@ -1,56 +1,40 @@
 """A spec's calls: their parser for the declared tools, their renderer and the markers
-both derive from the call template and the section."""
+both derive from the call template and the section. `Envelope` derives the markers and the
+renderer and picks the reader by the call's shape: piece by piece (`template_calls`), an XML
+layout (`xml_calls`), a loose template (`templates`), a JSON array or Python calls."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
-from ... import ast
 from ...combinators import (
-    Parser,
     UsageError,
     alt,
-    cut,
     literal,
-    many,
     markers,
     optional,
     peek,
-    recover,
-    regex,
     seq,
-    tag,
     unfinished,
-    until,
 )
 from ...combinators import whitespace as ws
-from ...combinators.xmlargs import Layout
 from ...tools import Tools
 from .. import templates
 from ..blocks.calls import (
     Calls,
     call_section,
-    closer,
     in_runs,
-    section_calls,
     tool_call,
     tool_calls,
-    xml_calls,
 )
 from ..blocks.json_calls import json_call_list
-from ..blocks.names import arguments, declared, per_tool, tool_name
 from ..blocks.python_calls import python_call_lines, python_call_list
 from ..codecs import (
-    Attribute,
     BareObject,
-    Codec,
     IdName,
     JsonObject,
     NameAndArguments,
     NameKey,
-    Plain,
     PythonKeywords,
     XmlArguments,
 )
@@ -58,26 +42,13 @@ from ..turns import ToolUse
 from .parts import (
     PLACEHOLDER,
     PROOF_HOOKS,
-    Section,
     Spec,
 )
+from .template_calls import TemplateCalls
+from .xml_calls import XmlCalls
 
 
-def _text(text: str) -> list[Parser[Any]]:
-    """`text` of a template: its tokens, any whitespace (or none) where it has whitespace."""
-    return [
-        ws if piece.isspace() else literal(piece) for piece in re.split(r"(\s+)", text) if piece
-    ]
-
-
-def _spaced(parts: list[Parser[Any]], spaced: bool) -> list[Parser[Any]]:
-    """`parts`, with optional whitespace between every two when `spaced`."""
-    if not spaced:
-        return parts
-    return [part for piece in parts for part in (ws, piece)][1:]
-
-
-class Envelope:
+class Envelope(XmlCalls, TemplateCalls):
     """A spec's calls: the parser (`calls(tools)`), the renderer and the derived markers."""
 
     def __init__(self, spec: Spec) -> None:
@@ -108,6 +79,10 @@ class Envelope:
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
+        if call.unclosed_value and self._xml_layout() is None:
+            raise UsageError(
+                f"`unclosed_value` needs a name right before XML arguments, not {call.template!r}"
+            )
 
     def _frame(self) -> tuple[str, str]:
         """Set how a run of calls is written (`written_section`, `None`: each call as the
@@ -141,7 +116,8 @@ class Envelope:
         if call.loose:
             self.markers = self._templates()[0].markers
         stray_ends = section.ends if section and section.stray_ends else ()
-        stray_closers = tags[1:] if call.stray_closers else ()
+        loose = section is not None and section.loose  # its calls' strays are dropped too
+        stray_closers = tags[1:] if call.stray_closers or loose else ()
         self.dropped = (*stray_ends, *stray_closers, *spec.dropped)
 
     def _summary(self, brackets: tuple[str, str]) -> str:
@@ -250,73 +226,6 @@ class Envelope:
             calls = self._section(section, lead, head, body, resync)
         return calls
 
-    def _with_optional(self, tools: Tools | None, codec: Codec) -> Calls:
-        """Calls in no section whose template has `optional` pieces and no closer (Mistral
-        v11): the head is proven once the first token of an optional piece or the
-        arguments' `{` follows the name; a failed call is skipped to the next opener or a
-        stop, which it leaves in place."""
-        assert isinstance(codec, JsonObject)  # `Call` checked: optional pieces need JSON
-        follows = markers(*self._firsts(), "{")  # `{`: the arguments' opening
-        head = self._head(None).skip(peek(ws.then(follows)))
-        body = self._body(tools, codec)
-        skip = until(self.opener, *self.spec.stops, emit=False)
-        one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
-        return Calls((self.opener,), unfinished(head), unfinished(one))
-
-    def _proven(self, tools: Tools | None, codec: NameAndArguments) -> Calls:
-        """Call objects standing bare in the content, each proven a call by the hook
-        `Call.proof` (or, for the first, by a section begin before it, after which it is
-        one whatever it holds), separated by the text of `between` (any whitespace
-        around it); a failed one is skipped to a stop."""
-        hook = PROOF_HOOKS[self.spec.call.proof]  # `Envelope` checked it is registered
-        proof, skip = hook.proof(tools), until(*self.spec.stops, emit=False)
-
-        def one(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
-            return recover(tag(ast.TOOL_CALL, seq(peek(head), lead, cut, codec.element())), skip)
-
-        bare = one(proof, ws)
-        first, heads = bare, peek(proof)
-        begins = self.spec.section.begins if self.spec.section else ()
-        if begins:
-            tagged = seq(markers(*begins), ws, literal("{"))
-            first = alt(unfinished(one(tagged, markers(*begins).then(ws))), bare)
-            heads = alt(unfinished(tagged), heads)
-        separator = self.spec.call.between.strip()
-        more = many(unfinished(seq(ws, literal(separator), ws, bare)))
-        return Calls((*begins, *hook.openers), heads, seq(first, more))
-
-    def _optional(self) -> list[Parser[Any]]:
-        """Each `optional` piece, read where its first token stands, its `{id}` the call
-        id; committed to once what has arrived of that token begins no later piece (nor
-        the arguments' `{`), so a piece cut off there is a truncated call."""
-        firsts = self._firsts()
-        pieces = []
-        for number, piece in enumerate(self.spec.call.optional):
-            first, later = firsts[number], (*firsts[number + 1 :], "{")
-            ends = range(1, len(first))
-            own = (first[:end] for end in ends if not any(o.startswith(first[:end]) for o in later))
-            parts: list[Parser[Any]] = [peek(literal(next(own, first))), cut]
-            for part in PLACEHOLDER.split(piece):
-                parts += [self._id()] if part == "{id}" else _text(part)
-            pieces.append(optional(seq(ws, *parts)))
-        return pieces
-
-    def _firsts(self) -> list[str]:
-        """The first token of each `optional` piece."""
-        return [PLACEHOLDER.split(piece)[0].split()[0] for piece in self.spec.call.optional]
-
-    def _id(self) -> Parser[str]:
-        """A call id that carries no name: a token of `Call.id_pattern`."""
-        return tag(ast.TOOL_ID, regex(self.spec.call.id_pattern).desc("a call id"))
-
-    def _xml_layout(self) -> Layout | None:
-        """The layout of a call whose `Plain` name stands right before `XmlArguments`
-        (what is between them, if anything, ends the name; see `blocks.calls.xml_calls`)."""
-        call = self.spec.call
-        if call.loose or not isinstance(call.name, Plain):
-            return None
-        return call.arguments.layout if isinstance(call.arguments, XmlArguments) else None
-
     def _templates(self) -> tuple[templates.Template, ...]:
         """A `loose` call read as a `templates.Template` (whitespace, or none, around each
         tag too), and the same with each `respelled` (token, spelling) swapped in."""
@@ -340,205 +249,6 @@ class Envelope:
             call.empty,
         )
         return (template, *(template.respelled(token, other) for token, other in spec.respelled))
-
-    def _xml_parts(self) -> tuple[str, str, str]:
-        """The template's text before the name, between the name and the arguments, after."""
-        before, rest = self.spec.call.template.split("{name}")
-        between, after = rest.split("{arguments}")
-        return before, between, after
-
-    def _xml_markers(self) -> tuple[str, ...]:
-        before, _, after = self._xml_parts()
-        layout = self._xml_layout()
-        assert layout is not None
-        tagged = tuple(m for m in (layout.key_close, layout.value_open) if m.startswith("<"))
-        heads = re.split(r"\s+(?=<)", before.strip())  # `<invoke name="` is one
-        return (*heads, *after.split(), layout.opener, *tagged, layout.value_close)
-
-    def _wrapping(self) -> bool:
-        """Whether the template's named tag stands in an outer tag."""
-        return len(re.split(r"\s+(?=<)", self._xml_parts()[0].strip())) == 2
-
-    def _check_xml(self, layout: Layout) -> None:
-        """A `UsageError` for what an XML call's template or section cannot have."""
-        spec, section = self.spec, self.spec.section
-        after = self._xml_parts()[2]
-        if self._wrapping() and section is not None:
-            raise UsageError(f"a call of two tags in no section, not {spec.call.template!r}")
-        if not self._wrapping() and (spec.call.unclosed or spec.call.bare):
-            raise UsageError(
-                f"`unclosed` and `bare` need an outer tag around the named tag, "
-                f"not {spec.call.template!r}"
-            )
-        if section and (
-            section.bare
-            or section.noise
-            or section.empty
-            or section.opener
-            or section.opens_at != "call"
-        ):
-            raise UsageError("a section of XML calls has no tolerance but `stray_ends`")
-        closers = [layout.end, *after.split()[1:2]] if self._wrapping() else [layout.end]
-        if after.split() != closers or (section and len(section.begins + section.ends) > 2):
-            raise UsageError(
-                f"an XML call template ending with {layout.end!r} (one section spelling), "
-                f"not {spec.call.template!r}"
-            )
-
-    def _xml(self, tools: Tools | None, layout: Layout) -> Calls:
-        """Calls of an XML layout (`blocks.calls.xml_calls`): the template's leading whitespace,
-        or its section's, is the lead that belongs to the call (or section). A template
-        whose named tag stands in an outer one is `_wrapped`."""
-        spec, section = self.spec, self.spec.section
-        before, between, _ = self._xml_parts()
-        if self._wrapping():
-            return self._wrapped(tools, layout)
-        led = section.begins[0] if section else before
-        lead = led[: len(led) - len(led.lstrip())]
-        markers = (section.begins[0].strip(), section.ends[0].strip()) if section else None
-        return xml_calls(
-            tools,
-            layout,
-            before.strip(),
-            between.strip(),
-            stops=spec.stops,
-            section=markers,
-            lead=lead,
-        )
-
-    def _section(
-        self,
-        section: Section,
-        lead: Parser[Any] | None,
-        head: Parser[Any],
-        body: Callable[[Any], Parser[Any]],
-        resync: tuple[str, ...],
-    ) -> Calls:
-        """Calls in a section that counts where a whole call head follows its begin."""
-        begins, ends = section.begins, section.ends
-        openers = (*begins, *((self.opener,) if section.bare else ()))
-        openers += (self.spec.placeholder,) if self.spec.placeholder else ()
-        begin = markers(*begins)
-        gap: Parser[Any] = ws
-        if section.noise:  # runs to a call or the end; another begin or a stop ends the search
-            noise = until(self.opener, *ends, *begins, *self.spec.stops, emit=False)
-            gap = alt(noise.skip(peek(markers(self.opener, *ends))), ws)
-        calls = section_calls(
-            openers,
-            begin if lead is None else seq(lead, begin),
-            head,
-            body,
-            resync,
-            closer(*ends),
-            bare=section.bare,
-            gap=gap,
-        )
-        if not section.empty:
-            return calls
-        empty = seq(begin, gap, markers(*ends))
-        return Calls(calls.openers, calls.head, alt(calls.call, empty))
-
-    def _wrapped(self, tools: Tools | None, layout: Layout) -> Calls:
-        """Calls whose named tag stands in an outer tag (`<tool_call>` around
-        `<function=N>`), resumed after a failure at the outer closer. With `unclosed`, a
-        missing outer closer is tolerated before a stop or the next call; with `bare`, the
-        named tag alone is a call too, for a declared tool whose arguments (or the layout's
-        end) follow, resumed at the layout's end."""
-        spec, call = self.spec, self.spec.call
-        codec = call.arguments
-        assert isinstance(codec, XmlArguments)
-        before, between, after = self._xml_parts()
-        outer, inner = re.split(r"\s+(?=<)", before.strip())
-        closer = after.split()[-1]
-        values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
-
-        def named(name: Parser[str] | None = None) -> Parser[str]:
-            tag = seq(literal(inner), tool_name(name), literal(between.strip()))
-            return tag.map(lambda parts: parts[1])
-
-        def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:
-            return lambda name: seq(values(name), literal(layout.end), close)
-
-        closed: Parser[Any] = literal(closer)
-        if call.unclosed:
-            closed = alt(closed, peek(markers(*spec.stops, outer)))
-        closed = ws.then(closed)
-        head = literal(outer).then(ws).then(named())
-        resync = (closer, outer, *spec.stops)
-        wrapped = tool_calls((outer,), head, body(closed), resync)
-        if not call.bare:
-            return in_runs(wrapped)
-        follows = peek(ws.then(markers(layout.opener, layout.end)))
-        resync = (layout.end, outer, *spec.stops)
-        bare_head = named(declared(tools)).skip(follows)
-        bare = tool_calls((inner,), bare_head, body(optional(closed)), resync)
-        heads, calls = alt(wrapped.head, bare.head), alt(wrapped.call, bare.call)
-        return in_runs(Calls((outer, inner), heads, calls))
-
-    def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
-        """The template up to the arguments; its value is the name (or the id)."""
-        call = self.spec.call
-        parts: list[Parser[Any]] = []
-        value: Parser[Any] | None = None
-        pieces = self._split()[0]
-        for number, piece in enumerate(pieces):
-            if piece == "{call}" and isinstance(call.arguments, NameAndArguments):
-                value = call.arguments.head()
-                parts.append(value)
-            elif piece == "{id}" and not isinstance(call.name, IdName):
-                parts.append(self._id())
-            elif piece in ("{name}", "{id}"):
-                value = call.name.parser()
-                parts.append(value)
-                if isinstance(call.name, Attribute):
-                    parts.append(self._rest_of_tag("".join(pieces[number + 1 :])))
-                    break
-            else:
-                parts += _text(piece)
-        parts = [*([] if lead is None else [lead]), *_spaced(parts, call.spaced)]
-        at = parts.index(value) if value is not None else -1
-        if at < 0:
-            raise UsageError(
-                f"a call template with {{name}}, {{id}} or {{call}}: {call.template!r}"
-            )
-        return seq(*parts).map(lambda matched: matched[at])
-
-    @staticmethod
-    def _rest_of_tag(rest: str) -> Parser[Any]:
-        """After an attribute name's closing quote: free attributes up to the tag's end."""
-        closing = rest.rpartition('"')[2]
-        attributes = regex(f"[^{re.escape(closing[0])}]*")
-        return seq(literal('"'), attributes, literal(closing))
-
-    def _split(self) -> tuple[list[str], list[str]]:
-        """The template's pieces up to the arguments (`{call}` included), and after them."""
-        at = next(i for i, p in enumerate(self.pieces) if p in ("{arguments}", "{call}"))
-        upto = at + 1 if self.pieces[at] == "{call}" else at
-        return self.pieces[:upto], self.pieces[at + 1 :]
-
-    def _body(
-        self, tools: Tools | None, codec: JsonObject | XmlArguments | BareObject | NameAndArguments
-    ) -> Callable[[Any], Parser[Any]]:
-        """`value of the head -> the rest of the call`, through its closer."""
-        call = self.spec.call
-        name = call.name
-        after = [part for piece in self._split()[1] for part in _text(piece)]
-        if isinstance(codec, NameAndArguments):
-            rest = seq(*_spaced([codec.body(), *after], call.spaced))
-            return lambda _: rest
-        values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
-
-        pieces = self._optional()
-
-        def body(head: str) -> Parser[Any]:
-            start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
-            arguments = values(name.name(head) if isinstance(name, IdName) else head)
-            if call.spaced:
-                spaced = _spaced([*start, arguments, *after], True)
-                return seq(*pieces, ws, *spaced) if pieces else seq(*spaced)
-            return seq(*start, *pieces, ws, arguments, ws, *after)
-
-        return body
 
     def _python(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.spec.section

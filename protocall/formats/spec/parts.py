@@ -149,6 +149,7 @@ class Call:
     between: str = ""
     stray_closers: bool = False
     unclosed: bool = False
+    unclosed_value: bool = False
     bare: bool = False
     loose: bool = False
     empty: str | None = None
@@ -196,8 +197,12 @@ class Section:
     framing: tuple[str, str] = ("[", "]")
     written_bare: bool = False
     element: NameAndArguments | NameKey | None = None
+    loose: bool = False
 
     def __post_init__(self) -> None:
+        if self.loose:  # the tolerances it names (and `Call.stray_closers`, see `Envelope`)
+            for tolerance in ("bare", "noise", "empty", "stray_ends"):
+                object.__setattr__(self, tolerance, True)
         if self.opens_at not in ("call", "marker"):
             raise UsageError(f'a section opens at "call" or "marker", not {self.opens_at!r}')
         bare = self.bare and self.element is None  # an alternative's template calls are bare

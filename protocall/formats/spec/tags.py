@@ -1,4 +1,6 @@
-"""`spelled`: a spec whose markers are written as tags (`Spec.tags`), its tags spelled out."""
+"""The spellings of a spec's markers made explicit before anything is derived: `spelled`, its
+tags (`Spec.tags`) spelled out, and `respelled`, its section's other spellings
+(`Spec.respelled`) listed."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import re
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
+from ...combinators import UsageError
 from ..blocks.channels import Channel
 from ..codecs import Attribute, Plain
 from .parts import Channels, Spec, Tags
@@ -58,3 +61,28 @@ def _respelled(value: Any, name: str, tags: Tags) -> Any:
             value, **{f.name: _respelled(getattr(value, f.name), f.name, tags) for f in parts}
         )
     return value
+
+
+def respelled(spec: Spec) -> Spec:
+    """`spec` with its section's begins and ends each followed by its `respelled` spellings
+    (each (token, spelling) pair swapped in where the marker holds the token), where its
+    call is not `loose` (a loose call's `templates.Template` respells every marker itself).
+    A token no section marker holds, or one in such a call's template, is a `UsageError`."""
+    section = spec.section
+    if spec.call.loose or not spec.respelled:
+        return spec
+    markers = (*section.begins, *section.ends) if section else ()
+    for token, _ in spec.respelled:
+        if token in spec.call.template or not any(token in m for m in markers):
+            raise UsageError(
+                f"spec {spec.name!r}: a respelled token in its section's markers and not in "
+                f"the call's template (a `loose` call respells its own), not {token!r}"
+            )
+    assert section is not None  # a token in no marker was refused
+
+    def spellings(marker: str) -> tuple[str, ...]:
+        return (marker, *(marker.replace(t, s) for t, s in spec.respelled if t in marker))
+
+    begins = tuple(dict.fromkeys(m for begin in section.begins for m in spellings(begin)))
+    ends = tuple(dict.fromkeys(m for end in section.ends for m in spellings(end)))
+    return replace(spec, section=replace(section, begins=begins, ends=ends))

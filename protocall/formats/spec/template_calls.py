@@ -1,0 +1,222 @@
+"""The calls of a template read piece by piece: the head up to the arguments (its value
+the name or the id), the body through the closer, the `optional` pieces, bare objects
+proven by a hook, and the run of calls in a section."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ... import ast
+from ...combinators import (
+    Parser,
+    UsageError,
+    alt,
+    cut,
+    literal,
+    many,
+    markers,
+    optional,
+    peek,
+    recover,
+    regex,
+    seq,
+    tag,
+    unfinished,
+    until,
+)
+from ...combinators import whitespace as ws
+from ...tools import Tools
+from ..blocks.calls import Calls, closer, section_calls
+from ..blocks.names import arguments, per_tool
+from ..codecs import (
+    Attribute,
+    BareObject,
+    Codec,
+    IdName,
+    JsonObject,
+    NameAndArguments,
+    XmlArguments,
+)
+from .parts import PLACEHOLDER, PROOF_HOOKS, Section, Spec
+
+
+def _text(text: str) -> list[Parser[Any]]:
+    """`text` of a template: its tokens, any whitespace (or none) where it has whitespace."""
+    return [
+        ws if piece.isspace() else literal(piece) for piece in re.split(r"(\s+)", text) if piece
+    ]
+
+
+def _spaced(parts: list[Parser[Any]], spaced: bool) -> list[Parser[Any]]:
+    """`parts`, with optional whitespace between every two when `spaced`."""
+    if not spaced:
+        return parts
+    return [part for piece in parts for part in (ws, piece)][1:]
+
+
+class TemplateCalls:
+    """The piece-by-piece part of an `Envelope` (`spec`, the template's required `pieces`,
+    its `opener` and `closer`)."""
+
+    spec: Spec
+    pieces: list[str]
+    opener: str
+    closer: str
+
+    def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
+        """The template up to the arguments; its value is the name (or the id)."""
+        call = self.spec.call
+        parts: list[Parser[Any]] = []
+        value: Parser[Any] | None = None
+        pieces = self._split()[0]
+        for number, piece in enumerate(pieces):
+            if piece == "{call}" and isinstance(call.arguments, NameAndArguments):
+                value = call.arguments.head()
+                parts.append(value)
+            elif piece == "{id}" and not isinstance(call.name, IdName):
+                parts.append(self._id())
+            elif piece in ("{name}", "{id}"):
+                value = call.name.parser()
+                parts.append(value)
+                if isinstance(call.name, Attribute):
+                    parts.append(self._rest_of_tag("".join(pieces[number + 1 :])))
+                    break
+            else:
+                parts += _text(piece)
+        parts = [*([] if lead is None else [lead]), *_spaced(parts, call.spaced)]
+        at = parts.index(value) if value is not None else -1
+        if at < 0:
+            raise UsageError(
+                f"a call template with {{name}}, {{id}} or {{call}}: {call.template!r}"
+            )
+        return seq(*parts).map(lambda matched: matched[at])
+
+    @staticmethod
+    def _rest_of_tag(rest: str) -> Parser[Any]:
+        """After an attribute name's closing quote: free attributes up to the tag's end."""
+        closing = rest.rpartition('"')[2]
+        attributes = regex(f"[^{re.escape(closing[0])}]*")
+        return seq(literal('"'), attributes, literal(closing))
+
+    def _split(self) -> tuple[list[str], list[str]]:
+        """The template's pieces up to the arguments (`{call}` included), and after them."""
+        at = next(i for i, p in enumerate(self.pieces) if p in ("{arguments}", "{call}"))
+        upto = at + 1 if self.pieces[at] == "{call}" else at
+        return self.pieces[:upto], self.pieces[at + 1 :]
+
+    def _body(
+        self, tools: Tools | None, codec: JsonObject | XmlArguments | BareObject | NameAndArguments
+    ) -> Callable[[Any], Parser[Any]]:
+        """`value of the head -> the rest of the call`, through its closer."""
+        call = self.spec.call
+        name = call.name
+        after = [part for piece in self._split()[1] for part in _text(piece)]
+        if isinstance(codec, NameAndArguments):
+            rest = seq(*_spaced([codec.body(), *after], call.spaced))
+            return lambda _: rest
+        values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
+
+        pieces = self._optional()
+
+        def body(head: str) -> Parser[Any]:
+            start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
+            arguments = values(name.name(head) if isinstance(name, IdName) else head)
+            if call.spaced:
+                spaced = _spaced([*start, arguments, *after], True)
+                return seq(*pieces, ws, *spaced) if pieces else seq(*spaced)
+            return seq(*start, *pieces, ws, arguments, ws, *after)
+
+        return body
+
+    def _optional(self) -> list[Parser[Any]]:
+        """Each `optional` piece, read where its first token stands, its `{id}` the call
+        id; committed to once what has arrived of that token begins no later piece (nor
+        the arguments' `{`), so a piece cut off there is a truncated call."""
+        firsts = self._firsts()
+        pieces = []
+        for number, piece in enumerate(self.spec.call.optional):
+            first, later = firsts[number], (*firsts[number + 1 :], "{")
+            ends = range(1, len(first))
+            own = (first[:end] for end in ends if not any(o.startswith(first[:end]) for o in later))
+            parts: list[Parser[Any]] = [peek(literal(next(own, first))), cut]
+            for part in PLACEHOLDER.split(piece):
+                parts += [self._id()] if part == "{id}" else _text(part)
+            pieces.append(optional(seq(ws, *parts)))
+        return pieces
+
+    def _firsts(self) -> list[str]:
+        """The first token of each `optional` piece."""
+        return [PLACEHOLDER.split(piece)[0].split()[0] for piece in self.spec.call.optional]
+
+    def _id(self) -> Parser[str]:
+        """A call id that carries no name: a token of `Call.id_pattern`."""
+        return tag(ast.TOOL_ID, regex(self.spec.call.id_pattern).desc("a call id"))
+
+    def _with_optional(self, tools: Tools | None, codec: Codec) -> Calls:
+        """Calls in no section whose template has `optional` pieces and no closer (Mistral
+        v11): the head is proven once the first token of an optional piece or the
+        arguments' `{` follows the name; a failed call is skipped to the next opener or a
+        stop, which it leaves in place."""
+        assert isinstance(codec, JsonObject)  # `Call` checked: optional pieces need JSON
+        follows = markers(*self._firsts(), "{")  # `{`: the arguments' opening
+        head = self._head(None).skip(peek(ws.then(follows)))
+        body = self._body(tools, codec)
+        skip = until(self.opener, *self.spec.stops, emit=False)
+        one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+        return Calls((self.opener,), unfinished(head), unfinished(one))
+
+    def _proven(self, tools: Tools | None, codec: NameAndArguments) -> Calls:
+        """Call objects standing bare in the content, each proven a call by the hook
+        `Call.proof` (or, for the first, by a section begin before it, after which it is
+        one whatever it holds), separated by the text of `between` (any whitespace
+        around it); a failed one is skipped to a stop."""
+        hook = PROOF_HOOKS[self.spec.call.proof]  # `Envelope` checked it is registered
+        proof, skip = hook.proof(tools), until(*self.spec.stops, emit=False)
+
+        def one(head: Parser[Any], lead: Parser[Any]) -> Parser[Any]:
+            return recover(tag(ast.TOOL_CALL, seq(peek(head), lead, cut, codec.element())), skip)
+
+        bare = one(proof, ws)
+        first, heads = bare, peek(proof)
+        begins = self.spec.section.begins if self.spec.section else ()
+        if begins:
+            tagged = seq(markers(*begins), ws, literal("{"))
+            first = alt(unfinished(one(tagged, markers(*begins).then(ws))), bare)
+            heads = alt(unfinished(tagged), heads)
+        separator = self.spec.call.between.strip()
+        more = many(unfinished(seq(ws, literal(separator), ws, bare)))
+        return Calls((*begins, *hook.openers), heads, seq(first, more))
+
+    def _section(
+        self,
+        section: Section,
+        lead: Parser[Any] | None,
+        head: Parser[Any],
+        body: Callable[[Any], Parser[Any]],
+        resync: tuple[str, ...],
+    ) -> Calls:
+        """Calls in a section that counts where a whole call head follows its begin."""
+        begins, ends = section.begins, section.ends
+        openers = (*begins, *((self.opener,) if section.bare else ()))
+        openers += (self.spec.placeholder,) if self.spec.placeholder else ()
+        begin = markers(*begins)
+        gap: Parser[Any] = ws
+        if section.noise:  # runs to a call or the end; another begin or a stop ends the search
+            noise = until(self.opener, *ends, *begins, *self.spec.stops, emit=False)
+            gap = alt(noise.skip(peek(markers(self.opener, *ends))), ws)
+        calls = section_calls(
+            openers,
+            begin if lead is None else seq(lead, begin),
+            head,
+            body,
+            resync,
+            closer(*ends),
+            bare=section.bare,
+            gap=gap,
+        )
+        if not section.empty:
+            return calls
+        empty = seq(begin, gap, markers(*ends))
+        return Calls(calls.openers, calls.head, alt(calls.call, empty))
