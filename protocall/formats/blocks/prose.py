@@ -92,6 +92,20 @@ def code_span(stops: tuple[str, ...]) -> Parser[str]:
     return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
 
 
+def plain_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
+    """The `openers` a text scan ending at `ends` may read as text where no call heads
+    them (`until`'s `plain`): those that begin no other of `ends` and that no other begins
+    (where one does, the turn decides between them)."""
+    return tuple(
+        opener
+        for opener in openers
+        if ends.count(opener) == 1
+        and not any(
+            end != opener and (opener.startswith(end) or end.startswith(opener)) for end in ends
+        )
+    )
+
+
 def prose(
     node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
 ) -> Parser[Any]:
@@ -178,7 +192,9 @@ def assistant_turn(
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
-    text = until(*stops, *strays, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
+    plain = (calls.call, plain_openers(openers, ends)) if calls is not None else None
+    text = until(*ends, nonempty=True, commit=True, plain=plain, node=ast.CONTENT)
     segments.append(tag(ast.CONTENT, text))
     return seq(lead, many(alt(*segments)), end_of_input)
 
