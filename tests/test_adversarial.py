@@ -266,3 +266,21 @@ def test_an_opener_that_heads_no_call_is_scanned_as_text(
 ) -> None:
     # the same count as for the choice shortcut, with these inputs' bounds
     test_choices_skip_the_branches_the_first_characters_rule_out(name, label, one_shot, streamed)
+
+
+STRAYS = [
+    ("hermes", "'</think>' repeated", 3, 8),
+    ("glm-4.5", "'</think>' repeated", 3, 8),
+    ("deepseek-v4.1", "'</think>' repeated", 3, 8),
+]
+"""A stray repeated (a reasoning close after the block closed, dropped where it stands),
+with the calls per character each may cost: a run of strays is one segment of the turn
+(measured: 1.5 and 5.9 for each; as a choice at every repetition: 6.2 and 10.3, 8.6 and
+12.6, 8.6 and 12.6)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), STRAYS)
+def test_a_stray_repeated_is_one_segment(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    test_choices_skip_the_branches_the_first_characters_rule_out(name, label, one_shot, streamed)

@@ -106,6 +106,23 @@ def plain_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str,
     )
 
 
+def stray_run(strays: tuple[str, ...], calls: Calls | None, stops: tuple[str, ...]) -> Parser[Any]:
+    """One of `strays`, or a run of them where the turn could read nothing else at any of
+    them: no call starts with a stray (the call's glance at each rules it out) and no stop
+    shares a prefix with one. (So a stray repeated is one segment of the turn, not a choice
+    between all of them at every repetition.)"""
+    stray = markers(*strays)
+    clash = any(s.startswith(t) or t.startswith(s) for s in strays for t in (*stops, BACKTICK))
+    if calls is not None:
+        clash = clash or any(not _ruled_out(calls.call, s) for s in strays)
+    return stray if clash else many(stray, minimum=1)
+
+
+def _ruled_out(parser: Parser[Any], text: str) -> bool:
+    glance = parser.glance(text)
+    return glance is not None and glance.fails and glance.at < len(text)
+
+
 def prose(
     node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
 ) -> Parser[Any]:
@@ -188,7 +205,7 @@ def assistant_turn(
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
-        segments.append(markers(*strays))
+        segments.append(stray_run(strays, calls, stops))
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
