@@ -230,7 +230,8 @@ class Scanning:
     newline before that prefix, or at the end), the rest held back. Emitted text is the
     input itself, or with `escape` its JSON string escaping (without quotes); nothing with
     `emit=False`. Suspended with a tail held back, it takes input that keeps the tail held
-    (`held`, as given by `held_prefix`), emitting nothing.
+    (`held`, as given by `held_prefix`), emitting nothing, and, without `framing`, input
+    that rules the tail out: the tail and it are then scanned as one delta, as above.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
@@ -282,9 +283,12 @@ class Scanning:
     def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         emitted = self.emitted
         starter = self.starter
-        if emitted != inp.base + len(inp.buf):
-            return self._hold(inp, text)
         arrived = text
+        if emitted != inp.base + len(inp.buf):
+            held = self._hold(inp, text)
+            if held is not None or self.framing:
+                return held
+            text = inp.text(emitted, inp.end) + text  # the held tail, ruled out: decided now
         if starter in text if starter is not None else self.starters.search(text) is not None:
             cut = self._cut(text)
             if cut is None:
@@ -319,7 +323,8 @@ class Scanning:
         return cut
 
     def _hold(self, inp: Input, text: str) -> tuple[str, int] | None:
-        """With a tail held back: take `text` when the tail and it are still held."""
+        """With a tail held back: take `text` when the tail and it are still held (else,
+        without `framing`, `absorb` scans the tail and `text` as one delta)."""
         if self.held.fullmatch(inp.text(self.emitted, inp.end) + text) is None:
             return None
         inp.buf += text
