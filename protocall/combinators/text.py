@@ -119,6 +119,7 @@ class Until(Parser[str]):
         self.markers = markers
         self.guard: Parser[Any] | None = None if plain is None else plain[0]
         self.plain = frozenset(() if plain is None else plain[1])
+        self.reach_guard = 0  # the guard's reach, known once it is first needed
         self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
@@ -197,14 +198,16 @@ class Until(Parser[str]):
         glance at the characters there fails before the end of the input received, None
         while it waits for more of them (as a choice would before running the guard),
         False otherwise."""
-        guard = self.guard
+        guard, reach = self.guard, self.reach_guard
         assert guard is not None
-        reach, start = guard.reach(), at - inp.base
+        if not reach:
+            reach = self.reach_guard = guard.reach()
+        start = at - inp.base
         window = inp.buf[start : start + reach]
         glance = guard.glance(window)
         if glance is None or not glance.waits:
             # failing at the end of a finished stream, a region may be cut off, not text
-            return glance is not None and glance.fails and at + glance.at < inp.end
+            return glance is not None and glance.fails and glance.at < len(window)
         return None if len(window) < reach and not inp.eof else False
 
     def _glance(self, window: str) -> Glance | None:
