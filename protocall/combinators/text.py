@@ -6,11 +6,12 @@ import functools
 import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring
+from typing import Any
 
 from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import RELEASE, Input, Text
+from .stream import RELEASE, Close, Input, Open, Text
 
 
 def proper_prefixes(markers: Iterable[str]) -> str:
@@ -90,6 +91,17 @@ class Until(Parser[str]):
     expecting one of the markers. With `nonempty=True` it fails, consuming nothing, where the
     text would be empty. With `commit=True` it cuts as soon as it has consumed text, so a
     text branch of a choice streams instead of being held until the marker arrives.
+
+    With `plain=(parser, texts)`, a marker of `texts` found where `parser` fails, as its
+    `glance` at the characters there decides, is text: emitted as one `Text` item of its
+    own (as `as_text` of the marker would), and the scan goes on after it (so a marker
+    prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
+    and back per repetition). While the glance waits for more characters, so does the
+    scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
+    at the marker, as at any other, for the grammar to run `parser` there. With `node`,
+    the tag of the node around the scan (`tag(node, until(…))`), each plain marker stands
+    in a node of its own, and so does the text on either side of it (the value of each
+    is its text), as where the grammar reads the marker as `tag(node, as_text(marker))`.
     """
 
     def __init__(
@@ -99,23 +111,39 @@ class Until(Parser[str]):
         required: bool = False,
         nonempty: bool = False,
         commit: bool = False,
+        plain: tuple[Parser[Any], Iterable[str]] | None = None,
+        node: str | None = None,
     ) -> None:
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
         self.markers = markers
+        self.guard: Parser[Any] | None = None if plain is None else plain[0]
+        self.plain = frozenset(() if plain is None else plain[1])
+        self.reach_guard = 0  # the guard's reach, known once it is first needed
         self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
         self.required = required
         self.nonempty = nonempty
         self.commit = commit
+        self.node = node
         self.expected = tuple(quote(m) for m in markers)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
         state = Scanning(self.starts, pos, emit=emit, held=self.held, scan=(find, scan_open))
+        node, after_marker = self.node, False  # in a node of its own, a plain marker ended
+        check: int | None = None  # after a plain marker: where the guard may start too
         while True:
             inp.fast = None
+            if check is not None:  # as a choice there would try the guard first
+                verdict = self._plain(inp, check) if check < inp.end else inp.eof or None
+                if verdict is None:
+                    yield check
+                    continue
+                if not verdict:
+                    return state.text(), check
+                check = None
             emitted = state.emitted  # the search resumes there: what follows is undecided
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
@@ -128,11 +156,32 @@ class Until(Parser[str]):
             if limit > emitted:
                 if emitted == pos and self.commit:
                     inp.cut()
+                if after_marker and node is not None:
+                    _split(inp, state, node, emitted)
+                    after_marker = False
                 piece = buf[emitted - base : limit - base]
                 state.add(piece)
                 if emit:
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
+            if found and match is not None and match.group() in self.plain:
+                plain = self._plain(inp, limit)
+                if plain is None:  # the characters that decide have not arrived
+                    state.emitted = emitted
+                    yield emitted
+                    continue
+                if plain:
+                    if emitted == pos and self.commit:
+                        inp.cut()
+                    if node is not None and limit > pos:
+                        _split(inp, state, node, limit)
+                    marker = match.group()
+                    state.add(marker)
+                    if emit:
+                        inp.out.append(out_text(Text, (marker, limit)))
+                    state.emitted = check = limit + len(marker)
+                    after_marker = node is not None
+                    continue
             if found or eof:
                 if limit == pos and self.nonempty:
                     raise Backtrack(pos, ("text",))
@@ -140,12 +189,30 @@ class Until(Parser[str]):
                     raise Backtrack(limit, self.expected)
                 return state.text(), limit
             state.emitted = emitted
-            if emitted > pos or not self.commit:
+            if (emitted > pos or not self.commit) and not after_marker:
                 inp.fast = state
             yield emitted
 
+    def _plain(self, inp: Input, at: int) -> bool | None:
+        """Whether the marker found at `at` is text (see `plain`): True where the guard's
+        glance at the characters there fails before the end of the input received, None
+        while it waits for more of them (as a choice would before running the guard),
+        False otherwise."""
+        guard, reach = self.guard, self.reach_guard
+        assert guard is not None
+        if not reach:
+            reach = self.reach_guard = guard.reach()
+        start = at - inp.base
+        window = inp.buf[start : start + reach]
+        glance = guard.glance(window)
+        if glance is None or not glance.waits:
+            # failing at the end of a finished stream, a region may be cut off, not text
+            return glance is not None and glance.fails and glance.at < len(window)
+        return None if len(window) < reach and not inp.eof else False
+
     def _glance(self, window: str) -> Glance | None:
-        if self.find.match(window) is None:  # text, or a marker prefix: what follows decides
+        found = self.find.match(window)
+        if found is None or found.group() in self.plain:  # text, or what follows decides
             return None
         return failing(("text",)) if self.nonempty else EMPTY  # a marker right here
 
@@ -166,7 +233,8 @@ class Scanning:
     newline before that prefix, or at the end), the rest held back. Emitted text is the
     input itself, or with `escape` its JSON string escaping (without quotes); nothing with
     `emit=False`. Suspended with a tail held back, it takes input that keeps the tail held
-    (`held`, as given by `held_prefix`), emitting nothing.
+    (`held`, as given by `held_prefix`), emitting nothing, and, without `framing`, input
+    that rules the tail out: the tail and it are then scanned as one delta, as above.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
@@ -218,9 +286,12 @@ class Scanning:
     def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         emitted = self.emitted
         starter = self.starter
-        if emitted != inp.base + len(inp.buf):
-            return self._hold(inp, text)
         arrived = text
+        if emitted != inp.base + len(inp.buf):
+            held = self._hold(inp, text)
+            if held is not None or self.framing:
+                return held
+            text = inp.text(emitted, inp.end) + text  # the held tail, ruled out: decided now
         if starter in text if starter is not None else self.starters.search(text) is not None:
             cut = self._cut(text)
             if cut is None:
@@ -255,14 +326,25 @@ class Scanning:
         return cut
 
     def _hold(self, inp: Input, text: str) -> tuple[str, int] | None:
-        """With a tail held back: take `text` when the tail and it are still held."""
+        """With a tail held back: take `text` when the tail and it are still held (else,
+        without `framing`, `absorb` scans the tail and `text` as one delta)."""
         if self.held.fullmatch(inp.text(self.emitted, inp.end) + text) is None:
             return None
         inp.buf += text
         return "", self.emitted
 
 
-_text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
+def _split(inp: Input, state: Scanning, node: str, at: int) -> None:
+    """End the node tagged `node` at `at` with the text `state` holds as its value, and open
+    the next one there (see `Until`'s `node`)."""
+    out = inp.out
+    out.append(_text(Close, (node, at, state.text())))
+    out.append(_text(Open, (node, at)))
+    state.chunks.clear()
+    state.pieces.clear()
+
+
+_text = tuple.__new__  # builds an item without NamedTuple.__new__'s Python-level overhead
 _JOIN = 256  # pieces joined into one chunk
 
 
@@ -272,6 +354,16 @@ def until(
     required: bool = False,
     nonempty: bool = False,
     commit: bool = False,
+    plain: tuple[Parser[Any], Iterable[str]] | None = None,
+    node: str | None = None,
 ) -> Parser[str]:
     """Text up to the earliest of `markers`, streamed with hold-back (see `Until`)."""
-    return Until(*markers, emit=emit, required=required, nonempty=nonempty, commit=commit)
+    return Until(
+        *markers,
+        emit=emit,
+        required=required,
+        nonempty=nonempty,
+        commit=commit,
+        plain=plain,
+        node=node,
+    )

@@ -92,6 +92,37 @@ def code_span(stops: tuple[str, ...]) -> Parser[str]:
     return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
 
 
+def plain_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
+    """The `openers` a text scan ending at `ends` may read as text where no call heads
+    them (`until`'s `plain`): those that begin no other of `ends` and that no other begins
+    (where one does, the turn decides between them)."""
+    return tuple(
+        opener
+        for opener in openers
+        if ends.count(opener) == 1
+        and not any(
+            end != opener and (opener.startswith(end) or end.startswith(opener)) for end in ends
+        )
+    )
+
+
+def stray_run(strays: tuple[str, ...], calls: Calls | None, stops: tuple[str, ...]) -> Parser[Any]:
+    """One of `strays`, or a run of them where the turn could read nothing else at any of
+    them: no call starts with a stray (the call's glance at each rules it out) and no stop
+    shares a prefix with one. (So a stray repeated is one segment of the turn, not a choice
+    between all of them at every repetition.)"""
+    stray = markers(*strays)
+    clash = any(s.startswith(t) or t.startswith(s) for s in strays for t in (*stops, BACKTICK))
+    if calls is not None:
+        clash = clash or any(not _ruled_out(calls.call, s) for s in strays)
+    return stray if clash else many(stray, minimum=1)
+
+
+def _ruled_out(parser: Parser[Any], text: str) -> bool:
+    glance = parser.glance(text)
+    return glance is not None and glance.fails and glance.at < len(text)
+
+
 def prose(
     node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
 ) -> Parser[Any]:
@@ -174,11 +205,13 @@ def assistant_turn(
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
-        segments.append(markers(*strays))
+        segments.append(stray_run(strays, calls, stops))
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
-    text = until(*stops, *strays, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
+    plain = (calls.call, plain_openers(openers, ends)) if calls is not None else None
+    text = until(*ends, nonempty=True, commit=True, plain=plain, node=ast.CONTENT)
     segments.append(tag(ast.CONTENT, text))
     return seq(lead, many(alt(*segments)), end_of_input)
 
