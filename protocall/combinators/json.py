@@ -656,15 +656,17 @@ class _Scan:
             self._fail(failure)
         else:
             self.fed = inp.end
-            self._bound(inp.end)
+            if self.open:
+                self._bound(inp.end)
         finally:
             inp.out = out
             self.trash.clear()
 
     def opened(self, at: int, bracket: str, level: int) -> None:
         """A bracket at `at` opens a container inside `level` others."""
-        self._bound(at + 1)
         bounds, open = self.nested.bounds, self.open
+        if open:
+            self._bound(at + 1)
         while open and level - open[0][1] >= bounds.max_depth:
             self.decided[open.pop(0)[0]] = Backtrack(at, bounds.too_deep)
         if bracket == "{":
@@ -673,7 +675,8 @@ class _Scan:
 
     def closed(self, at: int, level: int) -> None:
         """A bracket at `at` closes the container inside `level` others."""
-        self._bound(at + 1)
+        if self.open:
+            self._bound(at + 1)
         if self.open and self.open[-1][1] == level:
             self.decided[self.open.pop()[0]] = at + 1
 
