@@ -23,8 +23,19 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
-from protocall.combinators import Alt, Parser, Recover
-from protocall.combinators.result import ParseFailure
+from protocall.combinators import (
+    Alt,
+    Parser,
+    Recover,
+    json_object,
+    many,
+    optional,
+    peek,
+    regex,
+    seq,
+)
+from protocall.combinators.json import NestedObjects
+from protocall.combinators.result import Backtrack, ParseFailure
 from protocall.events import ProtocolError
 from protocall.formats.gpt_oss import CHANNEL, END, START
 from protocall.testing.chunks import chunkings
@@ -386,3 +397,74 @@ def test_a_stray_repeated_is_one_segment(
     name: str, label: str, one_shot: int, streamed: int
 ) -> None:
     test_choices_skip_the_branches_the_first_characters_rule_out(name, label, one_shot, streamed)
+
+
+# -- bare call proofs: nested candidates decided in one scan ----------------------------------
+
+
+@pytest.mark.parametrize("delta", [0, 4])
+def test_nested_bare_objects_cost_the_same_work_whatever_the_depth_bound(delta: int) -> None:
+    """Every `{"` of llama-3 content starts a candidate call object read up to
+    `LOOKAHEAD_DEPTH` levels; the candidates nested in one are decided by one scan, so the
+    work per character does not grow with the bound (read again from each start: about
+    16× more at 64 levels than at 4)."""
+    from protocall.formats import llama3
+
+    generate = degenerate_inputs(formats.get("llama-3"))["'{\"a\":' nested"]
+    small, large = generate(1000), generate(3000)
+    per_character = {}
+    for depth in (4, 64):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
+            parse("llama-3", small, delta)  # grammar caches warm: not counted
+            extra = calls("llama-3", large, delta) - calls("llama-3", small, delta)
+        per_character[depth] = extra / (len(large) - len(small))
+    assert per_character[64] <= 1.1 * per_character[4], per_character
+
+
+class Attempts(Parser[Any]):
+    """`parser`, each attempt's outcome logged: (start, value, end) or (start, failure)."""
+
+    def __init__(self, parser: Parser[Any], log: list[tuple[Any, ...]]) -> None:
+        self.parser, self.log = parser, log
+
+    def step(self, inp: Any, pos: int) -> Any:
+        try:
+            value, end = yield from self.parser.step(inp, pos)
+        except Backtrack as failure:
+            self.log.append((pos, failure.position, failure.expected))
+            raise
+        self.log.append((pos, value, end))
+        return value, end
+
+
+def attempts(parser: Parser[Any], text: str, delta: int) -> list[tuple[Any, ...]]:
+    """`parser` tried at every position of `text` fed in `delta`-character pieces."""
+    log: list[tuple[Any, ...]] = []
+    anywhere = many(seq(optional(peek(Attempts(parser, log))), regex(r"[\s\S]")))
+    run = anywhere.run()
+    step = delta or len(text) or 1
+    for start in range(0, len(text), step):
+        run.feed(text[start : start + step])
+    run.finish()
+    return log
+
+
+JSON_PIECES = ['{', '}', '"a"', '"b"', ':', ',', '1', '[', ']', ' ', '"', '\\', 'tr', 'ue',
+               '{"a":', '"\\u', 'd83d', '\\"', '12', '.', 'e']  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(JSON_PIECES), max_size=40).map("".join),
+    st.integers(1, 4),
+    st.integers(1, 40),
+    st.sampled_from([0, 1, 3]),
+)
+def test_nested_objects_decide_every_start_as_json_object(
+    text: str, depth: int, size: int, delta: int
+) -> None:
+    """`NestedObjects` gives, at every start, the value, end or failure (position and
+    expectation) `json_object` with the same bounds gives, one-shot and streamed."""
+    expected = attempts(json_object(max_depth=depth, max_size=size), text, delta)
+    assert attempts(NestedObjects(max_depth=depth, max_size=size), text, delta) == expected

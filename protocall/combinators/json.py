@@ -21,7 +21,7 @@ import orjson
 from .glance import Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import RELEASE, Input, Text
+from .stream import RELEASE, Input, Item, Text
 
 _Match = Callable[..., "re.Match[str]"]
 
@@ -290,6 +290,10 @@ class JsonValue(Parser[Any]):
         )
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
+        return self.scan(inp, pos, None)
+
+    def scan(self, inp: Input, pos: int, watch: _Scan | None) -> Step[Any]:
+        """`step`, telling `watch` where each container opens and closes."""
         max_depth = self.max_depth
         limit = None if self.max_size is None else pos + self.max_size
         raw: list[str] = []  # the emitted pieces, joined once for the final decode
@@ -390,6 +394,8 @@ class JsonValue(Parser[Any]):
                                     else:
                                         _add_key(stack, found.group(1), found.end(1))
                         elif char == ("]" if keys is None else "}"):
+                            if watch is not None:
+                                watch.closed(base + i, len(stack) - 1)
                             stack.pop()
                             i += 1
                         else:
@@ -448,10 +454,14 @@ class JsonValue(Parser[Any]):
                             elif char in "{[":
                                 if len(stack) == max_depth:
                                     raise _Invalid(i, i, self.too_deep)
+                                if watch is not None:
+                                    watch.opened(base + i, char, len(stack))
                                 stack.append(set() if char == "{" else None)
                                 state = _FIRST_KEY if char == "{" else _FIRST_ITEM
                                 i += 1
                             elif char == "]" and state == _FIRST_ITEM:
+                                if watch is not None:
+                                    watch.closed(base + i, len(stack) - 1)
                                 stack.pop()
                                 state = _AFTER_VALUE
                                 i += 1
@@ -497,6 +507,8 @@ class JsonValue(Parser[Any]):
                                 else:
                                     _add_key(stack, found.group(1), found.end(1))
                             elif char == "}" and state == _FIRST_KEY:
+                                if watch is not None:
+                                    watch.closed(base + i, len(stack) - 1)
                                 stack.pop()
                                 state = _AFTER_VALUE
                                 i += 1
@@ -539,6 +551,170 @@ class JsonValue(Parser[Any]):
 
     def waits(self) -> bool:
         return True
+
+
+class NestedObjects(Parser[dict[str, Any]]):
+    """`json_object(max_depth=…, max_size=…)` for a text where it is tried at many starts,
+    most of them inside objects tried before (a bare call object's proof at every `{`): the
+    same value or failure at each start, in the same stream positions, but the objects
+    nested inside one already read are decided by that reading (`_Scan`), not read again.
+    So a run of nested openers costs one scan, whatever `max_depth`."""
+
+    def __init__(self, *, max_depth: int, max_size: int) -> None:
+        self.bounds = JsonValue("object", max_depth, max_size)
+        self.automaton = JsonValue("object", _DEEPEST, max_size)
+        self.latest: _Scan | None = None
+
+    def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
+        scan = self.latest
+        if scan is None or scan.inp is not inp or not scan.knows(pos):
+            scan = self.latest = _Scan(self, inp, pos)
+        while (outcome := scan.decided.get(pos)) is None:
+            if not scan.pending(pos):  # left undecided (by the run's own bounds): anew
+                scan = self.latest = _Scan(self, inp, pos)
+            elif inp.end > scan.fed or inp.eof:
+                scan.advance()
+            else:
+                yield pos
+        scan.prune(pos)
+        if isinstance(outcome, Backtrack):
+            raise Backtrack(outcome.position, outcome.expected)
+        value: dict[str, Any] = _decode(inp.text(pos, outcome), exact=True)
+        return value, outcome
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.bounds.glance(window)
+
+    def waits(self) -> bool:
+        return True
+
+
+_DEEPEST = 500
+"""The nesting a `_Scan`'s run reads (`JsonValue`'s own bound)."""
+
+
+class _Scan:
+    """One `JsonValue` run from an object's `{` (nesting up to `_DEEPEST`, the objects' size
+    bound), watched: every object opened in it is decided as `json_object` from its own `{`
+    decides it — it closes (the end, in `decided`), a bracket opens `max_depth` deep in it,
+    it is still open at its `max_size`-th character, or the run fails inside it (what
+    failed there fails it too: the same text, state and innermost container). An object
+    the run's own bounds leave undecided is not decided (read anew from its `{`). The run
+    advances as far as the input allows when an undecided object is asked for."""
+
+    __slots__ = (
+        "decided",
+        "done",
+        "fed",
+        "inp",
+        "keep",
+        "kept",
+        "nested",
+        "open",
+        "run",
+        "start",
+        "started",
+        "trash",
+    )
+
+    def __init__(self, nested: NestedObjects, inp: Input, start: int) -> None:
+        self.nested = nested
+        self.inp = inp
+        self.start = start
+        self.started = False
+        self.open: list[tuple[int, int]] = []  # undecided objects: (start, containers around)
+        self.decided: dict[int, int | Backtrack] = {}
+        self.kept = 0  # objects decided at the latest pruning
+        self.trash: list[Item] = []  # what the run emits, dropped
+        self.run = nested.automaton.scan(inp, start, self)
+        self.done = False
+        self.fed = -1  # the input's end when the run last waited for more
+        self.keep = start
+
+    def knows(self, start: int) -> bool:
+        return start in self.decided or self.pending(start)
+
+    def pending(self, start: int) -> bool:
+        """The object at `start` is undecided and the run may still decide it."""
+        if self.done:
+            return False
+        if start == self.start and not self.started:
+            return True
+        return any(begin == start for begin, _ in self.open)
+
+    def advance(self) -> None:
+        inp = self.inp
+        if self.keep < inp.base:  # the text it holds was dropped
+            self.done = True
+            return
+        out, inp.out = inp.out, self.trash
+        try:
+            self.keep = self.run.send(None)
+        except StopIteration:
+            self.done = True
+        except Backtrack as failure:
+            self._fail(failure)
+        else:
+            self.fed = inp.end
+            if self.open:
+                self._bound(inp.end)
+        finally:
+            inp.out = out
+            self.trash.clear()
+
+    def opened(self, at: int, bracket: str, level: int) -> None:
+        """A bracket at `at` opens a container inside `level` others."""
+        bounds, open = self.nested.bounds, self.open
+        if open:
+            self._bound(at + 1)
+        while open and level - open[0][1] >= bounds.max_depth:
+            self.decided[open.pop(0)[0]] = Backtrack(at, bounds.too_deep)
+        if bracket == "{":
+            open.append((at, level))
+            self.started = True
+
+    def closed(self, at: int, level: int) -> None:
+        """A bracket at `at` closes the container inside `level` others."""
+        if self.open:
+            self._bound(at + 1)
+        if self.open and self.open[-1][1] == level:
+            self.decided[self.open.pop()[0]] = at + 1
+
+    def _bound(self, end: int) -> None:
+        """Fail the objects still open whose size bound the text before `end` passes."""
+        bounds, open = self.nested.bounds, self.open
+        size = bounds.max_size
+        assert size is not None
+        while open and open[0][0] + size < end:
+            start = open.pop(0)[0]
+            self.decided[start] = Backtrack(start + size, bounds.too_long)
+
+    def _fail(self, failure: Backtrack) -> None:
+        """The run failed: so does every object open, there or at its own bound."""
+        failure.detach()  # kept: not the frames it was raised through
+        bounds, at = self.nested.bounds, failure.position
+        size = bounds.max_size
+        assert size is not None
+        own_size = failure.expected == bounds.too_long and at == self.start + size
+        own_depth = failure.expected == self.nested.automaton.too_deep
+        for start, level in self.open:
+            if start + size <= at and self.inp.end > start + size:
+                self.decided[start] = Backtrack(start + size, bounds.too_long)
+            elif own_depth:
+                if _DEEPEST - level == bounds.max_depth:
+                    self.decided[start] = Backtrack(at, bounds.too_deep)
+            elif not own_size or start == self.start:
+                self.decided[start] = failure
+        if not self.started:
+            self.decided[self.start] = failure
+        self.open.clear()
+        self.done = True
+
+    def prune(self, start: int) -> None:
+        """Forget the objects before `start` now and then (they are not asked for again)."""
+        if len(self.decided) > 2 * self.kept + 64:
+            self.decided = {at: value for at, value in self.decided.items() if at >= start}
+            self.kept = len(self.decided)
 
 
 def json_value(*, max_depth: int = 128, max_size: int | None = None) -> Parser[Any]:

@@ -28,7 +28,6 @@ from ..combinators import (
     Parser,
     alt,
     fail,
-    json_object,
     json_string,
     literal,
     optional,
@@ -36,6 +35,7 @@ from ..combinators import (
     success,
     whitespace,
 )
+from ..combinators.json import NestedObjects
 from ..tools import Tools
 from .blocks.names import NAME_LIMIT
 from .codecs import NameAndArguments
@@ -45,7 +45,9 @@ ARGUMENTS = ("parameters", "arguments")
 LOOKAHEAD, LOOKAHEAD_DEPTH = 16_384, 16
 """The longest and the deepest bare object read to find whether it holds a call when its
 name does not come first: one still open after this many characters, or nested deeper, is
-text (so each `{` costs a bounded scan, and text held back while undecided is bounded)."""
+text (so each `{` costs a bounded scan, and text held back while undecided is bounded).
+The objects nested in one already read are decided by that reading (`NestedObjects`): a
+run of nested openers costs one scan whatever the depth bound."""
 OBJECT_STARTS = ('{"', *(f"{{{space}" for space in " \t\n\r"))
 """Where a bare call object may begin: a `{` then a key or JSON whitespace. Any other `{`
 (`{{{{…`, `{}`) is text at once, without trying a call."""
@@ -75,7 +77,7 @@ def proof(tools: Tools | None) -> Parser[Any]:
     named = seq(
         literal("{"), kind, key("name"), name, whitespace, literal(","), alt(*map(key, ARGUMENTS))
     )
-    whole = json_object(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
+    whole = NestedObjects(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
     return alt(named, whole.bind(partial(whole_call, tools)))
 
 
