@@ -175,10 +175,9 @@ per character each may cost one-shot and in 4-character deltas (measured: 11 and
 12 and 15, 116 and 123)."""
 
 
-@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), FAST)
-def test_choices_skip_the_branches_the_first_characters_rule_out(
-    name: str, label: str, one_shot: int, streamed: int
-) -> None:
+def assert_calls_per_character(name: str, label: str, one_shot: float, streamed: float) -> None:
+    """The Python calls per character the input `label` of format `name` costs, from 1 K to
+    3 K characters, one-shot and in 4-character deltas, are at most `one_shot`, `streamed`."""
     generate = degenerate_inputs(formats.get(name))[label]
     small, large = generate(1000), generate(3000)
     for delta, limit in ((0, one_shot), (4, streamed)):
@@ -186,8 +185,15 @@ def test_choices_skip_the_branches_the_first_characters_rule_out(
         extra = calls(name, large, delta) - calls(name, small, delta)
         per_character = extra / (len(large) - len(small))
         assert per_character <= limit, (
-            f"{name}, {label}, delta {delta}: {per_character:.0f} calls per character"
+            f"{name}, {label}, delta {delta}: {per_character:.1f} calls per character"
         )
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), FAST)
+def test_choices_skip_the_branches_the_first_characters_rule_out(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
 
 
 def forget_shortcuts() -> None:
@@ -282,15 +288,7 @@ a wait per branch for its characters: 6.3 and 10.3, 8.6 and 12.6, 8.8 and 13.0, 
 def test_a_repeated_marker_costs_the_choice_machinery_little_work(
     name: str, label: str, one_shot: float, streamed: float
 ) -> None:
-    generate = degenerate_inputs(formats.get(name))[label]
-    small, large = generate(1000), generate(3000)
-    for delta, limit in ((0, one_shot), (4, streamed)):
-        parse(name, small, delta)  # grammar caches warm: not counted
-        extra = calls(name, large, delta) - calls(name, small, delta)
-        per_character = extra / (len(large) - len(small))
-        assert per_character <= limit, (
-            f"{name}, {label}, delta {delta}: {per_character:.1f} calls per character"
-        )
+    assert_calls_per_character(name, label, one_shot, streamed)
 
 
 # -- a run of repeated failing headers is one error region (issue #20) --------------------
@@ -378,7 +376,7 @@ def test_an_opener_that_heads_no_call_is_scanned_as_text(
     name: str, label: str, one_shot: int, streamed: int
 ) -> None:
     # the same count as for the choice shortcut, with these inputs' bounds
-    test_choices_skip_the_branches_the_first_characters_rule_out(name, label, one_shot, streamed)
+    assert_calls_per_character(name, label, one_shot, streamed)
 
 
 STRAYS = [
@@ -396,7 +394,7 @@ with the calls per character each may cost: a run of strays is one segment of th
 def test_a_stray_repeated_is_one_segment(
     name: str, label: str, one_shot: int, streamed: int
 ) -> None:
-    test_choices_skip_the_branches_the_first_characters_rule_out(name, label, one_shot, streamed)
+    assert_calls_per_character(name, label, one_shot, streamed)
 
 
 # -- bare call proofs: nested candidates decided in one scan ----------------------------------
