@@ -194,4 +194,7 @@ def sglang_packages() -> None:
     for name, path in (("sglang", root), ("sglang.srt", root + "/srt")):
         package = types.ModuleType(name)
         package.__path__ = [path]
+        # A spec too, so `importlib.util.find_spec` still answers for the bare package.
+        package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        package.__spec__.submodule_search_locations = [path]
         sys.modules[name] = package
