@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .glance import EMPTY, Glance, before_value, failing
+from .glance import EMPTY, WAITING, Glance, before_value, failing
 from .result import (
     DONE,
     END_OF_INPUT,
@@ -48,9 +48,11 @@ class Parser(Generic[T_co]):
         """What this parser does at a position where the input starts with `window`, when
         those characters decide it whatever follows (see `Glance`), or None: it may read
         further, or is not analysed. Worked out once per window (a small cache; None
-        meanwhile: a recursive grammar's cycle is undecided)."""
+        meanwhile: a recursive grammar's cycle is undecided). An empty window (a sequence
+        glancing past the characters there are) is `WAITING` for a parser that `waits`:
+        the characters after it decide, so a choice waits for them rather than run it."""
         if not window:
-            return None
+            return WAITING if self.waits() else None
         memo: dict[str, Glance | None] | None = self.__dict__.get("_glances")
         if memo is None:
             memo = self.__dict__["_glances"] = {}
