@@ -487,3 +487,23 @@ def test_a_choice_waits_for_the_characters_after_a_marker(
     name: str, label: str, one_shot: int, streamed: int
 ) -> None:
     assert_calls_per_character(name, label, one_shot, streamed)
+
+
+# -- channels: a token that heads no marker is scanned as text, a run of stops is one node --
+
+CHANNELS = [
+    ("gemma-4", "'<eos>' repeated", 7, 20),
+    ("gemma-4", "'<|' repeated", 19, 26),
+    ("gemma-4", "'<|\"|' repeated", 14, 20),
+    ("gemma-4", "'<|cha' repeated", 11, 19),
+]
+"""Degenerate Gemma 4 turns, with the calls per character each may cost (measured: 4.6 and
+16.1, 15.5 and 21.5, 10.3 and 16.5, 8.2 and 15.5; with a choice at every `<|` or `<eos>`:
+19.8 and 30.9, 22.0 and 30.0, 21.5 and 28.0, 17.2 and 25.0)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), CHANNELS)
+def test_a_channels_turn_scans_a_stray_token_as_text(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)

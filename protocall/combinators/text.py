@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from json.encoder import encode_basestring
 from typing import Any
 
-from .glance import EMPTY, Glance, failing
+from .glance import EMPTY, WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import RELEASE, Close, Input, Open, Text
@@ -102,6 +102,8 @@ class Until(Parser[str]):
     the tag of the node around the scan (`tag(node, until(…))`), each plain marker stands
     in a node of its own, and so does the text on either side of it (the value of each
     is its text), as where the grammar reads the marker as `tag(node, as_text(marker))`.
+    Its `glance` at a plain marker is the guard's: a choice skips the scan where the guard
+    matches there, and waits with it for the characters that decide.
     """
 
     def __init__(
@@ -212,12 +214,21 @@ class Until(Parser[str]):
 
     def _glance(self, window: str) -> Glance | None:
         found = self.find.match(window)
-        if found is None or found.group() in self.plain:  # text, or what follows decides
+        if found is None:
             return None
+        if found.group() in self.plain:  # as `_plain` decides: text, wait, or a marker
+            assert self.guard is not None
+            reach = self.guard.reach()
+            glance = self.guard.glance(window[:reach])
+            if glance is not None and glance.waits and len(window) < reach:
+                return WAITING
+            if glance is not None and not glance.waits and glance.fails:
+                return None  # text: the scan goes on after it
         return failing(("text",)) if self.nonempty else EMPTY  # a marker right here
 
     def _reach(self) -> int:
-        return max(map(len, self.markers))
+        longest = max(map(len, self.markers))
+        return longest if self.guard is None else max(longest, self.guard.reach())
 
     def waits(self) -> bool:
         return True

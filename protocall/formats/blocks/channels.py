@@ -79,24 +79,26 @@ def channelled_turn(
     genuine call head, at an end-of-turn marker, at a `dropped` marker or at end of input
     (the close is optional). A close with no open channel, and a `dropped` marker (markup
     that carries nothing when it stands alone, such as a repeated region close), is
-    dropped; a token that begins no marker is text. At end of input a marker cut off after
-    its token is a truncated error, never text.
+    dropped; a token that begins no marker is text, scanned with the text around it (the
+    value of a text node is its text). A run of end-of-turn markers is one `end_of_turn`
+    node. At end of input a marker cut off after its token is a truncated error, never text.
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(channel.open for channel in channels.values())
     closes = (*(channel.close for channel in channels.values()), *dropped)
     known = unfinished(alt(calls.head, markers(*stops, *opens, *closes)))
-    stray = seq(not_followed_by(known, "text"), as_text(markers(*tokens)))
-    run = until(*tokens, nonempty=True, commit=True)
+    stray = not_followed_by(known, "text").then(as_text(markers(*tokens)))
+    plain = tuple(token for token in tokens if token not in (*stops, *opens, *closes))
+    run = until(*tokens, nonempty=True, commit=True, plain=(known, plain))
 
     def text(node: str) -> Parser[Any]:
-        return tag(node, many(alt(run, stray), minimum=1))
+        return tag(node, many(alt(run, stray), minimum=1).map("".join))
 
     def body(channel: Channel) -> Parser[Any]:
         return optional(text(channel.node)).skip(optional(literal(channel.close)))
 
     opened = (c.opener().then(body(c)) for c in channels.values())
-    end = tag(ast.END_OF_TURN, markers(*stops))
+    end = tag(ast.END_OF_TURN, many(markers(*stops), minimum=1))
     structure = alt(calls.call, end, *opened, markers(*closes))
     lead = body(channels[start]) if start is not None else success(None)
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), text(ast.CONTENT))
