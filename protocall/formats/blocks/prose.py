@@ -206,13 +206,12 @@ def assistant_turn(
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
         segments.append(stray_run(strays, calls, stops))
-    if calls is not None:
-        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
     plain = (calls.call, plain_openers(openers, ends)) if calls is not None else None
-    text = until(*ends, nonempty=True, commit=True, plain=plain, node=ast.CONTENT)
-    segments.append(tag(ast.CONTENT, text))
+    segments.append(tag(ast.CONTENT, until(*ends, nonempty=True, commit=True, plain=plain)))
+    if calls is not None:
+        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     return seq(lead, many(alt(*segments)), end_of_input)
 
 
