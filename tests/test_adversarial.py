@@ -507,3 +507,45 @@ def test_a_channels_turn_scans_a_stray_token_as_text(
     name: str, label: str, one_shot: int, streamed: int
 ) -> None:
     assert_calls_per_character(name, label, one_shot, streamed)
+
+
+# -- DSML marker prefixes: a run of them is one text scan, one content node -----------------
+
+DSML_PREFIXES = [
+    ("deepseek-v3.2", "'<｜DSML｜p' repeated", 7, 12),
+    ("deepseek-v4", "'<｜DSML｜to' repeated", 6.5, 12),
+    ("deepseek-v4.1", "'<｜DSML｜' repeated", 6, 10),
+    ("deepseek-v4.1", "'<｜DSML｜ ' repeated", 7.5, 14),
+    ("deepseek-v3.2", "'<｜DSML｜func' repeated", 5.5, 11.5),
+]
+"""The `<｜DSML｜` opener (a prefix of every DSML tag) repeated with what heads no call, with
+the Python-level calls per character each may cost one-shot and in 4-character deltas: the
+content is one text scan and one node, its absorber goes over the plain openers in a delta
+(measured: 5.1 and 9.0, 4.6 and 9.8, 4.4 and 8.2, 5.8 and 11.9, 3.7 and 9.3; with a content
+node per opener and the parser resumed at each: 9.9 and 15.5, 8.8 and 15.1, 8.3 and 12.2,
+10.5 and 17.6, 7.2 and 13.4)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), DSML_PREFIXES)
+def test_a_run_of_dsml_prefixes_is_one_text_scan(
+    name: str, label: str, one_shot: float, streamed: float
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("deepseek-v3.2", "hi <｜DSML｜p<｜DSML｜invoke x"),
+        ("deepseek-v4.1", "<｜DSML｜<｜DSML｜ <｜DSML｜ end"),
+        ("hermes", "a <tool_call>x<tool_call> b"),
+    ],
+)
+def test_openers_that_head_no_call_stand_in_one_content_node(name: str, text: str) -> None:
+    for chunks in ([text], list(text), [text[i : i + 4] for i in range(0, len(text), 4)]):
+        session = formats.get(name).parser(TOOLS)
+        for chunk in chunks:
+            session.feed(chunk)
+        session.finish()
+        nodes = [(node.tag, node.start, node.end, node.value) for node in session.ast.children]
+        assert nodes == [("content", 0, len(text), text)]

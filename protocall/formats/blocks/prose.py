@@ -184,7 +184,12 @@ def assistant_turn(
     content and the reasoning is text, calls quoted in it included (see `code_span`).
     Strays are dropped where they stand in the content, never content: the `dropped`
     markers and a reasoning close marker (the block ended at a call, or was closed
-    already); in the reasoning they are its text."""
+    already); in the reasoning they are its text.
+
+    A `content` node is one text scan, its value the text: the openers in it that head no
+    call where the characters after them rule the call out (`until`'s `plain`) are part of
+    it, so a marker prefix repeated is one node. An opener the turn had to try as a call
+    (its head failed further on) is a content node of its own, and so is Markdown code."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -206,13 +211,12 @@ def assistant_turn(
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
         segments.append(stray_run(strays, calls, stops))
-    if calls is not None:
-        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
     plain = (calls.call, plain_openers(openers, ends)) if calls is not None else None
-    text = until(*ends, nonempty=True, commit=True, plain=plain, node=ast.CONTENT)
-    segments.append(tag(ast.CONTENT, text))
+    segments.append(tag(ast.CONTENT, until(*ends, nonempty=True, commit=True, plain=plain)))
+    if calls is not None:
+        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     return seq(lead, many(alt(*segments)), end_of_input)
 
 
