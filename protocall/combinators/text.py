@@ -138,6 +138,7 @@ class Until(Parser[str]):
         check: int | None = None  # after a plain marker: where the guard may start too
         while True:
             inp.fast = None
+            checked = -1  # where this pass found the guard to fail: a marker there is text
             if check is not None:  # as a choice there would try the guard first
                 verdict = self._plain(inp, check) if check < inp.end else inp.eof or None
                 if verdict is None:
@@ -145,7 +146,7 @@ class Until(Parser[str]):
                     continue
                 if not verdict:
                     return state.text(), check
-                check = None
+                checked, check = check, None
             emitted = state.emitted  # the search resumes there: what follows is undecided
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
@@ -167,7 +168,7 @@ class Until(Parser[str]):
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
             if found and match is not None and match.group() in self.plain:
-                plain = self._plain(inp, limit)
+                plain = True if limit == checked else self._plain(inp, limit)
                 if plain is None:  # the characters that decide have not arrived
                     state.emitted = emitted
                     yield emitted
