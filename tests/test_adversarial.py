@@ -549,3 +549,24 @@ def test_openers_that_head_no_call_stand_in_one_content_node(name: str, text: st
         session.finish()
         nodes = [(node.tag, node.start, node.end, node.value) for node in session.ast.children]
         assert nodes == [("content", 0, len(text), text)]
+
+
+# -- in deltas: a waiting choice buffers what keeps it waiting, a marker window is decided once --
+
+DELTAS = [
+    ("kimi-k2", "'(no content)' repeated", 5.5, 8.3),
+    ("gemma-4", "'<eos>' repeated", 5.0, 13.0),
+    ("gemma-4", "'<|' repeated", 13.5, 19.5),
+]
+"""Degenerate inputs whose 4-character deltas cost more than one-shot, with the calls per
+character each may cost (measured: 5.0 and 7.7, 4.6 and 11.6, 12.5 and 18.5; with every
+delta resuming the choice that waits for the characters deciding its plan, a marker window at
+the end of the buffer worked out again at every delta, and a plain marker right after another
+checked twice: 5.1 and 9.2, 4.6 and 16.1, 15.5 and 21.5)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), DELTAS)
+def test_a_delta_that_decides_nothing_costs_no_resume(
+    name: str, label: str, one_shot: float, streamed: float
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
