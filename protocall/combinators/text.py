@@ -170,6 +170,7 @@ class Until(Parser[str]):
                 plain = self._plain(inp, limit)
                 if plain is None:  # the characters that decide have not arrived
                     state.emitted = emitted
+                    inp.fast = _Glancing(self, limit)
                     yield emitted
                     continue
                 if plain:
@@ -200,17 +201,23 @@ class Until(Parser[str]):
         glance at the characters there fails before the end of the input received, None
         while it waits for more of them (as a choice would before running the guard),
         False otherwise."""
-        guard, reach = self.guard, self.reach_guard
-        assert guard is not None
+        reach = self.reach_guard
         if not reach:
-            reach = self.reach_guard = guard.reach()
+            assert self.guard is not None
+            reach = self.reach_guard = self.guard.reach()
         start = at - inp.base
-        window = inp.buf[start : start + reach]
+        return self._verdict(inp.buf[start : start + reach], inp.eof)
+
+    def _verdict(self, window: str, eof: bool) -> bool | None:
+        """`_plain` where the input at the marker starts with `window` (as long as the
+        guard's reach, unless the input ends first)."""
+        guard = self.guard
+        assert guard is not None
         glance = guard.glance(window)
         if glance is None or not glance.waits:
             # failing at the end of a finished stream, a region may be cut off, not text
             return glance is not None and glance.fails and glance.at < len(window)
-        return None if len(window) < reach and not inp.eof else False
+        return None if len(window) < self.reach_guard and not eof else False
 
     def _glance(self, window: str) -> Glance | None:
         found = self.find.match(window)
@@ -232,6 +239,26 @@ class Until(Parser[str]):
 
     def waits(self) -> bool:
         return True
+
+
+class _Glancing:
+    """An `until` waiting at the plain marker at `pos` for the characters that decide its
+    guard's glance: more input that leaves it undecided is only buffered, as a resumed
+    scan would wait again."""
+
+    __slots__ = ("pos", "scan")
+
+    def __init__(self, scan: Until, pos: int) -> None:
+        self.scan = scan
+        self.pos = pos
+
+    def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
+        scan = self.scan
+        window = inp.buf[self.pos - inp.base :] + text  # shorter than the reach so far
+        if scan._verdict(window[: scan.reach_guard], False) is not None:
+            return None
+        inp.append(text)
+        return "", self.pos
 
 
 class Scanning:
