@@ -518,7 +518,7 @@ UNDECLARED = [
 """A bare list whose first name is a prefix of a declared tool's, repeated, with the calls
 per character each may cost one-shot and in 4-character deltas: the list's glance rules it
 out once the name's end has arrived, so the content scan reads the `[` and name as text
-(measured: 7.2 and 13.2 for each; with the list run at every repetition: 17.3 and 21.9,
+(measured: 7.4 and 12.4 for each; with the list run at every repetition: 17.3 and 21.9,
 18.5 and 25.4)."""
 
 
