@@ -570,3 +570,23 @@ def test_a_delta_that_decides_nothing_costs_no_resume(
     name: str, label: str, one_shot: float, streamed: float
 ) -> None:
     assert_calls_per_character(name, label, one_shot, streamed)
+
+
+# -- pythonic lists: a first name that is no declared tool rules the list out at a glance -----
+
+UNDECLARED = [
+    ("pythonic", "'[get_weathe' repeated", 10, 17),
+    ("llama-4", "'[get_weathe' repeated", 10, 17),
+]
+"""A bare list whose first name is a prefix of a declared tool's, repeated, with the calls
+per character each may cost one-shot and in 4-character deltas: the list's glance rules it
+out once the name's end has arrived, so the content scan reads the `[` and name as text
+(measured: 7.4 and 12.4 for each; with the list run at every repetition: 17.3 and 21.9,
+18.5 and 25.4)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), UNDECLARED)
+def test_a_list_naming_no_declared_tool_is_ruled_out_at_a_glance(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
