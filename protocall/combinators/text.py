@@ -98,7 +98,11 @@ class Until(Parser[str]):
     prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
     and back per repetition). While the glance waits for more characters, so does the
     scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
-    at the marker, as at any other, for the grammar to run `parser` there. With `node`,
+    at the marker, as at any other, for the grammar to run `parser` there, unless work
+    already done on the input has decided that it fails there (`Parser.deciders` and
+    `settled`: a bare call proof's JSON scan has read the object that starts there), when
+    the marker is text too; while that work waits for more input, so does the scan
+    (holding the marker). With `node`,
     the tag of the node around the scan (`tag(node, until(…))`), each plain marker stands
     in a node of its own, and so does the text on either side of it (the value of each
     is its text), as where the grammar reads the marker as `tag(node, as_text(marker))`.
@@ -122,6 +126,7 @@ class Until(Parser[str]):
         self.guard: Parser[Any] | None = None if plain is None else plain[0]
         self.plain = frozenset(() if plain is None else plain[1])
         self.reach_guard = 0  # the guard's reach, known once it is first needed
+        self.windows: dict[str, tuple[Parser[Any], ...] | None] = {}  # its deciders
         self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
@@ -207,10 +212,34 @@ class Until(Parser[str]):
         start = at - inp.base
         window = inp.buf[start : start + reach]
         glance = guard.glance(window)
-        if glance is None or not glance.waits:
+        if glance is None:
+            return self._settled(inp, at, window)
+        if not glance.waits:
             # failing at the end of a finished stream, a region may be cut off, not text
-            return glance is not None and glance.fails and glance.at < len(window)
+            return glance.fails and glance.at < len(window)
         return None if len(window) < reach and not inp.eof else False
+
+    def _settled(self, inp: Input, at: int, window: str) -> bool | None:
+        """Where the guard's glance is undecided: True where work done on the input has
+        decided that the parsers its failure rests on (`Parser.deciders`) all fail at
+        `at`, None while that work waits for more input, False otherwise."""
+        windows = self.windows
+        deciders = windows.get(window, _UNSEEN)
+        if deciders is _UNSEEN:
+            if len(windows) >= _WINDOWS:
+                windows.clear()
+            assert self.guard is not None
+            deciders = windows[window] = self.guard.deciders(window)
+        if not deciders:
+            return False
+        verdict: bool | None = True
+        for parser in deciders:
+            settled = parser.settled(inp, at)
+            if settled is False:
+                return False
+            if settled is None:
+                verdict = None
+        return verdict
 
     def _glance(self, window: str) -> Glance | None:
         found = self.find.match(window)
@@ -357,6 +386,8 @@ def _split(inp: Input, state: Scanning, node: str, at: int) -> None:
 
 _text = tuple.__new__  # builds an item without NamedTuple.__new__'s Python-level overhead
 _JOIN = 256  # pieces joined into one chunk
+_WINDOWS = 256  # windows whose deciders a scan keeps (a cache: cleared when full)
+_UNSEEN: Any = object()
 
 
 def until(
