@@ -558,7 +558,9 @@ class NestedObjects(Parser[dict[str, Any]]):
     most of them inside objects tried before (a bare call object's proof at every `{`): the
     same value or failure at each start, in the same stream positions, but the objects
     nested inside one already read are decided by that reading (`_Scan`), not read again.
-    So a run of nested openers costs one scan, whatever `max_depth`."""
+    So a run of nested openers costs one scan, whatever `max_depth`. `settled` tells the
+    outcome at a start without running in the grammar, so a content scan that asks it at
+    every `{` takes those that fail as text without a call attempt at each."""
 
     def __init__(self, *, max_depth: int, max_size: int) -> None:
         self.bounds = JsonValue("object", max_depth, max_size)
@@ -566,19 +568,25 @@ class NestedObjects(Parser[dict[str, Any]]):
         self.latest: _Scan | None = None
 
     def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
-        scan = self.latest
-        if scan is None or scan.inp is not inp:
-            scan = self.latest = _Scan(self, inp, pos)
-        while (outcome := scan.decide(pos)) is None:
-            if not scan.pending(pos):  # not read by it, or left undecided by its bounds
-                scan = self.latest = _Scan(self, inp, pos)
-            else:
-                yield pos
-        scan.prune(pos)
+        while (outcome := self._outcome(inp, pos)) is None:
+            yield pos
         if isinstance(outcome, tuple):
             raise Backtrack(*outcome)
         value: dict[str, Any] = _decode(inp.text(pos, outcome), exact=True)
         return value, outcome
+
+    def _outcome(self, inp: Input, pos: int) -> _Outcome | None:
+        """How the object at `pos` is decided, as far as the input that has arrived tells
+        (None: not yet): by the latest scan, advanced, or by a new one from `pos` where
+        that one does not read it or its own bounds left it undecided."""
+        scan = self.latest
+        if scan is None or scan.inp is not inp:
+            scan = self.latest = _Scan(self, inp, pos)
+        while (outcome := scan.decide(pos)) is None and not scan.pending(pos):
+            scan = self.latest = _Scan(self, inp, pos)
+        if outcome is not None:
+            scan.prune(pos)
+        return outcome
 
     def _glance(self, window: str) -> Glance | None:
         return self.bounds.glance(window)
@@ -587,16 +595,10 @@ class NestedObjects(Parser[dict[str, Any]]):
         return (self,)
 
     def settled(self, inp: Input, pos: int) -> bool | None:
-        """What the latest scan decides at `pos` (advanced over the input that has
-        arrived): a failure, a match, or nothing yet; a start it does not read is not
-        told (a scan is started only by `step`)."""
-        scan = self.latest
-        if scan is None or scan.inp is not inp:
-            return False
-        outcome = scan.decide(pos)
-        if outcome is None:
-            return None if scan.pending(pos) else False
-        return isinstance(outcome, tuple)
+        """Whether `step` fails at `pos`, read by the scan `step` then reuses (emitting
+        nothing); None while the input that has arrived does not tell."""
+        outcome = self._outcome(inp, pos)
+        return None if outcome is None else isinstance(outcome, tuple)
 
     def waits(self) -> bool:
         return True

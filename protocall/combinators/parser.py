@@ -84,16 +84,16 @@ class Parser(Generic[T_co]):
     def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
         """Where the input starts with `window`: parsers starting where this one starts
         whose failure there, all of them, makes this one fail there too, for a caller that
-        asks each whether work already done on the input has decided it (`settled`) where
-        the glance leaves this parser undecided; or None (the default): none known. From
-        the grammar alone, like `glance` (a caller may keep the answer per window)."""
+        asks each (`settled`) where the glance leaves this parser undecided; or None (the
+        default): none known. From the grammar alone, like `glance` (a caller may keep the
+        answer per window)."""
         return None
 
     def settled(self, inp: Input, pos: int) -> bool | None:
-        """Whether work already done on `inp` (a scan that decides many starts at once,
-        `NestedObjects`) shows that this parser fails at `pos`, whatever follows: True,
-        or None while that work needs more input to tell, or False (the default): it does
-        not tell. May advance that work over input that has arrived; emits nothing."""
+        """Whether this parser fails at `pos`, told without running it in the grammar
+        (emitting nothing, opening no choice): True or False, or None while the input that
+        has arrived does not tell yet. The default, False, tells nothing; `NestedObjects`
+        reads the object there with the scan its `step` then reuses."""
         return False
 
     def waits(self) -> bool:

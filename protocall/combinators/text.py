@@ -98,11 +98,11 @@ class Until(Parser[str]):
     prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
     and back per repetition). While the glance waits for more characters, so does the
     scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
-    at the marker, as at any other, for the grammar to run `parser` there, unless work
-    already done on the input has decided that it fails there (`Parser.deciders` and
-    `settled`: a bare call proof's JSON scan has read the object that starts there), when
-    the marker is text too; while that work waits for more input, so does the scan
-    (holding the marker). With `node`,
+    at the marker, as at any other, for the grammar to run `parser` there, unless the
+    parsers its failure rests on tell, without running in the grammar, that they all fail
+    there (`Parser.deciders` and `settled`: a bare call proof's JSON scan reads the
+    object that starts there), when the marker is text too; while they wait for more
+    input to tell, so does the scan (holding the marker). With `node`,
     the tag of the node around the scan (`tag(node, until(…))`), each plain marker stands
     in a node of its own, and so does the text on either side of it (the value of each
     is its text), as where the grammar reads the marker as `tag(node, as_text(marker))`.
@@ -220,9 +220,9 @@ class Until(Parser[str]):
         return None if len(window) < reach and not inp.eof else False
 
     def _settled(self, inp: Input, at: int, window: str) -> bool | None:
-        """Where the guard's glance is undecided: True where work done on the input has
-        decided that the parsers its failure rests on (`Parser.deciders`) all fail at
-        `at`, None while that work waits for more input, False otherwise."""
+        """Where the guard's glance is undecided: True where the parsers its failure rests
+        on (`Parser.deciders`) all tell that they fail at `at` (`Parser.settled`), None
+        while one waits for more input to tell, False otherwise."""
         windows = self.windows
         deciders = windows.get(window, _UNSEEN)
         if deciders is _UNSEEN:
