@@ -253,6 +253,8 @@ class Until(Parser[str]):
                 return WAITING
             if glance is not None and not glance.waits and glance.fails:
                 return None  # text: the scan goes on after it
+            if glance is None and self.guard.deciders(window[:reach]):
+                return None  # text where they tell the guard fails (`_settled`)
         return failing(("text",)) if self.nonempty else EMPTY  # a marker right here
 
     def _reach(self) -> int:
