@@ -590,3 +590,52 @@ def test_a_list_naming_no_declared_tool_is_ruled_out_at_a_glance(
     name: str, label: str, one_shot: int, streamed: int
 ) -> None:
     assert_calls_per_character(name, label, one_shot, streamed)
+
+
+# -- a proof's scan tells the content scan where no call starts (llama-3 nested) -----------
+
+SETTLED = [
+    ("llama-3", "'{\"a\":' nested", 25, 40),
+    ("llama-3", '\'{"name": "get_weather", "p\' repeated', 7, 15),
+]
+"""Bare objects whose proof fails, nested or repeated, with the calls per character they
+may cost: every `{"` whose head the glance rules out and whose object the proof's JSON
+scan decides a non-call is text to the content scan (measured: 20.5 and 33.9, 4.9 and
+11.0; with the scan stopping there for the turn to try a call and fail: 39.3 and 52.7,
+12.8 and 19.7)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), SETTLED)
+def test_a_start_the_proof_has_decided_is_text_to_the_content_scan(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
+
+
+CANDIDATE_PIECES = [*JSON_PIECES, '{"name": "get_weather", "parameters": ', '{"name": "x", ',
+                    '{"name": "get_weather", "p', '"name"', '"get_weather"', "x", "; ",
+                    "<|eot_id|>", "<|python_tag|>"]  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(CANDIDATE_PIECES), max_size=30).map("".join),
+    st.integers(1, 3),
+    st.integers(8, 60),
+    st.sampled_from([0, 1, 3, 4]),
+)
+def test_the_content_scan_reads_a_start_as_the_turn_would(
+    text: str, depth: int, size: int, delta: int
+) -> None:
+    """Events and message with the content scan taking the starts the proof rules out
+    (its head by a glance, its object by the scan) as text equal those with the turn
+    trying a call at each and every choice running every branch (llama-3, with bounds
+    small enough for the scan to decide inside the text)."""
+    from protocall.formats import llama3
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
+        patch.setattr(llama3, "LOOKAHEAD", size)
+        with without_shortcuts():
+            expected = outcome("llama-3", text, delta)
+        assert outcome("llama-3", text, delta) == expected

@@ -191,6 +191,19 @@ class Alt(Parser[T]):
     def _reach(self) -> int:
         return max(parser.reach() for parser in self.parsers)
 
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        """Those of every branch the window does not rule out (each must fail)."""
+        found: list[Parser[Any]] = []
+        for parser in self.parsers:
+            glance = parser.glance(window)
+            if glance is not None and glance.fails and glance.at < len(window):
+                continue
+            deciders = None if glance is not None else parser.deciders(window)
+            if deciders is None:
+                return None
+            found += deciders
+        return tuple(found)
+
     def waits(self) -> bool:
         return self.parsers[0].waits()
 
@@ -399,6 +412,9 @@ class Peek(Wrapper[T]):
     def _glance(self, window: str) -> Glance | None:
         glance = self.parser.glance(window)
         return None if glance is None else glance.forgotten()
+
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parser.deciders(window)
 
 
 def peek(parser: Parser[T]) -> Parser[T]:

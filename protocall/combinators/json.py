@@ -558,7 +558,9 @@ class NestedObjects(Parser[dict[str, Any]]):
     most of them inside objects tried before (a bare call object's proof at every `{`): the
     same value or failure at each start, in the same stream positions, but the objects
     nested inside one already read are decided by that reading (`_Scan`), not read again.
-    So a run of nested openers costs one scan, whatever `max_depth`."""
+    So a run of nested openers costs one scan, whatever `max_depth`. `settled` tells the
+    outcome at a start without running in the grammar, so a content scan that asks it at
+    every `{` takes those that fail as text without a call attempt at each."""
 
     def __init__(self, *, max_depth: int, max_size: int) -> None:
         self.bounds = JsonValue("object", max_depth, max_size)
@@ -566,24 +568,37 @@ class NestedObjects(Parser[dict[str, Any]]):
         self.latest: _Scan | None = None
 
     def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
-        scan = self.latest
-        if scan is None or scan.inp is not inp or not scan.knows(pos):
-            scan = self.latest = _Scan(self, inp, pos)
-        while (outcome := scan.decided.get(pos)) is None:
-            if not scan.pending(pos):  # left undecided (by the run's own bounds): anew
-                scan = self.latest = _Scan(self, inp, pos)
-            elif inp.end > scan.fed or inp.eof:
-                scan.advance()
-            else:
-                yield pos
-        scan.prune(pos)
-        if isinstance(outcome, Backtrack):
-            raise Backtrack(outcome.position, outcome.expected)
+        while (outcome := self._outcome(inp, pos)) is None:
+            yield pos
+        if isinstance(outcome, tuple):
+            raise Backtrack(*outcome)
         value: dict[str, Any] = _decode(inp.text(pos, outcome), exact=True)
         return value, outcome
 
+    def _outcome(self, inp: Input, pos: int) -> _Outcome | None:
+        """How the object at `pos` is decided, as far as the input that has arrived tells
+        (None: not yet): by the latest scan, advanced, or by a new one from `pos` where
+        that one does not read it or its own bounds left it undecided."""
+        scan = self.latest
+        if scan is None or scan.inp is not inp:
+            scan = self.latest = _Scan(self, inp, pos)
+        while (outcome := scan.decide(pos)) is None and not scan.pending(pos):
+            scan = self.latest = _Scan(self, inp, pos)
+        if outcome is not None:
+            scan.prune(pos)
+        return outcome
+
     def _glance(self, window: str) -> Glance | None:
         return self.bounds.glance(window)
+
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return (self,)
+
+    def settled(self, inp: Input, pos: int) -> bool | None:
+        """Whether `step` fails at `pos`, read by the scan `step` then reuses (emitting
+        nothing); None while the input that has arrived does not tell."""
+        outcome = self._outcome(inp, pos)
+        return None if outcome is None else isinstance(outcome, tuple)
 
     def waits(self) -> bool:
         return True
@@ -591,6 +606,9 @@ class NestedObjects(Parser[dict[str, Any]]):
 
 _DEEPEST = 500
 """The nesting a `_Scan`'s run reads (`JsonValue`'s own bound)."""
+
+_Outcome = int | tuple[int, tuple[str, ...]]
+"""How an object is decided: its end, or where it fails and what was expected there."""
 
 
 class _Scan:
@@ -622,8 +640,8 @@ class _Scan:
         self.inp = inp
         self.start = start
         self.started = False
-        self.open: list[tuple[int, int]] = []  # undecided objects: (start, containers around)
-        self.decided: dict[int, int | Backtrack] = {}
+        self.open: dict[int, int] = {}  # undecided objects: start -> containers around it
+        self.decided: dict[int, _Outcome] = {}
         self.kept = 0  # objects decided at the latest pruning
         self.trash: list[Item] = []  # what the run emits, dropped
         self.run = nested.automaton.scan(inp, start, self)
@@ -631,16 +649,21 @@ class _Scan:
         self.fed = -1  # the input's end when the run last waited for more
         self.keep = start
 
-    def knows(self, start: int) -> bool:
-        return start in self.decided or self.pending(start)
-
     def pending(self, start: int) -> bool:
         """The object at `start` is undecided and the run may still decide it."""
         if self.done:
             return False
-        if start == self.start and not self.started:
-            return True
-        return any(begin == start for begin, _ in self.open)
+        return start in self.open or (start == self.start and not self.started)
+
+    def decide(self, start: int) -> _Outcome | None:
+        """The outcome at `start`, the run advanced over the input that has arrived while
+        it is undecided and pending; None while it is not decided."""
+        decided, inp = self.decided, self.inp
+        while (outcome := decided.get(start)) is None and self.pending(start):
+            if inp.end == self.fed and not inp.eof:
+                break
+            self.advance()
+        return outcome
 
     def advance(self) -> None:
         inp = self.inp
@@ -653,7 +676,7 @@ class _Scan:
         except StopIteration:
             self.done = True
         except Backtrack as failure:
-            self._fail(failure)
+            self._fail(failure.position, failure.expected)
         else:
             self.fed = inp.end
             if self.open:
@@ -667,46 +690,50 @@ class _Scan:
         bounds, open = self.nested.bounds, self.open
         if open:
             self._bound(at + 1)
-        while open and level - open[0][1] >= bounds.max_depth:
-            self.decided[open.pop(0)[0]] = Backtrack(at, bounds.too_deep)
+            deepest = level - bounds.max_depth  # objects open around fewer are too deep
+            while open and open[start := next(iter(open))] <= deepest:
+                del open[start]
+                self.decided[start] = (at, bounds.too_deep)
         if bracket == "{":
-            open.append((at, level))
+            open[at] = level
             self.started = True
 
     def closed(self, at: int, level: int) -> None:
         """A bracket at `at` closes the container inside `level` others."""
-        if self.open:
+        open = self.open
+        if open:
             self._bound(at + 1)
-        if self.open and self.open[-1][1] == level:
-            self.decided[self.open.pop()[0]] = at + 1
+            if open and open[last := next(reversed(open))] == level:
+                del open[last]
+                self.decided[last] = at + 1
 
     def _bound(self, end: int) -> None:
         """Fail the objects still open whose size bound the text before `end` passes."""
         bounds, open = self.nested.bounds, self.open
         size = bounds.max_size
         assert size is not None
-        while open and open[0][0] + size < end:
-            start = open.pop(0)[0]
-            self.decided[start] = Backtrack(start + size, bounds.too_long)
+        while open and (start := next(iter(open))) + size < end:
+            del open[start]
+            self.decided[start] = (start + size, bounds.too_long)
 
-    def _fail(self, failure: Backtrack) -> None:
-        """The run failed: so does every object open, there or at its own bound."""
-        failure.detach()  # kept: not the frames it was raised through
-        bounds, at = self.nested.bounds, failure.position
+    def _fail(self, at: int, expected: tuple[str, ...]) -> None:
+        """The run failed at `at` expecting `expected`: so does every object open, there
+        or at its own bound."""
+        bounds = self.nested.bounds
         size = bounds.max_size
         assert size is not None
-        own_size = failure.expected == bounds.too_long and at == self.start + size
-        own_depth = failure.expected == self.nested.automaton.too_deep
-        for start, level in self.open:
+        own_size = expected == bounds.too_long and at == self.start + size
+        own_depth = expected == self.nested.automaton.too_deep
+        for start, level in self.open.items():
             if start + size <= at and self.inp.end > start + size:
-                self.decided[start] = Backtrack(start + size, bounds.too_long)
+                self.decided[start] = (start + size, bounds.too_long)
             elif own_depth:
                 if _DEEPEST - level == bounds.max_depth:
-                    self.decided[start] = Backtrack(at, bounds.too_deep)
+                    self.decided[start] = (at, bounds.too_deep)
             elif not own_size or start == self.start:
-                self.decided[start] = failure
+                self.decided[start] = (at, expected)
         if not self.started:
-            self.decided[self.start] = failure
+            self.decided[self.start] = (at, expected)
         self.open.clear()
         self.done = True
 

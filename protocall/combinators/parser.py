@@ -81,6 +81,21 @@ class Parser(Generic[T_co]):
     def _reach(self) -> int:
         return 1
 
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        """Where the input starts with `window`: parsers starting where this one starts
+        whose failure there, all of them, makes this one fail there too, for a caller that
+        asks each (`settled`) where the glance leaves this parser undecided; or None (the
+        default): none known. From the grammar alone, like `glance` (a caller may keep the
+        answer per window)."""
+        return None
+
+    def settled(self, inp: Input, pos: int) -> bool | None:
+        """Whether this parser fails at `pos`, told without running it in the grammar
+        (emitting nothing, opening no choice): True or False, or None while the input that
+        has arrived does not tell yet. The default, False, tells nothing; `NestedObjects`
+        reads the object there with the scan its `step` then reuses."""
+        return False
+
     def waits(self) -> bool:
         """True when, with no input at its position yet, it can only wait for some: it
         decides, emits and commits nothing before a character arrives (or the input ends).
@@ -332,6 +347,9 @@ class Seq(Parser[tuple[Any, ...]]):
     def _reach(self) -> int:
         return sum(parser.reach() for parser in self.parsers)
 
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parsers[0].deciders(window) if self.parsers else None
+
     def waits(self) -> bool:
         return bool(self.parsers) and self.parsers[0].waits()
 
@@ -365,6 +383,9 @@ class Bind(Wrapper[U]):
 
     def _glance(self, window: str) -> Glance | None:
         return before_value(self.parser.glance(window))
+
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parser.deciders(window)
 
 
 class Desc(Wrapper[T]):

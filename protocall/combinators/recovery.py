@@ -151,6 +151,10 @@ class Recover(Wrapper[Any]):
         # not end: a region the window rules out is ruled out.
         return self.parser.glance(window)
 
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        # not with `cut_off`: a failure at the end of a finished stream may be recovered
+        return None if self.cut_off else self.parser.deciders(window)
+
 
 def _failure(parser: Parser[Any], text: str) -> tuple[ParseFailure, str, bool] | None:
     """How `parser` fails on an input that starts with `text`, whatever follows: the

@@ -39,6 +39,9 @@ class Tag(Wrapper[T]):
         glance = self.parser.glance(window)
         return None if glance is None else glance.tagged(self.name)
 
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parser.deciders(window)
+
 
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""

@@ -99,10 +99,14 @@ class Until(Parser[str]):
     prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
     and back per repetition). While the glance waits for more characters, so does the
     scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
-    at the marker, as at any other, for the grammar to run `parser` there. The plain
-    markers are part of the value, the text scanned. Its `glance` at a plain marker is
-    the guard's: a choice skips the scan where the guard matches there, and waits with it
-    for the characters that decide.
+    at the marker, as at any other, for the grammar to run `parser` there, unless the
+    parsers its failure rests on tell, without running in the grammar, that they all fail
+    there (`Parser.deciders` and `settled`: a bare call proof's JSON scan reads the
+    object that starts there), when the marker is text too; while they wait for more
+    input to tell, so does the scan (holding the marker). The plain markers are part of
+    the value, the text scanned. Its `glance` at a plain marker is the guard's: a choice
+    skips the scan where the guard matches there, and waits with it for the characters
+    that decide.
     """
 
     def __init__(
@@ -120,6 +124,7 @@ class Until(Parser[str]):
         self.guard: Parser[Any] | None = None if plain is None else plain[0]
         self.plain = frozenset(() if plain is None else plain[1])
         self.reach_guard = 0  # the guard's reach, known once it is first needed
+        self.windows: dict[str, tuple[Parser[Any], ...] | None] = {}  # its deciders
         self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
@@ -139,7 +144,7 @@ class Until(Parser[str]):
             checked = -1  # where this pass found the guard to fail: a marker there is text
             if state.check:  # after a plain marker, as a choice there would try the guard
                 check = state.emitted
-                verdict = self.plain_at(inp.buf, check - inp.base, inp.eof)
+                verdict = self.plain_at(inp.buf, check - inp.base, inp.eof, inp)
                 if verdict is None:
                     inp.fast = state
                     yield check
@@ -166,7 +171,7 @@ class Until(Parser[str]):
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
             if found and match is not None and match.group() in self.plain:
-                verdict = True if limit == checked else self.plain_at(buf, limit - base, eof)
+                verdict = True if limit == checked else self.plain_at(buf, limit - base, eof, inp)
                 if verdict is None:  # the characters that decide have not arrived
                     state.emitted = emitted
                     inp.fast = state  # which rescans the marker with the next delta
@@ -192,12 +197,16 @@ class Until(Parser[str]):
                 inp.fast = state
             yield emitted
 
-    def plain_at(self, text: str, at: int, eof: bool = False) -> bool | None:
+    def plain_at(
+        self, text: str, at: int, eof: bool = False, inp: Input | None = None
+    ) -> bool | None:
         """Whether the marker found at `at` of `text` is text (see `plain`), and after one
         whether the scan goes on: True where the guard's glance at the characters there
         fails before the end of `text` (the input received; `eof`: all of it), None while
         it waits for more of them (as a choice would before running the guard), False
-        otherwise."""
+        otherwise. Where the glance is undecided, the guard's deciders tell when `text` is
+        `inp`'s buffer (see `_settled`); for text not yet in it (an absorber's delta), the
+        answer is False, so the parser decides."""
         guard, reach = self.guard, self.reach_guard
         assert guard is not None
         if at == len(text):
@@ -206,10 +215,34 @@ class Until(Parser[str]):
             reach = self.reach_guard = guard.reach()
         window = text[at : at + reach]
         glance = guard.glance(window)
-        if glance is None or not glance.waits:
+        if glance is None:
+            return False if inp is None else self._settled(inp, inp.base + at, window)
+        if not glance.waits:
             # failing at the end of a finished stream, a region may be cut off, not text
-            return glance is not None and glance.fails and glance.at < len(window)
+            return glance.fails and glance.at < len(window)
         return None if len(window) < reach and not eof else False
+
+    def _settled(self, inp: Input, at: int, window: str) -> bool | None:
+        """Where the guard's glance is undecided: True where the parsers its failure rests
+        on (`Parser.deciders`) all tell that they fail at `at` (`Parser.settled`), None
+        while one waits for more input to tell, False otherwise."""
+        windows = self.windows
+        deciders = windows.get(window, _UNSEEN)
+        if deciders is _UNSEEN:
+            if len(windows) >= _WINDOWS:
+                windows.clear()
+            assert self.guard is not None
+            deciders = windows[window] = self.guard.deciders(window)
+        if not deciders:
+            return False
+        verdict: bool | None = True
+        for parser in deciders:
+            settled = parser.settled(inp, at)
+            if settled is False:
+                return False
+            if settled is None:
+                verdict = None
+        return verdict
 
     def _glance(self, window: str) -> Glance | None:
         found = self.find.match(window)
@@ -223,6 +256,8 @@ class Until(Parser[str]):
                 return WAITING
             if glance is not None and not glance.waits and glance.fails:
                 return None  # text: the scan goes on after it
+            if glance is None and self.guard.deciders(window[:reach]):
+                return None  # text where they tell the guard fails (`_settled`)
         return failing(("text",)) if self.nonempty else EMPTY  # a marker right here
 
     def _reach(self) -> int:
@@ -393,6 +428,8 @@ class Scanning:
 
 _text = tuple.__new__  # builds an item without NamedTuple.__new__'s Python-level overhead
 _JOIN = 256  # pieces joined into one chunk
+_WINDOWS = 256  # windows whose deciders a scan keeps (a cache: cleared when full)
+_UNSEEN: Any = object()
 
 
 def until(

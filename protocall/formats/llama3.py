@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 
@@ -35,7 +36,11 @@ from ..combinators import (
     success,
     whitespace,
 )
+from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.json import NestedObjects
+from ..combinators.parser import Step, Wrapper
+from ..combinators.result import Backtrack
+from ..combinators.stream import Input
 from ..tools import Tools
 from .blocks.names import NAME_LIMIT
 from .codecs import NameAndArguments
@@ -47,7 +52,8 @@ LOOKAHEAD, LOOKAHEAD_DEPTH = 16_384, 16
 name does not come first: one still open after this many characters, or nested deeper, is
 text (so each `{` costs a bounded scan, and text held back while undecided is bounded).
 The objects nested in one already read are decided by that reading (`NestedObjects`): a
-run of nested openers costs one scan whatever the depth bound."""
+run of nested openers costs one scan whatever the depth bound, and the content scan takes
+each `{` whose object that scan decides is no call as text, without trying a call there."""
 OBJECT_STARTS = ('{"', *(f"{{{space}" for space in " \t\n\r"))
 """Where a bare call object may begin: a `{` then a key or JSON whitespace. Any other `{`
 (`{{{{…`, `{}`) is text at once, without trying a call."""
@@ -57,25 +63,66 @@ def key(name: str) -> Parser[Any]:
     return seq(whitespace, literal(f'"{name}"'), whitespace, literal(":"), whitespace)
 
 
-def known(tools: Tools | None, name: Any) -> Parser[Any]:
-    if isinstance(name, str) and (tools is None or name in tools):
-        return success(name)
-    return fail("a declared tool name")
+DECLARED = ("a declared tool name",)
+
+
+def declared(tools: Tools | None, name: Any) -> bool:
+    return isinstance(name, str) and (tools is None or name in tools)
 
 
 def whole_call(tools: Tools | None, found: dict[str, Any]) -> Parser[Any]:
     if not any(key in found for key in ARGUMENTS):
         return fail("a call object")
-    return known(tools, found.get("name"))
+    name = found.get("name")
+    return success(name) if declared(tools, name) else fail(DECLARED[0])
+
+
+_PLAIN_STRING = re.compile(r'"([^"\\\x00-\x1f]*)("?)')
+
+
+class ToolName(Wrapper[str]):
+    """A JSON string naming a declared tool (any name when none are declared); fails just
+    after a string that names none. Its glance reads a name written without escapes (and
+    waits while one is still arriving), so a choice (or a content scan) rules out a head
+    naming no tool, or failing after its name, from the head's first characters."""
+
+    def __init__(self, tools: Tools | None) -> None:
+        self.tools = tools
+        self.parser = json_string(max_size=NAME_LIMIT + 2)
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        name, end = yield from self.parser.step(inp, pos)
+        if not declared(self.tools, name):
+            raise Backtrack(end, DECLARED)
+        return name, end
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        string = _PLAIN_STRING.match(window)
+        if glance is not None or string is None:
+            return glance
+        if not string.group(2):  # cut off by the window's end, or by an escape
+            return WAITING if string.end() == len(window) else None
+        if declared(self.tools, string.group(1)):
+            return Glance(string.end(), None)
+        return failing(DECLARED, string.end())
+
+    def _reach(self) -> int:
+        return NAME_LIMIT + 2
 
 
 def proof(tools: Tools | None) -> Parser[Any]:
     """`{"name": "<a declared tool>", "parameters":` (a `"type"` member may come first), or
     a whole object within the lookahead bounds holding such a name and arguments."""
     kind = optional(seq(key("type"), json_string(), whitespace, literal(",")))
-    name = json_string(max_size=NAME_LIMIT + 2).bind(partial(known, tools))
     named = seq(
-        literal("{"), kind, key("name"), name, whitespace, literal(","), alt(*map(key, ARGUMENTS))
+        literal("{"),
+        kind,
+        key("name"),
+        ToolName(tools),
+        whitespace,
+        literal(","),
+        alt(*map(key, ARGUMENTS)),
     )
     whole = NestedObjects(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
     return alt(named, whole.bind(partial(whole_call, tools)))
