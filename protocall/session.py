@@ -141,11 +141,10 @@ class _Call:
         self.pieces: list[str] = []
         self.announced = False
 
-    def push(self, text: str) -> Event | None:
-        """Add arguments text; return its delta event once the call is announced."""
+    def push(self, text: str) -> Event:
+        """Add arguments text of the announced call; return its delta event. (Before the
+        call is announced, its arguments text goes to `pieces` only: `_innermost_sink`.)"""
         self.pieces.append(text)
-        if self.index is None:
-            return None
         event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
         _set_index(event, self.index)
         _set_arguments(event, text)
@@ -351,7 +350,10 @@ class Session:
             if tag == ast.REASONING:
                 return self._reasoning.push
             if tag == ast.TOOL_ARGUMENTS:
-                return _drop if self._call is None else self._call.push
+                call = self._call
+                if call is None:
+                    return _drop
+                return call.pieces.append if call.index is None else call.push  # announced
             if tag in _SILENT:
                 return _drop
         return self._content.push
