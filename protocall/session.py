@@ -18,8 +18,19 @@ import orjson
 
 from . import ast
 from .ast import Node, TreeBuilder
-from .combinators import FAILED, Close, Item, Open, Parser, Recovered, Text, UsageError
-from .combinators.stream import new_text
+from .combinators import (
+    FAILED,
+    Close,
+    Item,
+    Open,
+    Parser,
+    Recovered,
+    Run,
+    Status,
+    Text,
+    UsageError,
+)
+from .combinators.stream import Input, new_text
 from .events import (
     ContentDelta,
     Event,
@@ -52,61 +63,56 @@ class StrippedField:
 
     def push(self, text: str) -> Event | None:
         """Add raw text (non-empty); return the delta event that may be emitted now, if any."""
-        if self._pieces and not self._held and text.rstrip() is text:
-            self._pieces.append(text)  # the common case: text inside the field (`is`: unchanged)
-        else:
-            text = self._strip(text)
-            if not text:
-                return None
-        event: Event = _new(self._event)
-        self._set_text(event, text)
-        return event
-
-    def _strip(self, text: str) -> str:
-        if not self._pieces:
-            text = text.lstrip()
-            if not text:
-                return ""
-        body = text.rstrip()
+        body = text.rstrip()  # `text` itself when it ends in no whitespace
         if not body:
-            self._held.append(text)
-            return ""
-        delta = "".join(self._held) + body
-        self._held.clear()
-        if len(body) < len(text):
-            self._held.append(text[len(body) :])
+            if self._pieces:
+                self._held.append(text)
+            return None
+        delta = body if self._pieces else body.lstrip()
+        held = self._held
+        if held:
+            delta = "".join(held) + delta
+            held.clear()
+        if body is not text:
+            held.append(text[len(body) :])
         self._pieces.append(delta)
-        return delta
+        event: Event = _new(self._event)
+        self._set_text(event, delta)
+        return event
 
     @property
     def value(self) -> str | None:
         return "".join(self._pieces) or None
 
 
-class _Transcript(list[str]):
-    """The raw text of the turn: chunks not yet sliced (a plain list, appended per chunk)
-    and the joined blocks before them. `text(start, end)` joins the pending chunks into one
-    block and slices the blocks concerned: time in proportion to the slice, not the turn."""
+class _Transcript:
+    """The raw text of the turn, read from the run's input: the blocks its buffer released
+    (`Input.transcript`, kept for this) and the buffer itself. `text(start, end)` joins
+    only the blocks concerned: time in proportion to the slice, not the turn."""
 
-    __slots__ = ("_blocks", "_starts")
+    __slots__ = ("_blocks", "_inp", "_starts")
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, inp: Input) -> None:
+        self._inp = inp
         self._blocks: list[str] = []
-        self._starts: list[int] = []
+        self._starts: list[int] = []  # of the blocks counted so far
+        inp.transcript = self._blocks
 
     def text(self, start: int, end: int | None = None) -> str:
-        if self:
-            self._starts.append(self._starts[-1] + len(self._blocks[-1]) if self._blocks else 0)
-            self._blocks.append("".join(self))
-            self.clear()
-        if not self._blocks:
-            return ""
-        first = max(bisect.bisect_right(self._starts, start) - 1, 0)
-        last = len(self._blocks) if end is None else bisect.bisect_left(self._starts, end)
-        offset = self._starts[first]
-        joined = "".join(self._blocks[first:last])
-        return joined[start - offset : None if end is None else end - offset]
+        inp = self._inp
+        if end is None:
+            end = inp.end
+        if start >= inp.base:
+            return inp.text(start, end)
+        blocks, starts = self._blocks, self._starts
+        while len(starts) < len(blocks):
+            count = len(starts)
+            starts.append(starts[-1] + len(blocks[count - 1]) if count else 0)
+        first = bisect.bisect_right(starts, start) - 1
+        text = "".join(blocks[first : bisect.bisect_left(starts, end)])
+        if end > inp.base:
+            text += inp.text(inp.base, end)
+        return text[start - starts[first] : end - starts[first]]
 
 
 class _Call:
@@ -135,11 +141,10 @@ class _Call:
         self.pieces: list[str] = []
         self.announced = False
 
-    def push(self, text: str) -> Event | None:
-        """Add arguments text; return its delta event once the call is announced."""
+    def push(self, text: str) -> Event:
+        """Add arguments text of the announced call; return its delta event. (Before the
+        call is announced, its arguments text goes to `pieces` only: `_innermost_sink`.)"""
         self.pieces.append(text)
-        if self.index is None:
-            return None
         event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
         _set_index(event, self.index)
         _set_arguments(event, text)
@@ -191,12 +196,11 @@ class Session:
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
-        self._run = grammar.run()
-        self._inp = self._run.input
-        self._items: list[Item | tuple[str, int]] = []
+        self._items: list[Item | tuple[str, int]] = []  # final text as `Text` fields (`Run.log`)
+        self._run = Run(grammar, log=self._items)
+        self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
-        self._raw = _Transcript()
         self._content = StrippedField(ContentDelta)
         self._reasoning = StrippedField(ReasoningDelta)
         self._calls: list[ToolCall] = []
@@ -221,29 +225,12 @@ class Session:
         `special_tokens` in it are markers; elsewhere they are text (see `Session`)."""
         if self._guarded or type(chunk) is not str:
             chunk = self._decode(chunk, special)
-        inp = self._inp
-        fast = inp.fast
-        if fast is not None and chunk:
-            # The hot path: the innermost parser takes the chunk without a resume. Text it
-            # emits while no choice is open and no item waits is final, so it goes straight
-            # to the current sink; held input (a marker prefix) emits nothing at all.
-            taken = fast.absorb(inp, chunk)
-            if taken is not None:
-                self._raw.append(chunk)
-                if not taken[0]:
-                    return []
-                if inp.out is not inp.root or inp.root:
-                    inp.out.append(new_text(taken))
-                    return self._collect()
-                self._items.append(taken)  # a Text's fields: the Text is built for the AST
-                event = self._sink(taken[0])
-                return [] if event is None else [event]
-            self._raw.append(chunk)
-            self._run.resume(chunk)  # the absorber declined: no second try
-        elif chunk:
-            self._raw.append(chunk)
-            self._run.feed(chunk)
-        return self._collect()
+        # Final text (the innermost parser took the delta without a resume, and nothing
+        # waits) goes straight to the current sink: its event, or None, comes back.
+        event = self._run.feed(chunk, self._sink)
+        if type(event) is Status:
+            return self._collect()
+        return [] if event is None else [event]  # type: ignore[list-item]
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -293,7 +280,6 @@ class Session:
             self._unmasking()
         self._finished = self._guarded = True
         if tail:
-            self._raw.append(tail)
             self._run.feed(tail)
         self._run.finish()
         return self._collect()
@@ -364,7 +350,10 @@ class Session:
             if tag == ast.REASONING:
                 return self._reasoning.push
             if tag == ast.TOOL_ARGUMENTS:
-                return _drop if self._call is None else self._call.push
+                call = self._call
+                if call is None:
+                    return _drop
+                return call.pieces.append if call.index is None else call.push  # announced
             if tag in _SILENT:
                 return _drop
         return self._content.push

@@ -10,7 +10,7 @@ so a suspended parse resumes exactly where it stopped. A parser never yields onc
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from .glance import EMPTY, WAITING, Glance, before_value, failing
 from .result import (
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 U = TypeVar("U")
+S = TypeVar("S")
 T_co = TypeVar("T_co", covariant=True)
 
 Step = Generator[int, None, tuple[T, int]]
@@ -187,13 +188,17 @@ class Run(Generic[T]):
     Feeding resumes the suspended parser tree where it stopped: nothing is re-parsed and no
     text is scanned twice beyond what a parser holds back. After `DONE`, further input is kept
     as the `rest`; after `finish()` or `FAILED`, feeding is a `UsageError`.
+
+    `log` is where `feed` records the text it hands to a sink: a consumer that keeps every
+    item in order passes the list it extends with `out`.
     """
 
-    def __init__(self, parser: Parser[T], text: str = "") -> None:
+    def __init__(self, parser: Parser[T], text: str = "", log: list[Any] | None = None) -> None:
         self._inp = Input()
         self._inp.buf = text
         self.out: list[Item] = self._inp.root
-        self.input = self._inp  # for a consumer that takes the absorber's shortcut itself
+        self.log: list[Any] = [] if log is None else log
+        self.input = self._inp  # buffer, offsets and `transcript`, for a consumer to read
         self._steps: Step[T] = parser.step(self._inp, 0)
         self._finished = False
         self.status: Status = NEED_MORE
@@ -202,30 +207,42 @@ class Run(Generic[T]):
         self.error: ParseError | None = None
         self._advance()
 
-    def feed(self, text: str) -> Status:
-        if self.status is NEED_MORE and not self._finished:
-            if text:
-                inp = self._inp
-                fast = inp.fast
-                if fast is not None:
-                    taken = fast.absorb(inp, text)
-                    if taken is not None:  # by the innermost parser, without a resume
-                        if taken[0]:
-                            inp.out.append(new_text(taken))
-                        return self.status
-                inp.append(text)
-                self._advance()
-            return self.status
-        if self._finished:
+    @overload
+    def feed(self, text: str) -> Status: ...
+
+    @overload
+    def feed(self, text: str, sink: Callable[[str], S]) -> Status | S: ...
+
+    def feed(self, text: str, sink: Callable[[str], S] | None = None) -> Status | S:
+        """Parse `text` next; the status. When the innermost parser can take `text` without
+        a resume (`input.fast`), it does: the suspended tree is not touched. With a `sink`,
+        text so taken while no choice is open and no item waits in `out` is final: it goes
+        to `sink` instead of `out` (and its `(text, start)`, the fields of a `Text`, to
+        `log`), and `feed` returns what `sink` returned (input held back: the status)."""
+        inp = self._inp
+        fast = inp.fast  # None unless the status is NEED_MORE (`_advance` and `finish` see to it)
+        if fast is not None and text:
+            taken = fast.absorb(inp, text)
+            if taken is not None:  # by the innermost parser, without a resume
+                if taken[0]:
+                    if sink is None or inp.out is not inp.root or inp.root:
+                        inp.out.append(new_text(taken))
+                    else:
+                        self.log.append(taken)
+                        return sink(taken[0])
+                return NEED_MORE
+        elif self._finished:
             raise UsageError("feed() after finish(): the run has ended")
-        if self.status is FAILED:
+        elif self.status is FAILED:
             raise UsageError(f"feed() after the parse failed: {self.error}")
-        self._inp.append(text)
+        inp.append(text)
+        if text and self.status is NEED_MORE:
+            self._advance()
         return self.status
 
     def resume(self, text: str) -> Status:
-        """`feed` without trying the absorber's shortcut, for a consumer that tried it
-        itself (`input.fast`) and was declined. Only while the status is `NEED_MORE`."""
+        """`feed` without the absorber's shortcut: the suspended tree resumes on `text` (the
+        reference the shortcut is checked against). Only while the status is `NEED_MORE`."""
         self._inp.append(text)
         self._advance()
         return self.status
@@ -236,6 +253,7 @@ class Run(Generic[T]):
             raise UsageError("finish() called twice")
         self._finished = True
         self._inp.eof = True
+        self._inp.fast = None
         if self.status is NEED_MORE:
             self._advance()
         return self.status
@@ -265,9 +283,11 @@ class Run(Generic[T]):
         except StopIteration as stop:
             self.value, self.end = stop.value
             self.status = DONE
+            inp.fast = None
         except ParseFailure as failure:
             self.status = FAILED
             self.error = self._error(failure)
+            inp.fast = None
         else:
             if inp.eof:
                 raise RuntimeError("a parser asked for more input after the end of input")

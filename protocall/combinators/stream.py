@@ -97,6 +97,7 @@ class Input:
         "fast",
         "out",
         "root",
+        "transcript",
     )
 
     def __init__(self) -> None:
@@ -114,6 +115,8 @@ class Input:
         self._line_start = 0
         self._captures = 0
         self._dropped: list[str] = []
+        # Where dropped text goes when a consumer keeps the whole stream (see `release`).
+        self.transcript: list[str] | None = None
 
     @property
     def end(self) -> int:
@@ -215,7 +218,8 @@ class Input:
         self.buf = buf
 
     def release(self, keep: int) -> None:
-        """Drop buffered text before `keep` and before every undecided choice's start."""
+        """Drop buffered text before `keep` and before every undecided choice's start (to
+        `transcript`, when a consumer keeps the whole stream there)."""
         if keep - self.base < RELEASE:
             return
         for choice in self.choices:
@@ -226,6 +230,8 @@ class Input:
         if drop < RELEASE or drop < len(self.buf) // 2:
             return
         gone = self.buf[:drop]
+        if self.transcript is not None:
+            self.transcript.append(gone)
         newlines = gone.count("\n")
         if newlines:
             self._lines += newlines

@@ -1,0 +1,51 @@
+"""The session's own parts: the stripped text fields, the raw transcript it reads back
+from the run's input, and the one door (`Run.feed` with a sink) its deltas go through."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.combinators import NEED_MORE, Run, Text, until
+from protocall.events import ContentDelta, ProtocolError
+from protocall.session import StrippedField
+from protocall.testing import chunkings
+from protocall.testing.degenerate import TOOLS
+
+
+@given(st.lists(st.text(alphabet=" \n\tab", min_size=1, max_size=5), max_size=12))
+def test_field_deltas_add_up_to_the_stripped_text(pieces: list[str]) -> None:
+    """Whatever the pieces, the deltas join to the stripped whole and none ends in
+    whitespace (a trailing run waits for the text after it)."""
+    field = StrippedField(ContentDelta)
+    deltas = [event.text for event in map(field.push, pieces) if event is not None]  # type: ignore[union-attr]
+    assert "".join(deltas) == "".join(pieces).strip()
+    assert all(delta and delta == delta.rstrip() for delta in deltas)
+    assert field.value == ("".join(pieces).strip() or None)
+
+
+def test_final_text_goes_to_the_sink_and_the_log_not_to_out() -> None:
+    """Text the suspended scan takes without a resume, with nothing waiting, is final."""
+    log: list[object] = []
+    run = Run(until("<"), log=log)
+    run.feed("ab")  # the first delta resumes the tree: its text is in `out`
+    assert run.take() == [Text("ab", 0)]
+    assert run.feed("cd", str.upper) == "CD"
+    assert (log, run.out) == ([("cd", 2)], [])
+    assert run.feed("e<", str.upper) is run.status  # a marker: resumed, the scan ends
+    assert run.feed("x") is run.status and run.status is not NEED_MORE
+
+
+@given(st.integers(0, 1500), st.integers(0, 1500), st.data())
+def test_a_rejected_call_keeps_its_raw_text_after_the_buffer_released_it(
+    before: int, inside: int, data: st.DataObject
+) -> None:
+    """The raw text of an error is read back from text the buffer dropped long ago."""
+    call = '<tool_call>\n{"name": "nope", "arguments": {"q": "' + "q" * inside + '"}}\n</tool_call>'
+    text = "a b\n" * (before // 4) + call + " tail" * 80
+    session = formats.get("hermes").parser(TOOLS)
+    chunks = data.draw(chunkings(text, ["<tool_call>"]))
+    events = [event for chunk in chunks for event in session.feed(chunk)]
+    errors = [e for e in [*events, *session.finish()] if isinstance(e, ProtocolError)]
+    assert [(e.code, e.offset, e.raw) for e in errors] == [("unknown_tool", text.index(call), call)]
