@@ -25,6 +25,7 @@ from ...combinators import (
     markers,
     not_followed_by,
     optional,
+    recurring,
     regex,
     seq,
     success,
@@ -184,7 +185,9 @@ def assistant_turn(
     content and the reasoning is text, calls quoted in it included (see `code_span`).
     Strays are dropped where they stand in the content, never content: the `dropped`
     markers and a reasoning close marker (the block ended at a call, or was closed
-    already); in the reasoning they are its text."""
+    already); in the reasoning they are its text. A call head that fails again as it
+    failed before (a model repeating a head the next repetition breaks off) is known to
+    the call's glance (`recurring`), so the content scan reads it as text."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -200,8 +203,9 @@ def assistant_turn(
     closes = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
     strays = (*closes, *dropped)
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
-    if calls is not None:
-        segments.append(calls.call)
+    call = recurring(calls.call) if calls is not None else None
+    if call is not None:
+        segments.append(call)
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
@@ -210,7 +214,7 @@ def assistant_turn(
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
-    plain = (calls.call, plain_openers(openers, ends)) if calls is not None else None
+    plain = (call, plain_openers(openers, ends)) if call is not None else None
     text = until(*ends, nonempty=True, commit=True, plain=plain, node=ast.CONTENT)
     segments.append(tag(ast.CONTENT, text))
     return seq(lead, many(alt(*segments)), end_of_input)
