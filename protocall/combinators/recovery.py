@@ -17,9 +17,9 @@ A header that fails before any cut (a call head the next repetition breaks off,
 `<tool_call>\n<function=get_w<tool_call>…`) is no region: the text around it is content,
 and only `glance` can spare the parse, where the grammar alone does not decide it (a tool
 name is read to its end). `recurring(parser)` learns such a header where it recurs: the
-second time `parser` fails the same way on the same text, that text is replayed on a
-scratch input to find the shortest start that decides the failure, and its glance then
-knows the outcome wherever the input starts with that start.
+second time `parser` fails on the same text (from its start through the failing
+character) elsewhere in the input, that text is replayed on a scratch input, and if it
+fails the same way there, the glance knows the outcome wherever the input starts with it.
 """
 
 from __future__ import annotations
@@ -180,18 +180,18 @@ class Scratch(NamedTuple):
         return (self.failure.position, self.failure.expected) == (offset, expected)
 
 
-def _failure(parser: Parser[Any], text: str) -> Scratch | None:
+def _failure(parser: Parser[Any], text: str, *, at_once: bool = False) -> Scratch | None:
     """How `parser` fails on an input that starts with `text`, whatever follows: the
     failure, the shortest start of `text` that decides it (fed character by character,
-    the parser fails once that much has arrived; the parse depends on nothing else),
-    whether it failed after a cut and what it recorded. None where `text` decides no
-    failure."""
+    the parser fails once that much has arrived; the parse depends on nothing else; fed
+    `at_once`, `text` itself), whether it failed after a cut and what it recorded. None
+    where `text` decides no failure."""
     inp = Input()
     choice = inp.open_choice(0)
     steps = parser.step(inp, 0)
     try:
         next(steps)
-        for char in text:
+        for char in [text] if at_once else text:
             inp.append(char)
             steps.send(None)
     except ParseFailure as failure:
@@ -232,21 +232,23 @@ def unfinished(parser: Parser[Any]) -> Parser[Any]:
 
 class Recurring(Wrapper[Any]):
     """`parser`, whose glance also knows the headers it failed on more than once (see the
-    module docstring): where the input starts with such a header's deciding text, the
-    glance is the failure `parser` raises there (with what it records), and where the
-    input is a proper start of that text, `WAITING` (`parser` only waited on it).
+    module docstring): where the input starts with such a header, the glance is the
+    failure `parser` raises there (with what it records), and where the input is a proper
+    start of it, `WAITING` (`parser` reads a header through to the character it fails at:
+    before that one, it only waits).
 
-    A failure is learned the second time (of the latest `KNOWN`) `parser` raises it before
-    any cut (the choice around it still undecided) on the same header, the text from its
-    start through the failing character, at most `LEARNED` characters: replayed on a
-    scratch input, it must fail the same way there, before any cut. Glances it gave
-    before are forgotten then (its own; a caller that cached an undecided glance runs the
-    parser, as it did). Matches, needs more and fails exactly as `parser` does; its
-    glance differs from `parser`'s only where `parser`'s is undecided."""
+    A failure is learned where `parser` raises it before any cut (the choice around it
+    still undecided) on a header it failed on before (one of the latest `KNOWN`)
+    elsewhere in the input, the header being the text from its start through the failing
+    character, at most `LEARNED` characters: replayed on a scratch input, it must fail the
+    same way there, before any cut. Glances it gave before are forgotten then (its own; a
+    caller that cached an undecided glance runs the parser, as it did). Matches, needs
+    more and fails exactly as `parser` does; its glance differs from `parser`'s only where
+    `parser`'s is undecided."""
 
     def __init__(self, parser: Parser[Any]) -> None:
         self.parser = parser
-        self._seen: dict[str, None] = {}  # headers of the latest failures before any cut
+        self._seen: dict[str, int] = {}  # the latest failing headers, and where they began
         self._known: dict[str, Glance] = {}  # deciding text -> the failure's glance
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
@@ -267,12 +269,12 @@ class Recurring(Wrapper[Any]):
         header = inp.text(pos, at + 1)
         if any(header.startswith(decided) for decided in self._known):
             return  # known: a caller ran `parser` on a glance it had cached
-        if header not in self._seen:
+        if self._seen.get(header, pos) == pos:  # not seen, or tried again where it was
             if len(self._seen) >= KNOWN:
                 self._seen.clear()
-            self._seen[header] = None
+            self._seen[header] = pos
             return
-        failed = _failure(self.parser, header)
+        failed = _failure(self.parser, header, at_once=True)
         if failed is None or failed.committed or not failed.fails(at - pos, failure.expected):
             return
         raised = failed.failure
