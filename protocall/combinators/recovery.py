@@ -241,8 +241,9 @@ class Recurring(Wrapper[Any]):
     still undecided) on a header it failed on before (one of the latest `KNOWN`)
     elsewhere in the input, the header being the text from its start through the failing
     character, at most `LEARNED` characters: replayed on a scratch input, it must fail the
-    same way there, before any cut. Glances it gave before are forgotten then (its own; a
-    caller that cached an undecided glance runs the parser, as it did). Matches, needs
+    same way there, before any cut. Glances it gave before are forgotten then, its own and
+    what the parsers it `informs` cached from them (another caller that cached an
+    undecided glance runs the parser, as it did). Matches, needs
     more and fails exactly as `parser` does; its glance differs from `parser`'s only where
     `parser`'s is undecided."""
 
@@ -250,6 +251,7 @@ class Recurring(Wrapper[Any]):
         self.parser = parser
         self._seen: dict[str, int] = {}  # the latest failing headers, and where they began
         self._known: dict[str, Glance] = {}  # deciding text -> the failure's glance
+        self._informed: list[Parser[Any]] = []  # see `informs`
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
         choices = inp.choices
@@ -283,7 +285,23 @@ class Recurring(Wrapper[Any]):
         self._known[failed.decided] = Glance(
             raised.position, raised.expected, tuple(raised.context), _record(failed.far, raised)
         )
-        self.__dict__.pop("_glances", None)  # undecided glances given before
+        for parser in (self, *self._informed):  # what they glanced before, from the old glance
+            parser.__dict__.pop("_glances", None)
+            for cache in ("plans", "windows", "skips"):  # a choice's and a loop's shortcuts
+                held = parser.__dict__.get(cache)
+                if isinstance(held, dict):
+                    held.clear()
+
+    def informs(self, *parsers: Parser[Any]) -> None:
+        """Declare `parsers` (and the parsers they wrap) as glancing through this one: what
+        they cached from its glance is forgotten when it learns, so that what the grammar
+        does at a learned header never depends on what was glanced before."""
+        for parser in parsers:
+            while True:
+                self._informed.append(parser)
+                if not isinstance(parser, Wrapper):
+                    break
+                parser = parser.parser
 
     def _glance(self, window: str) -> Glance | None:
         glance = self.parser.glance(window)
@@ -309,6 +327,6 @@ def _record(far: Far | None, raised: ParseFailure) -> Record | None:
     return Record(at, expected, None if context is raised.context else tuple(context))
 
 
-def recurring(parser: Parser[Any]) -> Parser[Any]:
+def recurring(parser: Parser[Any]) -> Recurring:
     """`parser`, whose glance learns the failing headers that recur (see `Recurring`)."""
     return Recurring(parser)

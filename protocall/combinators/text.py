@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring
@@ -11,7 +12,7 @@ from typing import Any
 from .glance import EMPTY, WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import RELEASE, Close, Input, Open, Text
+from .stream import RELEASE, Input, Text
 
 
 def proper_prefixes(markers: Iterable[str]) -> str:
@@ -98,12 +99,10 @@ class Until(Parser[str]):
     prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
     and back per repetition). While the glance waits for more characters, so does the
     scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
-    at the marker, as at any other, for the grammar to run `parser` there. With `node`,
-    the tag of the node around the scan (`tag(node, until(…))`), each plain marker stands
-    in a node of its own, and so does the text on either side of it (the value of each
-    is its text), as where the grammar reads the marker as `tag(node, as_text(marker))`.
-    Its `glance` at a plain marker is the guard's: a choice skips the scan where the guard
-    matches there, and waits with it for the characters that decide.
+    at the marker, as at any other, for the grammar to run `parser` there. The plain
+    markers are part of the value, the text scanned. Its `glance` at a plain marker is
+    the guard's: a choice skips the scan where the guard matches there, and waits with it
+    for the characters that decide.
     """
 
     def __init__(
@@ -114,7 +113,6 @@ class Until(Parser[str]):
         nonempty: bool = False,
         commit: bool = False,
         plain: tuple[Parser[Any], Iterable[str]] | None = None,
-        node: str | None = None,
     ) -> None:
         if not markers or not all(markers):
             raise ValueError("until() needs one or more non-empty markers")
@@ -128,24 +126,26 @@ class Until(Parser[str]):
         self.required = required
         self.nonempty = nonempty
         self.commit = commit
-        self.node = node
         self.expected = tuple(quote(m) for m in markers)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
-        state = Scanning(self.starts, pos, emit=emit, held=self.held, scan=(find, scan_open))
-        node, after_marker = self.node, False  # in a node of its own, a plain marker ended
-        check: int | None = None  # after a plain marker: where the guard may start too
+        plain = None if self.guard is None else self
+        state = Scanning(
+            self.starts, pos, emit=emit, held=self.held, scan=(find, scan_open), plain=plain
+        )
         while True:
             inp.fast = None
-            if check is not None:  # as a choice there would try the guard first
-                verdict = self._plain(inp, check) if check < inp.end else inp.eof or None
+            if state.check:  # after a plain marker, as a choice there would try the guard
+                check = state.emitted
+                verdict = self.plain_at(inp.buf, check - inp.base, inp.eof)
                 if verdict is None:
+                    inp.fast = state
                     yield check
                     continue
                 if not verdict:
                     return state.text(), check
-                check = None
+                state.check = False
             emitted = state.emitted  # the search resumes there: what follows is undecided
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
@@ -158,31 +158,26 @@ class Until(Parser[str]):
             if limit > emitted:
                 if emitted == pos and self.commit:
                     inp.cut()
-                if after_marker and node is not None:
-                    _split(inp, state, node, emitted)
-                    after_marker = False
                 piece = buf[emitted - base : limit - base]
                 state.add(piece)
                 if emit:
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
             if found and match is not None and match.group() in self.plain:
-                plain = self._plain(inp, limit)
-                if plain is None:  # the characters that decide have not arrived
+                verdict = self.plain_at(buf, limit - base, eof)
+                if verdict is None:  # the characters that decide have not arrived
                     state.emitted = emitted
+                    inp.fast = state  # which rescans the marker with the next delta
                     yield emitted
                     continue
-                if plain:
+                if verdict:
                     if emitted == pos and self.commit:
                         inp.cut()
-                    if node is not None and limit > pos:
-                        _split(inp, state, node, limit)
                     marker = match.group()
                     state.add(marker)
                     if emit:
                         inp.out.append(out_text(Text, (marker, limit)))
-                    state.emitted = check = limit + len(marker)
-                    after_marker = node is not None
+                    state.emitted, state.check = limit + len(marker), True
                     continue
             if found or eof:
                 if limit == pos and self.nonempty:
@@ -191,32 +186,34 @@ class Until(Parser[str]):
                     raise Backtrack(limit, self.expected)
                 return state.text(), limit
             state.emitted = emitted
-            if (emitted > pos or not self.commit) and not after_marker:
+            if emitted > pos or not self.commit:
                 inp.fast = state
             yield emitted
 
-    def _plain(self, inp: Input, at: int) -> bool | None:
-        """Whether the marker found at `at` is text (see `plain`): True where the guard's
-        glance at the characters there fails before the end of the input received, None
-        while it waits for more of them (as a choice would before running the guard),
-        False otherwise."""
+    def plain_at(self, text: str, at: int, eof: bool = False) -> bool | None:
+        """Whether the marker found at `at` of `text` is text (see `plain`), and after one
+        whether the scan goes on: True where the guard's glance at the characters there
+        fails before the end of `text` (the input received; `eof`: all of it), None while
+        it waits for more of them (as a choice would before running the guard), False
+        otherwise."""
         guard, reach = self.guard, self.reach_guard
         assert guard is not None
+        if at == len(text):
+            return eof or None
         if not reach:
             reach = self.reach_guard = guard.reach()
-        start = at - inp.base
-        window = inp.buf[start : start + reach]
+        window = text[at : at + reach]
         glance = guard.glance(window)
         if glance is None or not glance.waits:
             # failing at the end of a finished stream, a region may be cut off, not text
             return glance is not None and glance.fails and glance.at < len(window)
-        return None if len(window) < reach and not inp.eof else False
+        return None if len(window) < reach and not eof else False
 
     def _glance(self, window: str) -> Glance | None:
         found = self.find.match(window)
         if found is None:
             return None
-        if found.group() in self.plain:  # as `_plain` decides: text, wait, or a marker
+        if found.group() in self.plain:  # as `plain_at` decides: text, wait, or a marker
             assert self.guard is not None
             reach = self.guard.reach()
             glance = self.guard.glance(window[:reach])
@@ -246,11 +243,17 @@ class Scanning:
     `emit=False`. Suspended with a tail held back, it takes input that keeps the tail held
     (`held`, as given by `held_prefix`), emitting nothing, and, without `framing`, input
     that rules the tail out: the tail and it are then scanned as one delta, as above.
+    With `plain`, the `Until` whose scan it is, a plain marker complete in the input is
+    decided as the resumed scan would (`Until.plain_at`): scanned over as text, held back
+    with what follows it while the characters that decide have not arrived, or left to
+    the parser; so is, while `check` is set, the text at `emitted` (right after such a
+    marker, where the scan checks the guard).
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
     __slots__ = (
+        "check",
         "chunks",
         "emit",
         "emitted",
@@ -258,6 +261,7 @@ class Scanning:
         "framing",
         "held",
         "pieces",
+        "plain",
         "scan",
         "starter",
         "starters",
@@ -273,8 +277,11 @@ class Scanning:
         held: re.Pattern[str],
         scan: tuple[re.Pattern[str], re.Pattern[str]],
         framing: bool = False,
+        plain: Until | None = None,
     ) -> None:
         self.starters, self.starter = starts  # see `marker_starts`
+        self.plain = plain
+        self.check = False
         self.held = held
         self.scan = scan
         self.framing = framing
@@ -299,12 +306,16 @@ class Scanning:
         starter = self.starter
         arrived = text
         if emitted != inp.base + len(inp.buf):
-            held = self._hold(inp, text)
+            held = None if self.check else self._hold(inp, text)
             if held is not None or self.framing:
                 return held
             text = inp.text(emitted, inp.end) + text  # the held tail, ruled out: decided now
-        if starter in text if starter is not None else self.starters.search(text) is not None:
-            cut = self._cut(text)
+        markers: list[int] | None = None  # where the plain markers scanned over start, end
+        if self.check or (
+            starter in text if starter is not None else self.starters.search(text) is not None
+        ):
+            markers = []
+            cut = self._cut(text, markers)
             if cut is None:
                 return None
             text = text[:cut]  # the rest is held back
@@ -318,20 +329,53 @@ class Scanning:
                 self.pieces.clear()
         if not self.emit:
             return "", emitted
+        if markers:  # emitted in the pieces the scan would emit, each marker one of them
+            return self._pieces(inp, text, emitted, markers)
         return (encode_basestring(text)[1:-1] if self.escape else text), emitted
 
-    def _cut(self, text: str) -> int | None:
+    def _pieces(self, inp: Input, text: str, emitted: int, markers: list[int]) -> tuple[str, int]:
+        """`text`, emitted from `emitted`, split at `markers`: the pieces before the last
+        added to the output, the last one returned."""
+        bounds = [0, *markers, len(text)]
+        pieces = [(at, end) for at, end in itertools.pairwise(bounds) if end > at]
+        out = inp.out
+        for at, end in pieces[:-1]:
+            out.append(_text(Text, (text[at:end], emitted + at)))
+        at, end = pieces[-1]
+        return text[at:end], emitted + at
+
+    def _cut(self, text: str, markers: list[int]) -> int | None:
         """How much of `text` (all of it emitted so far) a resumed scan would emit now: all of
         it, or up to the marker prefix that ends it; None when a marker is complete in it,
-        for the parser to decide."""
+        for the parser to decide. Where it scans over a plain marker (see `plain`), its
+        start and end are added to `markers`."""
         find, scan = self.scan
+        plain = self.plain
+        if self.check:
+            assert plain is not None
+            verdict = plain.plain_at(text, 0)
+            if not verdict:
+                return None if verdict is False else 0
+            self.check = False
         match = scan.search(text)
-        if match is None:
-            cut = len(text)
-        elif match.end() < len(text) or find.fullmatch(match.group()) is not None:
-            return None
-        else:
-            cut = match.start()
+        while match is not None and (
+            match.end() < len(text) or find.fullmatch(match.group()) is not None
+        ):
+            if plain is None or match.group() not in plain.plain:
+                return None
+            verdict = plain.plain_at(text, match.start())
+            if verdict is None:
+                break  # held from the marker
+            end = match.end()
+            after = plain.plain_at(text, end) if verdict else False
+            if after is False:
+                return None
+            markers += (match.start(), end)
+            if after is None:  # the check after it waits, as it would in the scan
+                self.check = True
+                return end
+            match = scan.search(text, end)
+        cut = len(text) if match is None else match.start()
         if self.framing and cut and text[cut - 1] == "\n":
             cut -= 1
         return cut
@@ -345,16 +389,6 @@ class Scanning:
         return "", self.emitted
 
 
-def _split(inp: Input, state: Scanning, node: str, at: int) -> None:
-    """End the node tagged `node` at `at` with the text `state` holds as its value, and open
-    the next one there (see `Until`'s `node`)."""
-    out = inp.out
-    out.append(_text(Close, (node, at, state.text())))
-    out.append(_text(Open, (node, at)))
-    state.chunks.clear()
-    state.pieces.clear()
-
-
 _text = tuple.__new__  # builds an item without NamedTuple.__new__'s Python-level overhead
 _JOIN = 256  # pieces joined into one chunk
 
@@ -366,7 +400,6 @@ def until(
     nonempty: bool = False,
     commit: bool = False,
     plain: tuple[Parser[Any], Iterable[str]] | None = None,
-    node: str | None = None,
 ) -> Parser[str]:
     """Text up to the earliest of `markers`, streamed with hold-back (see `Until`)."""
     return Until(
@@ -376,5 +409,4 @@ def until(
         nonempty=nonempty,
         commit=commit,
         plain=plain,
-        node=node,
     )

@@ -185,9 +185,15 @@ def assistant_turn(
     content and the reasoning is text, calls quoted in it included (see `code_span`).
     Strays are dropped where they stand in the content, never content: the `dropped`
     markers and a reasoning close marker (the block ended at a call, or was closed
-    already); in the reasoning they are its text. A call head that fails again as it
-    failed before (a model repeating a head the next repetition breaks off) is known to
-    the call's glance (`recurring`), so the content scan reads it as text."""
+    already); in the reasoning they are its text.
+
+    A `content` node is one text scan, its value the text: the openers in it that head no
+    call where the characters after them rule the call out (`until`'s `plain`) are part of
+    it, so a marker prefix repeated is one node. An opener the turn had to try as a call
+    (its head failed further on) is a content node of its own, and so is Markdown code.
+    A call head that fails again as it failed before elsewhere (a model repeating a head
+    the next repetition breaks off) is known to the call's glance (`recurring`), so the
+    content scan reads its later repetitions as text."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -210,14 +216,17 @@ def assistant_turn(
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
         segments.append(stray_run(strays, calls, stops))
-    if calls is not None:
-        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
     plain = (call, plain_openers(openers, ends)) if call is not None else None
-    text = until(*ends, nonempty=True, commit=True, plain=plain, node=ast.CONTENT)
-    segments.append(tag(ast.CONTENT, text))
-    return seq(lead, many(alt(*segments)), end_of_input)
+    scan = tag(ast.CONTENT, until(*ends, nonempty=True, commit=True, plain=plain))
+    segments.append(scan)
+    if calls is not None:
+        segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
+    turn = many(alt(*segments))
+    if call is not None:
+        call.informs(scan, turn)  # their glances follow the call's
+    return seq(lead, turn, end_of_input)
 
 
 THINK = Reasoning("<think>", "</think>")
