@@ -553,6 +553,47 @@ def test_openers_that_head_no_call_stand_in_one_content_node(name: str, text: st
         assert nodes == [("content", 0, len(text), text)]
 
 
+# -- in deltas: a waiting choice buffers what keeps it waiting, a marker window is decided once --
+
+DELTAS = [
+    ("kimi-k2", "'(no content)' repeated", 5.5, 8.3),
+    ("gemma-4", "'<eos>' repeated", 5.0, 13.0),
+    ("gemma-4", "'<|' repeated", 13.5, 19.5),
+]
+"""Degenerate inputs whose 4-character deltas cost more than one-shot, with the calls per
+character each may cost (measured: 5.0 and 7.7, 4.6 and 11.6, 12.5 and 18.5; with every
+delta resuming the choice that waits for the characters deciding its plan, a marker window at
+the end of the buffer worked out again at every delta, and a plain marker right after another
+checked twice: 5.1 and 9.2, 4.6 and 16.1, 15.5 and 21.5)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), DELTAS)
+def test_a_delta_that_decides_nothing_costs_no_resume(
+    name: str, label: str, one_shot: float, streamed: float
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
+
+
+# -- pythonic lists: a first name that is no declared tool rules the list out at a glance -----
+
+UNDECLARED = [
+    ("pythonic", "'[get_weathe' repeated", 10, 17),
+    ("llama-4", "'[get_weathe' repeated", 10, 17),
+]
+"""A bare list whose first name is a prefix of a declared tool's, repeated, with the calls
+per character each may cost one-shot and in 4-character deltas: the list's glance rules it
+out once the name's end has arrived, so the content scan reads the `[` and name as text
+(measured: 7.4 and 12.4 for each; with the list run at every repetition: 17.3 and 21.9,
+18.5 and 25.4)."""
+
+
+@pytest.mark.parametrize(("name", "label", "one_shot", "streamed"), UNDECLARED)
+def test_a_list_naming_no_declared_tool_is_ruled_out_at_a_glance(
+    name: str, label: str, one_shot: int, streamed: int
+) -> None:
+    assert_calls_per_character(name, label, one_shot, streamed)
+
+
 # -- a call head repeated, each repetition broken off by the next, is text read once --------
 
 HEADS = [

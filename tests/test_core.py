@@ -876,6 +876,32 @@ def test_a_waiting_token_absorbs_what_a_resume_would(token: str, chunks: list[st
     assert fed == resumed
 
 
+_UNDECIDED = many(
+    alt(
+        tag("call", seq(literal("<tool_call>"), regex("[a-z]+"), literal("</tool_call>"))),
+        tag("think", literal("<think>")),
+        tag("text", as_text(regex("[^<]+") | literal("<"))),
+    )
+)
+"""A choice whose first branches wait on a marker that has only partly arrived (their glance
+at `<tool_c` waits), before a text branch that would take the `<` at once."""
+
+
+_UNDECIDED_PIECES = ["<tool_call>", "<think>", "<tool_c", "<th", "<", "ab", "</tool_call>"]
+
+
+@given(st.lists(st.sampled_from(_UNDECIDED_PIECES), min_size=1, max_size=6), st.data())
+def test_a_waiting_choice_absorbs_what_a_resume_would(
+    pieces: list[str], data: st.DataObject
+) -> None:
+    """A choice waiting for the characters that decide which branch to try buffers a delta
+    after which it would wait again without resuming the tree: the same outcome and output
+    after every chunk as a resume's."""
+    text = "".join(pieces)
+    fed, resumed = fed_and_resumed(_UNDECIDED, data.draw(random_chunkings(text, ["<tool_call>"])))
+    assert fed == resumed
+
+
 def test_a_held_prefix_that_completes_a_shorter_marker_decides_at_once() -> None:
     """`ab` held back may still become `abc`, but complete `ab` ends the text, as resumed."""
     run = until("abc", "ab").run()

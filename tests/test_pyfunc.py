@@ -32,8 +32,10 @@ from protocall.combinators import (
     end_of_input,
     python_call,
     python_calls,
+    python_name,
     until,
 )
+from protocall.combinators.result import describe_expected
 from protocall.testing import chunkings
 
 # -- running ---------------------------------------------------------------------------------
@@ -669,3 +671,57 @@ def test_nesting_is_bounded() -> None:
     assert (position, expected) == (105, "a literal nested at most 100 deep")
     outcome = feed(python_calls(max_depth=2), ["[f(a=[[[1]]])]"])
     assert outcome.position == 7
+
+
+# -- callee names ----------------------------------------------------------------------------
+
+NAMES = ("get_weather", "get", "read-file", "brave_search.call")
+
+
+@pytest.mark.parametrize(
+    ("names", "src", "outcome"),
+    [
+        (NAMES, "get_weather(", (DONE, "get_weather")),
+        (NAMES, "read-file(", (DONE, "read-file")),
+        (None, "any-name.x (", (DONE, "any-name.x")),
+        (NAMES, "get_weathe[", (10, "a declared tool name (4 declared)")),
+        (None, "a-(", (2, "a tool name")),
+        (None, "a.(", (2, "a tool name")),
+        (None, "1a(", (0, "a tool name")),
+        (None, "a" * 300, (DONE, "a" * 256)),  # at most 256 characters
+    ],
+)
+def test_a_callee_name_is_declared_and_pythonic(
+    names: tuple[str, ...] | None, src: str, outcome: tuple[Any, str]
+) -> None:
+    result = feed(python_name(names), [src])
+    if outcome[0] is DONE:
+        assert (result.status, result.value) == outcome
+    else:
+        assert (result.position, result.expected) == outcome
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("get_wahr.-1[( ", max_size=14), st.sampled_from([NAMES, None]))
+def test_a_callee_name_glance_is_what_the_name_does(text: str, names: Any) -> None:
+    """Where the first characters decide the name (matched, or failed where and expecting
+    what), running it on any input that starts with them does the same; where the glance
+    waits, the name needs more."""
+    parser = python_name(names)
+    for size in range(1, len(text) + 1):
+        window = text[:size]
+        glance = parser.glance(window)
+        assert glance is not None
+        if glance.waits:
+            assert feed(parser, [window], finish=False).status is NEED_MORE
+            continue
+        for rest in ("", "(", " x"):
+            result = feed(parser, [window + rest])
+            if glance.fails:
+                assert glance.expected is not None
+                assert (result.position, result.expected) == (
+                    glance.at,
+                    describe_expected(glance.expected),
+                )
+            else:
+                assert (result.status, len(result.value)) == (DONE, glance.at)

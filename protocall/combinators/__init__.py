@@ -10,7 +10,7 @@ from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
 from .primitives import fail, literal, markers, regex, success, whitespace
-from .pyfunc import python_call, python_calls
+from .pyfunc import python_call, python_calls, python_name
 from .recovery import ERROR, Recover, Recovered, recover, recurring, unfinished
 from .result import (
     DONE,
@@ -75,6 +75,7 @@ __all__ = [
     "peek",
     "python_call",
     "python_calls",
+    "python_name",
     "recover",
     "recurring",
     "regex",

@@ -58,7 +58,9 @@ class Alt(Parser[T]):
         at = pos - inp.base
         if at == len(inp.buf) and not inp.eof and self.waiting:
             while pos == inp.end and not inp.eof:  # the first branch would only wait
+                inp.fast = Undecided(self, pos)
                 yield pos
+                inp.fast = None
             at = pos - inp.base
         if at < len(inp.buf):
             char = inp.buf[at]
@@ -76,7 +78,9 @@ class Alt(Parser[T]):
                     break
                 if inp.eof:  # the glances decide at the end of input, as planned
                     break
+                inp.fast = Undecided(self, pos)
                 yield pos
+                inp.fast = None
                 at = pos - inp.base
         else:
             plan = self.undecided
@@ -191,6 +195,30 @@ class Alt(Parser[T]):
 
     def waits(self) -> bool:
         return self.parsers[0].waits()
+
+
+class Undecided:
+    """A choice waiting at `pos` for the characters that decide its plan (its first branch
+    would only wait, or every branch before the first undecided one is ruled out and that
+    one's glance waits for more, see `Alt._decide`): more input after which the choice
+    would wait again is only buffered, without resuming the parser tree. It tells from the
+    plans the choice made already (a window it has not planned for is left to the resume)."""
+
+    __slots__ = ("alt", "pos")
+
+    def __init__(self, alt: Alt[Any], pos: int) -> None:
+        self.alt = alt
+        self.pos = pos
+
+    def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
+        alt, pos = self.alt, self.pos
+        start = pos - inp.base
+        head = inp.buf[start:] + text  # all the input from `pos`: the choice waits on it
+        planned = alt.plans.get(head[0])
+        if planned is None or len(head) >= planned[1] or alt.windows.get(head) is not _WAIT:
+            return None
+        inp.append(text)
+        return "", pos
 
 
 Plan = tuple[tuple[Any, int], ...]

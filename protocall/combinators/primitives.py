@@ -140,7 +140,8 @@ class Markers(Parser[str]):
         self.quoted = {text: quote(text) for text in texts}
         self.all_quoted = tuple(map(quote, texts))
         self.longest = max(map(len, texts))
-        self.decided: dict[str, Outcome] = {}  # window -> outcome (see `step`)
+        # window -> outcome: a full window's, or, while the input goes on, a shorter one's
+        self.decided: dict[str, Outcome] = {}
         # Per first character of the input, the texts whose outcome can matter: those up to
         # the first that starts with it, then only those that start with it (any other fails
         # at `pos`, behind the furthest failure, past `pos` from there on), and the last
@@ -195,7 +196,7 @@ class Markers(Parser[str]):
         while True:
             start = pos - inp.base
             window = inp.buf[start : start + longest]
-            if len(window) == longest:  # the outcome depends on the window only: memoised
+            if len(window) == longest or not inp.eof:  # depends on the window only: memoised
                 outcome = decided.get(window)
                 if outcome is None:
                     if len(decided) >= 64:

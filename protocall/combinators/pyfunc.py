@@ -41,11 +41,13 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Generator
+from collections.abc import Collection, Generator
 from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
+from .glance import WAITING, Glance, failing
 from .parser import Parser, Step, quote
+from .primitives import regex
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text
 
@@ -696,6 +698,67 @@ class PythonCalls(_CallParser[list[tuple[str, dict[str, Any]]]]):
             elif char != "]":
                 raise Backtrack(pos, ("`,`", "`]`"))
         return calls, pos + 1
+
+
+class PythonName(Parser[str]):
+    """A callee's name, as a list of calls names it: a dotted Python name (see the module
+    docstring) whose last part may follow `-`-joined words (`read-file`, as MCP tools are
+    named; `python_call` reads the call from that last part on), at most `limit`
+    characters; with `names`, only one of them. The value is the name as written.
+
+    Needs more while the name reaches the end of the input. Fails at its start where no
+    name starts (expecting `a tool name`), and at its end where the characters there are no
+    such name or not one of `names`. Its `glance` decides once the character after the name
+    is in the window, as the step would: so a choice, or a text scan reading openers that
+    head no call as text, rules out a list whose first name is not declared (`[get_weathe[`)
+    without running it."""
+
+    def __init__(self, names: Collection[str] | None, limit: int) -> None:
+        self.pattern = re.compile(rf"[^\W\d][\w.-]{{0,{limit - 1}}}")
+        self.token = regex(self.pattern).desc("a tool name")
+        self.names = names
+        self.declared = None if names is None else f"a declared tool name ({len(names)} declared)"
+        self.longest = min(max(map(len, names), default=0) if names is not None else limit, limit)
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        name, end = yield from self.token.step(inp, pos)
+        expected = self._refused(name)
+        if expected is not None:
+            raise Backtrack(end, (expected,))
+        return name, end
+
+    def _refused(self, name: str) -> str | None:
+        """What a name `name` fails expecting, or None: it is one."""
+        if _PYTHON_NAME.fullmatch(name.rpartition("-")[2]) is None:
+            return "a tool name"
+        if self.names is not None and name not in self.names:
+            return self.declared
+        return None
+
+    def _glance(self, window: str) -> Glance | None:
+        token = self.pattern.match(window)
+        if token is None:
+            return failing(("a tool name",))
+        end = token.end()
+        if end == len(window):
+            return WAITING
+        expected = self._refused(token.group())
+        return Glance(end, None if expected is None else (expected,))
+
+    def _reach(self) -> int:
+        return self.longest + 1
+
+    def waits(self) -> bool:
+        return True
+
+
+_PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def python_name(names: Collection[str] | None = None, *, limit: int = 256) -> Parser[str]:
+    """A callee's name in a list of pseudo-function calls, one of `names` when given (see
+    `PythonName`)."""
+    return PythonName(names, limit)
 
 
 def python_call(

@@ -136,6 +136,7 @@ class Until(Parser[str]):
         )
         while True:
             inp.fast = None
+            checked = -1  # where this pass found the guard to fail: a marker there is text
             if state.check:  # after a plain marker, as a choice there would try the guard
                 check = state.emitted
                 verdict = self.plain_at(inp.buf, check - inp.base, inp.eof)
@@ -146,6 +147,7 @@ class Until(Parser[str]):
                 if not verdict:
                     return state.text(), check
                 state.check = False
+                checked = check
             emitted = state.emitted  # the search resumes there: what follows is undecided
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
@@ -164,7 +166,7 @@ class Until(Parser[str]):
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
             if found and match is not None and match.group() in self.plain:
-                verdict = self.plain_at(buf, limit - base, eof)
+                verdict = True if limit == checked else self.plain_at(buf, limit - base, eof)
                 if verdict is None:  # the characters that decide have not arrived
                     state.emitted = emitted
                     inp.fast = state  # which rescans the marker with the next delta

@@ -3,7 +3,6 @@ inside a section."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,12 +12,12 @@ from ...combinators import (
     alt,
     cut,
     emit,
-    fail,
     literal,
     many,
     optional,
     peek,
     python_call,
+    python_name,
     recover,
     regex,
     seq,
@@ -44,21 +43,10 @@ PYTHON_CALL, PYTHON_CALLEE = "python_call", "python_callee"
 """Tags of the call syntax that `python_call_list` parses inside each `tool_call` node."""
 
 
-_PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
-
-
 def _python_name(tools: Tools | None) -> Parser[str]:
     """A dotted name, `-` allowed (`read-file`, as MCP tools are named); with `tools`, only
-    a declared one."""
-
-    def check(name: str) -> Parser[str]:
-        if _PYTHON_NAME.fullmatch(name.rpartition("-")[2]) is None:
-            return fail("a tool name")
-        if tools is not None and name not in tools:
-            return fail(f"a declared tool name ({len(tools)} declared)")
-        return success(name)
-
-    return regex(rf"[^\W\d][\w.-]{{0,{NAME_LIMIT - 1}}}").desc("a tool name").bind(check)
+    a declared one (see `python_name`)."""
+    return python_name(tools, limit=NAME_LIMIT)
 
 
 def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any], Parser[Any]]:
