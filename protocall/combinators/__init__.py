@@ -11,7 +11,7 @@ from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
 from .primitives import fail, literal, markers, regex, success, whitespace
 from .pyfunc import python_call, python_calls, python_name
-from .recovery import ERROR, Recover, Recovered, recover, unfinished
+from .recovery import ERROR, Recover, Recovered, recover, recurring, unfinished
 from .result import (
     DONE,
     FAILED,
@@ -77,6 +77,7 @@ __all__ = [
     "python_calls",
     "python_name",
     "recover",
+    "recurring",
     "regex",
     "seq",
     "success",

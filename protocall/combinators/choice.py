@@ -157,6 +157,7 @@ class Alt(Parser[T]):
         ruled_out: list[Glance] = []
         rest: Plan = ()
         for index, (parser, width) in enumerate(plan):
+            undecided = 0
             if width:
                 glance = parser if width < 0 else parser.glance(window[:width])
                 if glance is not None and glance.waits:
@@ -168,10 +169,11 @@ class Alt(Parser[T]):
                 if glance is not None and glance.fails:
                     ruled_out.append(glance)
                     continue
+                undecided = width if glance is None else 0  # glanced when run: it may learn
             if ruled_out:
                 decided.append((glances.tried(ruled_out), -1))
                 ruled_out = []
-            decided.append((parser, 0))
+            decided.append((parser, undecided))
         if ruled_out:
             decided.append((glances.tried(ruled_out), -1))
         self.windows[window] = result = (*decided, *rest)

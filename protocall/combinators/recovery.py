@@ -12,23 +12,38 @@ over). Where the grammar tries the region again wherever one ends, `recover(...,
 takes such a run at once: a region that the next one, failing the same way,
 would follow at once extends over it, so the run is one `error` node (one report) and the
 repetitions after the first cost a string comparison and the resync, not a parse.
+
+A header that fails before any cut (a call head the next repetition breaks off,
+`<tool_call>\n<function=get_w<tool_call>…`) is no region: the text around it is content,
+and only `glance` can spare the parse, where the grammar alone does not decide it (a tool
+name is read to its end). `recurring(parser)` learns such a header where it recurs: the
+second time `parser` fails on the same text (from its start through the failing
+character) elsewhere in the input, that text is replayed on a scratch input, and if it
+fails the same way there, the glance knows the outcome wherever the input starts with it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import Any, NamedTuple
 
-from .glance import Glance
+from .glance import WAITING, Glance, Record
 from .parser import Parser, Step, Wrapper
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open, Text
+from .stream import Choice, Close, Far, Input, Open, Text
 
 ERROR = "error"
 
 HEADER = 256
 """The longest failing header (from a region's start to just past its failure) that a run
 of repetitions is looked for after: a longer region ends where its resync stops."""
+
+LEARNED = 64
+"""The longest header `recurring` learns (a glance sees at most 64 characters), and how
+many characters it is worth a glance at."""
+
+KNOWN = 16
+"""Headers a `recurring` parser keeps (a cache: cleared when full)."""
 
 
 class Recovered:
@@ -137,14 +152,13 @@ class Recover(Wrapper[Any]):
         `expected` whatever follows it, if that start also makes each of `runs` fail
         before any cut; else None."""
         failed = _failure(self.parser, header)
-        if failed is None or (failed[0].position, failed[0].expected) != (offset, expected):
+        if failed is None or not failed.fails(offset, expected):
             return None
-        decided = failed[1]
         for first in self.runs or ():
-            before = _failure(first, decided)
-            if before is None or not isinstance(before[0], Backtrack) or before[2]:
+            before = _failure(first, failed.decided)
+            if before is None or not isinstance(before.failure, Backtrack) or before.committed:
                 return None
-        return decided
+        return failed.decided
 
     def _glance(self, window: str) -> Glance | None:
         # A failure before any cut passes through, and where the window is the input did
@@ -156,21 +170,36 @@ class Recover(Wrapper[Any]):
         return None if self.cut_off else self.parser.deciders(window)
 
 
-def _failure(parser: Parser[Any], text: str) -> tuple[ParseFailure, str, bool] | None:
+class Scratch(NamedTuple):
+    """How a parser failed on a scratch input (see `_failure`): the failure, the text that
+    decided it, whether it had cut, and the furthest failure it recorded (`Input.far`)."""
+
+    failure: ParseFailure
+    decided: str
+    committed: bool
+    far: Far | None
+
+    def fails(self, offset: int, expected: tuple[str, ...]) -> bool:
+        """Whether the failure is at `offset` expecting `expected`."""
+        return (self.failure.position, self.failure.expected) == (offset, expected)
+
+
+def _failure(parser: Parser[Any], text: str, *, at_once: bool = False) -> Scratch | None:
     """How `parser` fails on an input that starts with `text`, whatever follows: the
     failure, the shortest start of `text` that decides it (fed character by character,
-    the parser fails once that much has arrived; the parse depends on nothing else) and
-    whether it failed after a cut. None where `text` decides no failure."""
+    the parser fails once that much has arrived; the parse depends on nothing else; fed
+    `at_once`, `text` itself), whether it failed after a cut and what it recorded. None
+    where `text` decides no failure."""
     inp = Input()
     choice = inp.open_choice(0)
     steps = parser.step(inp, 0)
     try:
         next(steps)
-        for char in text:
+        for char in [text] if at_once else text:
             inp.append(char)
             steps.send(None)
     except ParseFailure as failure:
-        return failure.detach(), inp.buf, choice.committed
+        return Scratch(failure.detach(), inp.buf, choice.committed, inp.far)
     except StopIteration:
         return None
     return None
@@ -203,3 +232,105 @@ def unfinished(parser: Parser[Any]) -> Parser[Any]:
     """`parser`, or a truncated `error` node running to the end if the stream ended inside
     it before any cut (see `Recover`)."""
     return Recover(parser, None, cut_off=True)
+
+
+class Recurring(Wrapper[Any]):
+    """`parser`, whose glance also knows the headers it failed on more than once (see the
+    module docstring): where the input starts with such a header, the glance is the
+    failure `parser` raises there (with what it records), and where the input is a proper
+    start of it, `WAITING` (`parser` reads a header through to the character it fails at:
+    before that one, it only waits).
+
+    A failure is learned where `parser` raises it before any cut (the choice around it
+    still undecided) on a header it failed on before (one of the latest `KNOWN`)
+    elsewhere in the input, the header being the text from its start through the failing
+    character, at most `LEARNED` characters: replayed on a scratch input, it must fail the
+    same way there, before any cut. Glances it gave before are forgotten then, its own and
+    what the parsers it `informs` cached from them (another caller that cached an
+    undecided glance runs the parser, as it did). Matches, needs
+    more and fails exactly as `parser` does; its glance differs from `parser`'s only where
+    `parser`'s is undecided."""
+
+    def __init__(self, parser: Parser[Any]) -> None:
+        self.parser = parser
+        self._seen: dict[str, int] = {}  # the latest failing headers, and where they began
+        self._known: dict[str, Glance] = {}  # deciding text -> the failure's glance
+        self._informed: list[Parser[Any]] = []  # see `informs`
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        choices = inp.choices
+        around: Choice | None = choices[-1] if choices and not choices[-1].committed else None
+        try:
+            return (yield from self.parser.step(inp, pos))
+        except Backtrack as failure:
+            if around is not None and not around.committed and choices[-1] is around:
+                self._met(inp, pos, failure)
+            raise
+
+    def _met(self, inp: Input, pos: int, failure: Backtrack) -> None:
+        """Note a failure before any cut at `pos`; learn it where it recurs."""
+        at = failure.position
+        if not pos <= at < min(inp.end, pos + LEARNED) or pos < inp.base:
+            return
+        header = inp.text(pos, at + 1)
+        if any(header.startswith(decided) for decided in self._known):
+            return  # known: a caller ran `parser` on a glance it had cached
+        if self._seen.get(header, pos) == pos:  # not seen, or tried again where it was
+            if len(self._seen) >= KNOWN:
+                self._seen.clear()
+            self._seen[header] = pos
+            return
+        failed = _failure(self.parser, header, at_once=True)
+        if failed is None or failed.committed or not failed.fails(at - pos, failure.expected):
+            return
+        raised = failed.failure
+        if len(self._known) >= KNOWN:
+            self._known.clear()
+        self._known[failed.decided] = Glance(
+            raised.position, raised.expected, tuple(raised.context), _record(failed.far, raised)
+        )
+        for parser in (self, *self._informed):  # what they glanced before, from the old glance
+            parser.__dict__.pop("_glances", None)
+            for cache in ("plans", "windows", "skips"):  # a choice's and a loop's shortcuts
+                held = parser.__dict__.get(cache)
+                if isinstance(held, dict):
+                    held.clear()
+
+    def informs(self, *parsers: Parser[Any]) -> None:
+        """Declare `parsers` (and the parsers they wrap) as glancing through this one: what
+        they cached from its glance is forgotten when it learns, so that what the grammar
+        does at a learned header never depends on what was glanced before."""
+        for parser in parsers:
+            while True:
+                self._informed.append(parser)
+                if not isinstance(parser, Wrapper):
+                    break
+                parser = parser.parser
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = self.parser.glance(window)
+        if glance is not None:
+            return glance
+        for decided, known in self._known.items():
+            if window.startswith(decided):
+                return known
+            if decided.startswith(window):
+                return WAITING
+        return None
+
+    def _reach(self) -> int:
+        return max(self.parser.reach(), LEARNED)
+
+
+def _record(far: Far | None, raised: ParseFailure) -> Record | None:
+    """The record of what a scratch parse recorded before raising `raised` (see `Record`:
+    a context shared with the raised failure is that failure's)."""
+    if far is None:
+        return None
+    at, expected, context = far
+    return Record(at, expected, None if context is raised.context else tuple(context))
+
+
+def recurring(parser: Parser[Any]) -> Recurring:
+    """`parser`, whose glance learns the failing headers that recur (see `Recurring`)."""
+    return Recurring(parser)

@@ -25,6 +25,7 @@ from ...combinators import (
     markers,
     not_followed_by,
     optional,
+    recurring,
     regex,
     seq,
     success,
@@ -189,7 +190,10 @@ def assistant_turn(
     A `content` node is one text scan, its value the text: the openers in it that head no
     call where the characters after them rule the call out (`until`'s `plain`) are part of
     it, so a marker prefix repeated is one node. An opener the turn had to try as a call
-    (its head failed further on) is a content node of its own, and so is Markdown code."""
+    (its head failed further on) is a content node of its own, and so is Markdown code.
+    A call head that fails again as it failed before elsewhere (a model repeating a head
+    the next repetition breaks off) is known to the call's glance (`recurring`), so the
+    content scan reads its later repetitions as text."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -205,19 +209,24 @@ def assistant_turn(
     closes = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
     strays = (*closes, *dropped)
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
-    if calls is not None:
-        segments.append(calls.call)
+    call = recurring(calls.call) if calls is not None else None
+    if call is not None:
+        segments.append(call)
     if stops:
         segments.append(tag(ast.END_OF_TURN, markers(*stops)))
     if strays:
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
-    plain = (calls.call, plain_openers(openers, ends)) if calls is not None else None
-    segments.append(tag(ast.CONTENT, until(*ends, nonempty=True, commit=True, plain=plain)))
+    plain = (call, plain_openers(openers, ends)) if call is not None else None
+    scan = tag(ast.CONTENT, until(*ends, nonempty=True, commit=True, plain=plain))
+    segments.append(scan)
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
-    return seq(lead, many(alt(*segments)), end_of_input)
+    turn = many(alt(*segments))
+    if call is not None:
+        call.informs(scan, turn)  # their glances follow the call's
+    return seq(lead, turn, end_of_input)
 
 
 THINK = Reasoning("<think>", "</think>")
