@@ -321,6 +321,9 @@ class Recurring(Wrapper[Any]):
     def _reach(self) -> int:
         return max(self.parser.reach(), LEARNED)
 
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parser.deciders(window)  # asked where the glance, learned or not, is undecided
+
 
 def _record(far: Far | None, raised: ParseFailure) -> Record | None:
     """The record of what a scratch parse recorded before raising `raised` (see `Record`:
