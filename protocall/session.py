@@ -26,7 +26,6 @@ from .combinators import (
     Parser,
     Recovered,
     Run,
-    Status,
     Text,
     UsageError,
 )
@@ -45,13 +44,16 @@ from .special_tokens import SpecialTokens
 from .tools import Tools, Validator
 
 IdFactory = Callable[[int], str]
+Sink = Callable[[str], "list[Event] | None"]
+"""Where the session's final text goes: the events it makes (None: none, nor will be)."""
 
 
 class StrippedField:
     """One text field (content or reasoning) streamed so that its deltas add up to the
     stripped whole: leading whitespace is never emitted, a trailing whitespace run is held
-    until more text follows it (and dropped at the end). `push` gives the delta as an event
-    of type `event` (a one-field `text` dataclass), or None when nothing may be emitted yet."""
+    until more text follows it (and dropped at the end). `push` gives the delta as a list of
+    one event of type `event` (a one-field `text` dataclass), empty when nothing may be
+    emitted yet."""
 
     __slots__ = ("_event", "_held", "_pieces", "_set_text")
 
@@ -61,13 +63,13 @@ class StrippedField:
         self._event = event
         self._set_text = vars(event)["text"].__set__
 
-    def push(self, text: str) -> Event | None:
+    def push(self, text: str) -> list[Event]:
         """Add raw text (non-empty); return the delta event that may be emitted now, if any."""
         body = text.rstrip()  # `text` itself when it ends in no whitespace
         if not body:
             if self._pieces:
                 self._held.append(text)
-            return None
+            return []
         delta = body if self._pieces else body.lstrip()
         held = self._held
         if held:
@@ -78,7 +80,7 @@ class StrippedField:
         self._pieces.append(delta)
         event: Event = _new(self._event)
         self._set_text(event, delta)
-        return event
+        return [event]
 
     @property
     def value(self) -> str | None:
@@ -141,14 +143,14 @@ class _Call:
         self.pieces: list[str] = []
         self.announced = False
 
-    def push(self, text: str) -> Event:
+    def push(self, text: str) -> list[Event]:
         """Add arguments text of the announced call; return its delta event. (Before the
         call is announced, its arguments text goes to `pieces` only: `_innermost_sink`.)"""
         self.pieces.append(text)
         event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
         _set_index(event, self.index)
         _set_arguments(event, text)
-        return event
+        return [event]
 
 
 _new = object.__new__  # events built without the frozen dataclasses' `__init__` (hot path)
@@ -209,7 +211,7 @@ class Session:
         self._enveloped: list[tuple[int, ToolCall]] | None = None  # calls of an open envelope, held
         self._announced = 0
         self._ids: set[str] = set()  # the call ids given so far in this turn
-        self._sink: Callable[[str], Event | None] = self._content.push  # text goes there
+        self._sink: Sink = self._content.push  # where text goes
         self._finished = False
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
@@ -226,11 +228,9 @@ class Session:
         if self._guarded or type(chunk) is not str:
             chunk = self._decode(chunk, special)
         # Final text (the innermost parser took the delta without a resume, and nothing
-        # waits) goes straight to the current sink: its event, or None, comes back.
-        event = self._run.feed(chunk, self._sink)
-        if type(event) is Status:
-            return self._collect()
-        return [] if event is None else [event]  # type: ignore[list-item]
+        # waits) goes straight to the current sink, whose events come back.
+        events = self._run.feed(chunk, self._sink)
+        return self._collect() if events is None else events
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -293,9 +293,9 @@ class Session:
             self._items.extend(items)
             for item in items:
                 if type(item) is Text:
-                    event = self._sink(item.text) if item.text else None
-                    if event is not None:
-                        events.append(event)
+                    sunk = self._sink(item.text) if item.text else None
+                    if sunk:
+                        events += sunk
                 else:
                     self._on_node(item, events)
             items.clear()
@@ -330,7 +330,7 @@ class Session:
         if self._masked is not None:
             self._sink = self._restoring(self._sink)
 
-    def _restoring(self, sink: Callable[[str], Event | None]) -> Callable[[str], Event | None]:
+    def _restoring(self, sink: Sink) -> Sink:
         """`sink` taking the grammar's text with the special tokens' masks put back."""
         assert self._masked is not None
         restore = self._masked.restore
@@ -339,7 +339,7 @@ class Session:
     def _restore(self, text: str) -> str:
         return text if self._masked is None else self._masked.restore(text)
 
-    def _innermost_sink(self) -> Callable[[str], Event | None]:
+    def _innermost_sink(self) -> Sink:
         """Where text goes: the innermost content, reasoning or arguments node decides;
         text elsewhere in a call envelope, in an error region (reported whole) or in an
         end-of-turn marker is dropped."""
@@ -492,9 +492,7 @@ class Session:
         self._errors.append(error)
         events.append(error)
         if passthrough and raw:
-            event = self._content.push(raw)
-            if event is not None:
-                events.append(event)
+            events += self._content.push(raw)
 
     # -- results -------------------------------------------------------------------------------
 
@@ -545,8 +543,8 @@ _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
 
 
-def _drop(text: str) -> None:
-    return None
+def _drop(text: str) -> list[Event]:
+    return []
 
 
 def _random_ids(seed: int | None) -> IdFactory:

@@ -19,7 +19,9 @@ def test_field_deltas_add_up_to_the_stripped_text(pieces: list[str]) -> None:
     """Whatever the pieces, the deltas join to the stripped whole and none ends in
     whitespace (a trailing run waits for the text after it)."""
     field = StrippedField(ContentDelta)
-    deltas = [event.text for event in map(field.push, pieces) if event is not None]  # type: ignore[union-attr]
+    pushed = [field.push(piece) for piece in pieces]
+    assert all(len(events) <= 1 for events in pushed)
+    deltas = [event.text for events in pushed for event in events]  # type: ignore[union-attr]
     assert "".join(deltas) == "".join(pieces).strip()
     assert all(delta and delta == delta.rstrip() for delta in deltas)
     assert field.value == ("".join(pieces).strip() or None)
@@ -33,7 +35,8 @@ def test_final_text_goes_to_the_sink_and_the_log_not_to_out() -> None:
     assert run.take() == [Text("ab", 0)]
     assert run.feed("cd", str.upper) == "CD"
     assert (log, run.out) == ([("cd", 2)], [])
-    assert run.feed("e<", str.upper) is run.status  # a marker: resumed, the scan ends
+    assert run.feed("e<", str.upper) is None  # a marker: resumed, the scan ends
+    assert run.take() == [Text("e", 4)]
     assert run.feed("x") is run.status and run.status is not NEED_MORE
 
 

@@ -211,26 +211,27 @@ class Run(Generic[T]):
     def feed(self, text: str) -> Status: ...
 
     @overload
-    def feed(self, text: str, sink: Callable[[str], S]) -> Status | S: ...
+    def feed(self, text: str, sink: Callable[[str], S]) -> S | None: ...
 
-    def feed(self, text: str, sink: Callable[[str], S] | None = None) -> Status | S:
+    def feed(self, text: str, sink: Callable[[str], S] | None = None) -> Status | S | None:
         """Parse `text` next; the status. When the innermost parser can take `text` without
         a resume (`input.fast`), it does: the suspended tree is not touched. With a `sink`,
         text so taken while no choice is open and no item waits in `out` is final: it goes
         to `sink` instead of `out` (and its `(text, start)`, the fields of a `Text`, to
-        `log`), and `feed` returns what `sink` returned (input held back: the status)."""
+        `log`), and `feed` returns what `sink` returned; otherwise, with a sink, None (the
+        items are in `out`, the status in `status`)."""
         inp = self._inp
         fast = inp.fast  # None unless the status is NEED_MORE (`_advance` and `finish` see to it)
         if fast is not None and text:
             taken = fast.absorb(inp, text)
             if taken is not None:  # by the innermost parser, without a resume
-                if taken[0]:
-                    if sink is None or inp.out is not inp.root or inp.root:
-                        inp.out.append(new_text(taken))
-                    else:
+                piece = taken[0]
+                if piece:
+                    if inp.out is inp.root and not inp.root and sink is not None:
                         self.log.append(taken)
-                        return sink(taken[0])
-                return NEED_MORE
+                        return sink(piece)
+                    inp.out.append(new_text(taken))
+                return NEED_MORE if sink is None else None
         elif self._finished:
             raise UsageError("feed() after finish(): the run has ended")
         elif self.status is FAILED:
@@ -238,7 +239,7 @@ class Run(Generic[T]):
         inp.append(text)
         if text and self.status is NEED_MORE:
             self._advance()
-        return self.status
+        return self.status if sink is None else None
 
     def resume(self, text: str) -> Status:
         """`feed` without the absorber's shortcut: the suspended tree resumes on `text` (the
