@@ -142,7 +142,7 @@ class Until(Parser[str]):
         while True:
             inp.fast = None
             checked = -1  # where this pass found the guard to fail: a marker there is text
-            if state.check:  # after a plain marker, as a choice there would try the guard
+            if state.starter == "":  # after a plain marker, as a choice there would try the guard
                 check = state.emitted
                 verdict = self.plain_at(inp.buf, check - inp.base, inp.eof, inp)
                 if verdict is None:
@@ -151,7 +151,7 @@ class Until(Parser[str]):
                     continue
                 if not verdict:
                     return state.text(), check
-                state.check = False
+                state.starter = state.shared_first
                 checked = check
             emitted = state.emitted  # the search resumes there: what follows is undecided
             buf, base, eof = inp.buf, inp.base, inp.eof
@@ -184,7 +184,7 @@ class Until(Parser[str]):
                     state.add(marker)
                     if emit:
                         inp.out.append(out_text(Text, (marker, limit)))
-                    state.emitted, state.check = limit + len(marker), True
+                    state.emitted, state.starter = limit + len(marker), ""  # check next
                     continue
             if found or eof:
                 if limit == pos and self.nonempty:
@@ -283,14 +283,16 @@ class Scanning:
     With `plain`, the `Until` whose scan it is, a plain marker complete in the input is
     decided as the resumed scan would (`Until.plain_at`): scanned over as text, held back
     with what follows it while the characters that decide have not arrived, or left to
-    the parser; so is, while `check` is set, the text at `emitted` (right after such a
-    marker, where the scan checks the guard).
+    the parser; so is, while the check is on, the text at `emitted` (right after such a
+    marker, where the scan checks the guard). The check is on while `starter`, otherwise
+    the first character all markers share (`shared_first`) if any, is "": the empty
+    string is in every delta, so each takes the scanning path, and the common path tests
+    nothing more.
 
     The text so far is kept as a few joined chunks plus the latest pieces, so a long span
     costs about its own size in memory, not a string object per delta."""
 
     __slots__ = (
-        "check",
         "chunks",
         "emit",
         "emitted",
@@ -300,6 +302,7 @@ class Scanning:
         "pieces",
         "plain",
         "scan",
+        "shared_first",
         "starter",
         "starters",
     )
@@ -316,9 +319,9 @@ class Scanning:
         framing: bool = False,
         plain: Until | None = None,
     ) -> None:
-        self.starters, self.starter = starts  # see `marker_starts`
+        self.starters, self.shared_first = starts  # see `marker_starts`
+        self.starter = self.shared_first
         self.plain = plain
-        self.check = False
         self.held = held
         self.scan = scan
         self.framing = framing
@@ -341,38 +344,50 @@ class Scanning:
     def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         emitted = self.emitted
         starter = self.starter
-        arrived = text
-        if emitted != inp.base + len(inp.buf):
-            held = None if self.check else self._hold(inp, text)
-            if held is not None or self.framing:
-                return held
-            text = inp.text(emitted, inp.end) + text  # the held tail, ruled out: decided now
-        markers: list[int] | None = None  # where the plain markers scanned over start, end
-        if self.check or (
+        if emitted != inp.base + len(inp.buf) or (
             starter in text if starter is not None else self.starters.search(text) is not None
-        ):
-            markers = []
+        ):  # a held tail, the check on (`starter` is ""), or a marker's start in the delta
+            arrived = text
+            tail = inp.buf[emitted - inp.base :]  # held back, if any
+            if tail:
+                text = tail + text
+                held = None if starter == "" else self._hold(inp, text, arrived)
+                if held is not None or self.framing:
+                    return held
+            markers: list[int] = []  # where the plain markers scanned over start, end
             cut = self._cut(text, markers)
             if cut is None:
                 return None
             text = text[:cut]  # the rest is held back
-        inp.buf += arrived
+            inp.buf += arrived
+            if markers and self.emit:
+                return self._take_pieces(inp, text, emitted, markers)
+        else:
+            inp.buf += text
         self.pieces.append(text)
         self.emitted = end = emitted + len(text)
         if end - inp.base >= RELEASE:  # every 64 four-character deltas or so
-            inp.release(end)
-            if len(self.pieces) >= _JOIN:
-                self.chunks.append("".join(self.pieces))
-                self.pieces.clear()
+            self._release(inp, end)
         if not self.emit:
             return "", emitted
-        if markers:  # emitted in the pieces the scan would emit, each marker one of them
-            return self._pieces(inp, text, emitted, markers)
         return (encode_basestring(text)[1:-1] if self.escape else text), emitted
 
-    def _pieces(self, inp: Input, text: str, emitted: int, markers: list[int]) -> tuple[str, int]:
-        """`text`, emitted from `emitted`, split at `markers`: the pieces before the last
-        added to the output, the last one returned."""
+    def _release(self, inp: Input, end: int) -> None:
+        inp.release(end)
+        if len(self.pieces) >= _JOIN:
+            self.chunks.append("".join(self.pieces))
+            self.pieces.clear()
+
+    def _take_pieces(
+        self, inp: Input, text: str, emitted: int, markers: list[int]
+    ) -> tuple[str, int]:
+        """`absorb`'s end for `text` (emitted from `emitted`) that scanned over plain
+        markers: emitted in the pieces the scan would emit, each marker one of them (the
+        pieces before the last added to the output, the last one returned)."""
+        self.pieces.append(text)
+        self.emitted = end = emitted + len(text)
+        if end - inp.base >= RELEASE:
+            self._release(inp, end)
         bounds = [0, *markers, len(text)]
         pieces = [(at, end) for at, end in itertools.pairwise(bounds) if end > at]
         out = inp.out
@@ -388,12 +403,12 @@ class Scanning:
         start and end are added to `markers`."""
         find, scan = self.scan
         plain = self.plain
-        if self.check:
+        if self.starter == "":
             assert plain is not None
             verdict = plain.plain_at(text, 0)
             if not verdict:
                 return None if verdict is False else 0
-            self.check = False
+            self.starter = self.shared_first
         match = scan.search(text)
         while match is not None and (
             match.end() < len(text) or find.fullmatch(match.group()) is not None
@@ -409,7 +424,7 @@ class Scanning:
                 return None
             markers += (match.start(), end)
             if after is None:  # the check after it waits, as it would in the scan
-                self.check = True
+                self.starter = ""
                 return end
             match = scan.search(text, end)
         cut = len(text) if match is None else match.start()
@@ -417,10 +432,10 @@ class Scanning:
             cut -= 1
         return cut
 
-    def _hold(self, inp: Input, text: str) -> tuple[str, int] | None:
-        """With a tail held back: take `text` when the tail and it are still held (else,
-        without `framing`, `absorb` scans the tail and `text` as one delta)."""
-        if self.held.fullmatch(inp.text(self.emitted, inp.end) + text) is None:
+    def _hold(self, inp: Input, whole: str, text: str) -> tuple[str, int] | None:
+        """With a tail held back: take `text` when `whole`, the tail and it, is still held
+        (else, without `framing`, `absorb` scans it as one delta)."""
+        if self.held.fullmatch(whole) is None:
             return None
         inp.buf += text
         return "", self.emitted
