@@ -203,7 +203,10 @@ class _StringText:
     escape the text so far cuts off, possibly empty): a delta that, after `held`, is string
     characters and complete escapes with possibly a new cut-off escape at its end (as
     `_string_tail` matches) is more of the same string, emitted up to that escape without
-    resuming the parser. A key's text (`keep`: where the key starts) stays buffered."""
+    resuming the parser. A key's text (`keep`: where the key starts) stays buffered.
+
+    While it is the fast parser, it alone appends to the buffer, which therefore ends
+    with `held`, right after `at`: `wait` starts it so, and each delta taken keeps it so."""
 
     __slots__ = ("at", "held", "keep", "raw")
 
@@ -228,8 +231,6 @@ class _StringText:
         at = self.at
         if self.held or '"' in text or "\\" in text or not text.isprintable():
             return self._absorb_escapes(inp, text, at)
-        if at != inp.base + len(inp.buf):
-            return None
         inp.buf += text
         self.raw.append(text)
         self.at = end = at + len(text)
@@ -238,10 +239,7 @@ class _StringText:
         return text, at
 
     def _absorb_escapes(self, inp: Input, text: str, at: int) -> tuple[str, int] | None:
-        held = self.held
-        if at + len(held) != inp.base + len(inp.buf):
-            return None
-        whole = held + text
+        whole = self.held + text
         match = _string_tail(whole)
         if match.end() != len(whole):
             return None  # not all string text: a quote, a raw control, a bad escape
