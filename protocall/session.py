@@ -128,7 +128,7 @@ class _Call:
         "index",
         "model_id",
         "name",
-        "pieces",
+        "runs",
         "start",
     )
 
@@ -140,13 +140,14 @@ class _Call:
         self.index: int | None = None
         self.arguments: Any = None
         self.argument: str | None = None
-        self.pieces: list[str] = []
+        # Where the runs of its arguments text start and end in the session's item log
+        # (its text is read back from there: `Session._arguments_text`).
+        self.runs: list[int] = []
         self.announced = False
 
     def push(self, text: str) -> list[Event]:
-        """Add arguments text of the announced call; return its delta event. (Before the
-        call is announced, its arguments text goes to `pieces` only: `_innermost_sink`.)"""
-        self.pieces.append(text)
+        """The delta event of arguments text of the announced call (the text itself is in
+        the session's item log; before the call is announced, it is only there)."""
         event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
         _set_index(event, self.index)
         _set_arguments(event, text)
@@ -212,6 +213,7 @@ class Session:
         self._announced = 0
         self._ids: set[str] = set()  # the call ids given so far in this turn
         self._sink: Sink = self._content.push  # where text goes
+        self._receiver: _Call | None = None  # the call whose arguments the text is
         self._finished = False
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
@@ -290,14 +292,17 @@ class Session:
         run = self._run
         items = run.out
         if items:
-            self._items.extend(items)
+            log = self._items
+            at = len(log)
+            log.extend(items)
             for item in items:
+                at += 1  # past `item` in the log
                 if type(item) is Text:
                     sunk = self._sink(item.text) if item.text else None
                     if sunk:
                         events += sunk
                 else:
-                    self._on_node(item, events)
+                    self._on_node(item, events, at)
             items.clear()
         if run.status is FAILED and run.error is not None:
             error = run.error
@@ -314,7 +319,9 @@ class Session:
 
     # -- folding items into events -----------------------------------------------------------
 
-    def _on_node(self, item: Item, events: list[Event]) -> None:
+    def _on_node(self, item: Item, events: list[Event], after: int) -> None:
+        """Fold `item`, which the item log has up to `after`, into `events`; where text goes
+        next follows from the nodes open."""
         if type(item) is Open:
             if item.tag == ast.ERROR:
                 while self._open and self._open[-1].start >= item.start:
@@ -326,7 +333,13 @@ class Session:
             assert isinstance(item, Close)
             opened = self._open.pop()
             self._on_close(opened.start, item, events)
-        self._sink = self._innermost_sink()
+        self._sink, receiver = self._innermost_sink()
+        if receiver is not self._receiver:  # a run of arguments text ends or starts
+            if self._receiver is not None:
+                self._receiver.runs.append(after)
+            if receiver is not None:
+                receiver.runs.append(after)
+            self._receiver = receiver
         if self._masked is not None:
             self._sink = self._restoring(self._sink)
 
@@ -339,24 +352,24 @@ class Session:
     def _restore(self, text: str) -> str:
         return text if self._masked is None else self._masked.restore(text)
 
-    def _innermost_sink(self) -> Sink:
-        """Where text goes: the innermost content, reasoning or arguments node decides;
-        text elsewhere in a call envelope, in an error region (reported whole) or in an
-        end-of-turn marker is dropped."""
+    def _innermost_sink(self) -> tuple[Sink, _Call | None]:
+        """Where text goes, and the call whose arguments it is, if any: the innermost
+        content, reasoning or arguments node decides; text elsewhere in a call envelope, in
+        an error region (reported whole) or in an end-of-turn marker is dropped."""
         for node in reversed(self._open):
             tag = node.tag
             if tag == ast.CONTENT:
-                return self._content.push
+                return self._content.push, None
             if tag == ast.REASONING:
-                return self._reasoning.push
+                return self._reasoning.push, None
             if tag == ast.TOOL_ARGUMENTS:
                 call = self._call
                 if call is None:
-                    return _drop
-                return call.pieces.append if call.index is None else call.push  # announced
+                    return _drop, None
+                return (_drop if call.index is None else call.push), call  # announced
             if tag in _SILENT:
-                return _drop
-        return self._content.push
+                return _drop, None
+        return self._content.push, None
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
         if item.tag == ast.TOOL_CALLS:
@@ -432,10 +445,10 @@ class Session:
         if self._masked is not None:
             arguments = self._masked.restore_value(arguments)
             problems = tuple(map(self._masked.restore, problems))
-        if not call.pieces:
-            call.pieces.append("{}")
+        arguments_json = self._arguments_text(call)
+        if not arguments_json:
+            arguments_json = "{}"
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
-        arguments_json = "".join(call.pieces)
         if self._validator_for is not None:
             problems += self._validator_for(call.name)(arguments)
         if problems and self._reject_invalid:
@@ -453,6 +466,19 @@ class Session:
             self._enveloped.append((call.index, done))  # complete when its envelope closes
         else:
             self._release(call.index, done, events)
+
+    def _arguments_text(self, call: _Call) -> str:
+        """The arguments text of `call`: the text of its runs in the item log."""
+        log, runs = self._items, call.runs
+        ends = runs[1::2] if len(runs) % 2 == 0 else [*runs[1::2], len(log)]
+        return self._restore(
+            "".join(
+                item[0]
+                for start, end in zip(runs[::2], ends, strict=True)
+                for item in log[start:end]
+                if type(item) is Text or type(item) is tuple  # not a node's Open or Close
+            )
+        )
 
     def _release(self, index: int, done: ToolCall, events: list[Event]) -> None:
         """Call `index` is complete: into the message, and its `ToolCallEnd`."""
