@@ -44,8 +44,9 @@ from .special_tokens import SpecialTokens
 from .tools import Tools, Validator
 
 IdFactory = Callable[[int], str]
-Sink = Callable[[str], "list[Event] | None"]
-"""Where the session's final text goes: the events it makes (None: none, nor will be)."""
+Sink = Callable[[str], "list[Event]"]
+"""Where the session's final text goes; it returns the events the text makes (a new list,
+empty while nothing may be emitted)."""
 
 
 class StrippedField:
@@ -64,7 +65,8 @@ class StrippedField:
         self._set_text = vars(event)["text"].__set__
 
     def push(self, text: str) -> list[Event]:
-        """Add raw text (non-empty); return the delta event that may be emitted now, if any."""
+        """Add raw text (non-empty); return the delta event that may be emitted now, in a
+        list (empty if none)."""
         body = text.rstrip()  # `text` itself when it ends in no whitespace
         if not body:
             if self._pieces:
