@@ -51,6 +51,7 @@ from protocall.combinators import (
     until,
     whitespace,
 )
+from protocall.combinators.stream import Input
 from protocall.combinators.text import marker_starts
 from protocall.testing import chunkings as random_chunkings
 from protocall.testing import fed_and_resumed
@@ -517,6 +518,21 @@ def test_recover_keeps_the_raw_text_the_buffer_dropped() -> None:
     assert longest < 1000
     assert isinstance(run.value, Recovered)
     assert (run.value.raw, run.value.truncated) == (text, False)
+
+
+def test_raw_text_wholly_dropped_by_the_buffer_is_read_back() -> None:
+    """A span that ends before the buffer's start (a run's header, read once the resync
+    has gone on past a release) is the dropped text, not a slice of the buffer."""
+    inp = Input()
+    barrier = inp.open_choice(0, barrier=True)
+    text = "".join(f"{n:04d}" for n in range(2000))
+    inp.append(text)
+    inp.cut()  # the region committed: its text may be dropped, and is kept for `raw`
+    inp.release(6000)
+    assert inp.base == 6000
+    assert inp.raw(10, 30) == text[10:30]
+    assert inp.raw(5990, 6010) == text[5990:6010]
+    inp.close_choice(barrier, keep_output=False)
 
 
 # -- peek, not_followed_by, as_text -----------------------------------------------------------

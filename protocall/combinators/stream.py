@@ -249,6 +249,8 @@ class Input:
             return self.text(start, end)
         dropped = "".join(self._dropped)
         dropped_from = self.base - len(dropped)
+        if end <= self.base:  # all of it dropped
+            return dropped[start - dropped_from : end - dropped_from]
         return dropped[start - dropped_from :] + self.text(self.base, end)
 
     def line_column(self, position: int) -> tuple[int, int]:
