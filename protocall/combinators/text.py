@@ -246,8 +246,8 @@ class Until(Parser[str]):
 
     def _glance(self, window: str) -> Glance | None:
         found = self.find.match(window)
-        if found is None:
-            return None
+        if found is None:  # text, or a marker whose start is all the window holds
+            return WAITING if self.held.fullmatch(window) else None
         if found.group() in self.plain:  # as `plain_at` decides: text, wait, or a marker
             assert self.guard is not None
             reach = self.guard.reach()
