@@ -8,10 +8,11 @@ a `Recovered`, so nothing is lost; any other failure passes through, the region'
 dropped.
 
 A model stuck in a loop may repeat a header that fails the same way (`<|start|>` over and
-over). Where the grammar tries the region again wherever one ends, `recover(..., runs=…)`
-takes such a run at once: a region that the next one, failing the same way,
-would follow at once extends over it, so the run is one `error` node (one report) and the
-repetitions after the first cost a string comparison and the resync, not a parse.
+over, a call written up to its arguments and broken off by the next). Where the grammar
+tries the region again wherever one ends, `recover(..., runs=…)` takes such a run at once:
+a region that the next one, failing the same way, would follow at once extends over it,
+so the run is one `error` node (one report) and the repetitions after the first cost a
+string comparison and the resync, not a parse.
 
 A header that fails before any cut (a call head the next repetition breaks off,
 `<tool_call>\n<function=get_w<tool_call>…`) is no region: the text around it is content,
@@ -80,8 +81,9 @@ class Recover(Wrapper[Any]):
       next region would fail the same way, so the region extends over it, resyncing
       from the same offset after its start, and so on. The node's `Recovered` keeps the
       first failure; its raw text is the whole run. It needs more while that text may
-      still be arriving (at most `HEADER` characters past the region's end), and ends as
-      it would alone where it does not arrive, or the input ends first.
+      still be arriving (at most `HEADER` characters past the region's end; more input
+      that keeps it a proper start is buffered without a resume), and ends as it would
+      alone where it does not arrive, or the input ends first.
 
     Needs more while `parser` does.
     """
@@ -216,7 +218,28 @@ def _follows(inp: Input, at: int, text: str) -> Generator[int, None, bool]:
             return True
         if inp.eof:
             return False
+        inp.fast = _Following(text, at)
         yield at
+        inp.fast = None
+
+
+class _Following:
+    """`_follows` waiting at `at` for the rest of `text`: more input that keeps what has
+    arrived there a proper prefix of it is only buffered, without resuming the parser
+    tree (a run of repetitions then costs a string comparison per delta)."""
+
+    __slots__ = ("at", "text")
+
+    def __init__(self, text: str, at: int) -> None:
+        self.text = text
+        self.at = at
+
+    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
+        have = inp.buf[self.at - inp.base :] + more
+        if len(have) >= len(self.text) or not self.text.startswith(have):
+            return None
+        inp.append(more)
+        return "", self.at
 
 
 def recover(

@@ -59,10 +59,12 @@ def tool_call(
 
     A failure after the cut becomes an `error` node: the region is skipped up to the first
     `resync` marker, consuming the first one (the call's closer) if that is what stopped it.
+    Where a region ends, the grammar tries a call before anything else a call's text could
+    begin, so a run of calls failing the same way is one region (`recover`'s `runs`).
     """
     closer, *others = resync
     skip = until(closer, *others, emit=False).then(optional(literal(closer)))
-    return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+    return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip, runs=())
 
 
 def call_section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:
@@ -185,5 +187,6 @@ def envelope(calls: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
     """A list of calls as one envelope: a `tool_calls` node whose calls the session
     completes only when it closes. A failure after `calls` has cut (an invalid sibling, a
     list cut off) makes the whole region one `error` node, skipped with `resync` (see
-    `recover`), so none of its calls is released: an executor never runs part of a list."""
-    return recover(tag(ast.TOOL_CALLS, calls), resync)
+    `recover`), so none of its calls is released: an executor never runs part of a list. A
+    run of lists failing the same way is one region (see `tool_call`)."""
+    return recover(tag(ast.TOOL_CALLS, calls), resync, runs=())

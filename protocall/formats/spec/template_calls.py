@@ -164,7 +164,9 @@ class TemplateCalls:
         head = self._head(None).skip(peek(ws.then(follows)))
         body = self._body(tools, codec)
         skip = until(self.opener, *self.spec.stops, emit=False)
-        one = recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip)
+        one = recover(
+            tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip, runs=()
+        )
         return Calls((self.opener,), unfinished(head), unfinished(one))
 
     def _proven(self, tools: Tools | None, codec: NameAndArguments) -> Calls:
