@@ -20,6 +20,7 @@ from ...combinators import (
     not_followed_by,
     optional,
     peek,
+    recurring,
     regex,
     seq,
     success,
@@ -30,6 +31,9 @@ from ...combinators import (
 from .calls import (
     Calls,
 )
+
+NODES = (ast.CONTENT, ast.REASONING)
+"""The nodes a channel's text is tagged with."""
 
 
 @dataclass(frozen=True)
@@ -82,17 +86,24 @@ def channelled_turn(
     dropped; a token that begins no marker is text, scanned with the text around it (the
     value of a text node is its text). A run of end-of-turn markers is one `end_of_turn`
     node. At end of input a marker cut off after its token is a truncated error, never text.
+    A call head that fails again as it failed elsewhere (a head the next repetition breaks
+    off) is known to the head's glance (`recurring`, as in a prose turn), so the text scan
+    reads its later repetitions as text.
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(channel.open for channel in channels.values())
     closes = (*(channel.close for channel in channels.values()), *dropped)
-    known = unfinished(alt(calls.head, markers(*stops, *opens, *closes)))
-    stray = not_followed_by(known, "text").then(as_text(markers(*tokens)))
+    head = recurring(calls.head)
+    known = unfinished(alt(head, markers(*stops, *opens, *closes)))
+    unknown = not_followed_by(known, "text")
+    stray = unknown.then(as_text(markers(*tokens)))
     plain = tuple(token for token in tokens if token not in (*stops, *opens, *closes))
     run = until(*tokens, nonempty=True, commit=True, plain=(known, plain))
+    piece = alt(run, stray)
+    texts = {node: tag(node, many(piece, minimum=1).map("".join)) for node in NODES}
 
     def text(node: str) -> Parser[Any]:
-        return tag(node, many(alt(run, stray), minimum=1).map("".join))
+        return texts[node]
 
     def body(channel: Channel) -> Parser[Any]:
         return optional(text(channel.node)).skip(optional(literal(channel.close)))
@@ -102,4 +113,6 @@ def channelled_turn(
     structure = alt(calls.call, end, *opened, markers(*closes))
     lead = body(channels[start]) if start is not None else success(None)
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), text(ast.CONTENT))
-    return seq(lead, many(segment), end_of_input)
+    turn = many(segment)
+    head.informs(known, unknown, stray, run, piece, *texts.values(), segment, turn)
+    return seq(lead, turn, end_of_input)
