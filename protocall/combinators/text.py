@@ -403,29 +403,32 @@ class Scanning:
         start and end are added to `markers`."""
         find, scan = self.scan
         plain = self.plain
+        checked = -1  # where the guard was found to fail: a marker there is text
         if self.starter == "":
             assert plain is not None
             verdict = plain.plain_at(text, 0)
             if not verdict:
                 return None if verdict is False else 0
-            self.starter = self.shared_first
+            self.starter, checked = self.shared_first, 0
         match = scan.search(text)
         while match is not None and (
             match.end() < len(text) or find.fullmatch(match.group()) is not None
         ):
             if plain is None or match.group() not in plain.plain:
                 return None
-            verdict = plain.plain_at(text, match.start())
+            start = match.start()
+            verdict = True if start == checked else plain.plain_at(text, start)
             if verdict is None:
                 break  # held from the marker
             end = match.end()
             after = plain.plain_at(text, end) if verdict else False
             if after is False:
                 return None
-            markers += (match.start(), end)
+            markers += (start, end)
             if after is None:  # the check after it waits, as it would in the scan
                 self.starter = ""
                 return end
+            checked = end
             match = scan.search(text, end)
         cut = len(text) if match is None else match.start()
         if self.framing and cut and text[cut - 1] == "\n":
