@@ -201,7 +201,10 @@ class Session:
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
-        self._items: list[Item | tuple[str, int]] = []  # final text as `Text` fields (`Run.log`)
+        # Every item, text as the fields of a `Text` (`Run.log` puts the final text so): an
+        # exact tuple of a string and an int, which the cyclic collector stops tracking, so
+        # its full passes do not walk every piece of a long output again.
+        self._items: list[Item | tuple[str, int]] = []
         self._run = Run(grammar, log=self._items)
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
@@ -296,14 +299,15 @@ class Session:
         if items:
             log = self._items
             at = len(log)
-            log.extend(items)
             for item in items:
                 at += 1  # past `item` in the log
                 if type(item) is Text:
+                    log.append((item.text, item.start))  # see `_items`
                     sunk = self._sink(item.text) if item.text else None
                     if sunk:
                         events += sunk
                 else:
+                    log.append(item)
                     self._on_node(item, events, at)
             items.clear()
         if run.status is FAILED and run.error is not None:

@@ -418,6 +418,36 @@ def test_a_run_of_broken_calls_costs_a_comparison_per_repetition(
     assert_calls_per_character(name, label, one_shot, streamed)
 
 
+def tracked_objects_per_character(name: str, label: str, delta: int) -> float:
+    """The objects the cyclic collector tracks that a session streaming the input `label`
+    of format `name` keeps, per character (from 2 K to 8 K characters)."""
+    generate = degenerate_inputs(formats.get(name))[label]
+    counts = []
+    for size in (2000, 8000):
+        session = formats.get(name).parser(TOOLS)
+        gc.collect()
+        before = len(gc.get_objects())
+        text = generate(size)
+        for start in range(0, len(text), delta):
+            session.feed(text[start : start + delta])
+        gc.collect()
+        counts.append((len(gc.get_objects()) - before, len(text)))
+        del session
+    (small, small_size), (large, large_size) = counts
+    return (large - small) / (large_size - small_size)
+
+
+@pytest.mark.parametrize(
+    ("name", "label"), [("gemma-4", "'<|' repeated"), ("llama-3", "'{\"a\":' nested")]
+)
+def test_the_text_a_session_keeps_is_not_walked_by_the_collector(name: str, label: str) -> None:
+    """The session keeps every text piece for the tree, as exact tuples the collector stops
+    tracking: its full passes do not walk them again (they took a third of the time of a
+    million characters, as `Text` items: measured 0.5 tracked objects per character, and
+    about 0.0 after)."""
+    assert tracked_objects_per_character(name, label, 4) < 0.05
+
+
 # -- a text scan waits where its window may still be a marker -------------------------------
 
 WAITING_SCANS = [
