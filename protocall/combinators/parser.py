@@ -26,7 +26,7 @@ from .result import (
     UsageError,
     describe_expected,
 )
-from .stream import RELEASE, Input, Item, new_text
+from .stream import APPENDED, RELEASE, Input, Item, new_text
 
 if TYPE_CHECKING:
     from .choice import Alt
@@ -231,6 +231,9 @@ class Run(Generic[T]):
                         self.log.append(taken)
                         return sink(piece)
                     inp.out.append(new_text(taken))
+                elif taken is APPENDED:  # the text is in: the parser decides
+                    self._advance()
+                    return self.status if sink is None else None
                 return NEED_MORE if sink is None else None
         elif self._finished:
             raise UsageError("feed() after finish(): the run has ended")

@@ -76,9 +76,15 @@ class Absorber(Protocol):
     non-empty `text` to the buffer and does exactly what resuming the parser would do with
     it, except that the one text piece it emits is returned, as `(text, start)` (the fields
     of a `Text`; the text may be empty: nothing emitted), for the caller to append. It
-    returns None, changing nothing, when the parser must be resumed to decide."""
+    returns None, changing nothing, when the parser must be resumed to decide, or
+    `APPENDED` when it appended `text` and the parser must be resumed to decide."""
 
     def absorb(self, inp: Input, text: str) -> tuple[str, int] | None: ...
+
+
+APPENDED = ("", -1)
+"""What an absorber returns that put the text in the buffer but leaves the parser to decide
+what it does with it (see `Absorber`)."""
 
 
 class Input:

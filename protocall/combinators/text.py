@@ -12,7 +12,7 @@ from typing import Any
 from .glance import EMPTY, WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import RELEASE, Input, Text
+from .stream import APPENDED, RELEASE, Input, Text
 
 
 def proper_prefixes(markers: Iterable[str]) -> str:
@@ -281,9 +281,10 @@ class Scanning:
     (`held`, as given by `held_prefix`), emitting nothing, and, without `framing`, input
     that rules the tail out: the tail and it are then scanned as one delta, as above.
     With `plain`, the `Until` whose scan it is, a plain marker complete in the input is
-    decided as the resumed scan would (`Until.plain_at`): scanned over as text, held back
-    with what follows it while the characters that decide have not arrived, or left to
-    the parser; so is, while the check is on, the text at `emitted` (right after such a
+    decided as the resumed scan would (`Until.plain_at`, the delta put in the buffer
+    first, so that the guard's deciders read it): scanned over as text, held back with
+    what follows it while the characters that decide have not arrived, or left to the
+    parser (`APPENDED`); so is, while the check is on, the text at `emitted` (right after such a
     marker, where the scan checks the guard). The check is on while `starter`, otherwise
     the first character all markers share (`shared_first`) if any, is "": the empty
     string is in every delta, so each takes the scanning path, and the common path tests
@@ -355,11 +356,17 @@ class Scanning:
                 if held is not None or self.framing:
                     return held
             markers: list[int] = []  # where the plain markers scanned over start, end
-            cut = self._cut(text, markers)
-            if cut is None:
-                return None
+            if self.plain is None:
+                cut = self._cut(text, markers)
+                if cut is None:
+                    return None
+                inp.buf += arrived
+            else:  # the guard's deciders read the input: the delta goes in first
+                inp.buf += arrived
+                cut = self._cut(text, markers, inp)
+                if cut is None:
+                    return APPENDED
             text = text[:cut]  # the rest is held back
-            inp.buf += arrived
             if markers and self.emit:
                 return self._take_pieces(inp, text, emitted, markers)
         else:
@@ -396,17 +403,18 @@ class Scanning:
         at, end = pieces[-1]
         return text[at:end], emitted + at
 
-    def _cut(self, text: str, markers: list[int]) -> int | None:
+    def _cut(self, text: str, markers: list[int], inp: Input | None = None) -> int | None:
         """How much of `text` (all of it emitted so far) a resumed scan would emit now: all of
         it, or up to the marker prefix that ends it; None when a marker is complete in it,
         for the parser to decide. Where it scans over a plain marker (see `plain`), its
         start and end are added to `markers`."""
         find, scan = self.scan
         plain = self.plain
+        source, offset = (text, 0) if inp is None else (inp.buf, self.emitted - inp.base)
         checked = -1  # where the guard was found to fail: a marker there is text
         if self.starter == "":
             assert plain is not None
-            verdict = plain.plain_at(text, 0)
+            verdict = plain.plain_at(source, offset, False, inp)
             if not verdict:
                 return None if verdict is False else 0
             self.starter, checked = self.shared_first, 0
@@ -417,11 +425,13 @@ class Scanning:
             if plain is None or match.group() not in plain.plain:
                 return None
             start = match.start()
-            verdict = True if start == checked else plain.plain_at(text, start)
+            verdict = (
+                True if start == checked else plain.plain_at(source, offset + start, False, inp)
+            )
             if verdict is None:
                 break  # held from the marker
             end = match.end()
-            after = plain.plain_at(text, end) if verdict else False
+            after = plain.plain_at(source, offset + end, False, inp) if verdict else False
             if after is False:
                 return None
             markers += (start, end)
