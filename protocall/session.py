@@ -29,7 +29,7 @@ from .combinators import (
     Text,
     UsageError,
 )
-from .combinators.stream import Input, new_text
+from .combinators.stream import Input
 from .events import (
     ContentDelta,
     Event,
@@ -201,10 +201,11 @@ class Session:
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
-        # Every item, text as the fields of a `Text` (`Run.log` puts the final text so): an
-        # exact tuple of a string and an int, which the cyclic collector stops tracking, so
-        # its full passes do not walk every piece of a long output again.
-        self._items: list[Item | tuple[str, int]] = []
+        # Every item as an exact tuple (`_logged` reads it back): the fields of a `Text`
+        # (`Run.log` puts the final text so), of an `Open` and None, of a `Close` and None.
+        # The cyclic collector stops tracking a tuple of atoms, so its full passes do not
+        # walk every node and piece of a long output again.
+        self._items: list[tuple[Any, ...]] = []
         self._run = Run(grammar, log=self._items)
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
@@ -307,7 +308,7 @@ class Session:
                     if sunk:
                         events += sunk
                 else:
-                    log.append(item)
+                    log.append((*item, None))  # see `_items`: an Open, or a Close
                     self._on_node(item, events, at)
             items.clear()
         if run.status is FAILED and run.error is not None:
@@ -482,7 +483,7 @@ class Session:
                 item[0]
                 for start, end in zip(runs[::2], ends, strict=True)
                 for item in log[start:end]
-                if type(item) is Text or type(item) is tuple  # not a node's Open or Close
+                if len(item) == 2  # not a node's Open or Close
             )
         )
 
@@ -545,7 +546,7 @@ class Session:
             raise UsageError("the AST is available once finish() has run")
         tree = TreeBuilder()
         for item in self._items:
-            tree.add(self._restore_item(new_text(item) if type(item) is tuple else item))  # type: ignore[arg-type]
+            tree.add(self._restore_item(_logged(item)))
         return tree.finish(self._run.offset)
 
     def _restore_item(self, item: Item) -> Item:
@@ -573,6 +574,15 @@ class Session:
 
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
+
+
+def _logged(entry: tuple[Any, ...]) -> Item:
+    """The item an entry of the item log is (see `Session._items`)."""
+    if len(entry) == 2:
+        return Text(entry[0], entry[1])
+    if len(entry) == 3:
+        return Open(entry[0], entry[1])
+    return Close(entry[0], entry[1], entry[2])
 
 
 def _drop(text: str) -> list[Event]:
