@@ -284,8 +284,8 @@ class Scanning:
     decided as the resumed scan would (`Until.plain_at`, the delta put in the buffer
     first, so that the guard's deciders read it): scanned over as text, held back with
     what follows it while the characters that decide have not arrived, or left to the
-    parser (`APPENDED`); so is, while the check is on, the text at `emitted` (right after such a
-    marker, where the scan checks the guard). The check is on while `starter`, otherwise
+    parser (`APPENDED`); so is, while the check is on, the text at `emitted` (right after
+    such a marker, where the scan checks the guard). The check is on while `starter`, otherwise
     the first character all markers share (`shared_first`) if any, is "": the empty
     string is in every delta, so each takes the scanning path, and the common path tests
     nothing more.
@@ -407,7 +407,8 @@ class Scanning:
         """How much of `text` (all of it emitted so far) a resumed scan would emit now: all of
         it, or up to the marker prefix that ends it; None when a marker is complete in it,
         for the parser to decide. Where it scans over a plain marker (see `plain`), its
-        start and end are added to `markers`."""
+        start and end are added to `markers`. With `inp`, `text` is the input's buffer from
+        `emitted` on, so that the guard's deciders tell where its glance does not."""
         find, scan = self.scan
         plain = self.plain
         source, offset = (text, 0) if inp is None else (inp.buf, self.emitted - inp.base)
