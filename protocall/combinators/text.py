@@ -144,7 +144,7 @@ class Until(Parser[str]):
             checked = -1  # where this pass found the guard to fail: a marker there is text
             if state.starter == "":  # after a plain marker, as a choice there would try the guard
                 check = state.emitted
-                verdict = self.plain_at(inp.buf, check - inp.base, inp.eof, inp)
+                verdict = self.plain_at(inp, check - inp.base, inp.eof)
                 if verdict is None:
                     inp.fast = state
                     yield check
@@ -171,7 +171,7 @@ class Until(Parser[str]):
                     inp.out.append(out_text(Text, (piece, emitted)))
                 emitted = limit
             if found and match is not None and match.group() in self.plain:
-                verdict = True if limit == checked else self.plain_at(buf, limit - base, eof, inp)
+                verdict = True if limit == checked else self.plain_at(inp, limit - base, eof)
                 if verdict is None:  # the characters that decide have not arrived
                     state.emitted = emitted
                     inp.fast = state  # which rescans the marker with the next delta
@@ -197,18 +197,16 @@ class Until(Parser[str]):
                 inp.fast = state
             yield emitted
 
-    def plain_at(
-        self, text: str, at: int, eof: bool = False, inp: Input | None = None
-    ) -> bool | None:
-        """Whether the marker found at `at` of `text` is text (see `plain`), and after one
-        whether the scan goes on: True where the guard's glance at the characters there
-        fails before the end of `text` (the input received; `eof`: all of it), None while
-        it waits for more of them (as a choice would before running the guard), False
-        otherwise. Where the glance is undecided, the guard's deciders tell when `text` is
-        `inp`'s buffer (see `_settled`); for text not yet in it (an absorber's delta), the
-        answer is False, so the parser decides."""
+    def plain_at(self, inp: Input, at: int, eof: bool = False) -> bool | None:
+        """Whether the marker found at `at` of `inp`'s buffer is text (see `plain`), and
+        after one whether the scan goes on: True where the guard's glance at the characters
+        there fails before the end of the input received (`eof`: all of it), None while it
+        waits for more of them (as a choice would before running the guard), False
+        otherwise. Where the glance is undecided, the guard's deciders tell (see
+        `_settled`)."""
         guard, reach = self.guard, self.reach_guard
         assert guard is not None
+        text = inp.buf
         if at == len(text):
             return eof or None
         if not reach:
@@ -216,7 +214,7 @@ class Until(Parser[str]):
         window = text[at : at + reach]
         glance = guard.glance(window)
         if glance is None:
-            return False if inp is None else self._settled(inp, inp.base + at, window)
+            return self._settled(inp, inp.base + at, window)
         if not glance.waits:
             # failing at the end of a finished stream, a region may be cut off, not text
             return glance.fails and glance.at < len(window)
@@ -355,17 +353,11 @@ class Scanning:
                 held = None if starter == "" else self._hold(inp, text, arrived)
                 if held is not None or self.framing:
                     return held
+            inp.buf += arrived  # first: a plain marker's guard may read the input
             markers: list[int] = []  # where the plain markers scanned over start, end
-            if self.plain is None:
-                cut = self._cut(text, markers)
-                if cut is None:
-                    return None
-                inp.buf += arrived
-            else:  # the guard's deciders read the input: the delta goes in first
-                inp.buf += arrived
-                cut = self._cut(text, markers, inp)
-                if cut is None:
-                    return APPENDED
+            cut = self._cut(inp, text, markers)
+            if cut is None:
+                return APPENDED
             text = text[:cut]  # the rest is held back
             if markers and self.emit:
                 return self._take_pieces(inp, text, emitted, markers)
@@ -403,19 +395,18 @@ class Scanning:
         at, end = pieces[-1]
         return text[at:end], emitted + at
 
-    def _cut(self, text: str, markers: list[int], inp: Input | None = None) -> int | None:
-        """How much of `text` (all of it emitted so far) a resumed scan would emit now: all of
-        it, or up to the marker prefix that ends it; None when a marker is complete in it,
-        for the parser to decide. Where it scans over a plain marker (see `plain`), its
-        start and end are added to `markers`. With `inp`, `text` is the input's buffer from
-        `emitted` on, so that the guard's deciders tell where its glance does not."""
+    def _cut(self, inp: Input, text: str, markers: list[int]) -> int | None:
+        """How much of `text`, the input's buffer from `emitted` on (all it has not emitted),
+        a resumed scan would emit now: all of it, or up to the marker prefix that ends it;
+        None when a marker is complete in it, for the parser to decide. Where it scans over
+        a plain marker (see `plain`), its start and end are added to `markers`."""
         find, scan = self.scan
         plain = self.plain
-        source, offset = (text, 0) if inp is None else (inp.buf, self.emitted - inp.base)
+        offset = self.emitted - inp.base  # where `text` starts in the buffer
         checked = -1  # where the guard was found to fail: a marker there is text
         if self.starter == "":
             assert plain is not None
-            verdict = plain.plain_at(source, offset, False, inp)
+            verdict = plain.plain_at(inp, offset)
             if not verdict:
                 return None if verdict is False else 0
             self.starter, checked = self.shared_first, 0
@@ -426,13 +417,11 @@ class Scanning:
             if plain is None or match.group() not in plain.plain:
                 return None
             start = match.start()
-            verdict = (
-                True if start == checked else plain.plain_at(source, offset + start, False, inp)
-            )
+            verdict = True if start == checked else plain.plain_at(inp, offset + start)
             if verdict is None:
                 break  # held from the marker
             end = match.end()
-            after = plain.plain_at(source, offset + end, False, inp) if verdict else False
+            after = plain.plain_at(inp, offset + end) if verdict else False
             if after is False:
                 return None
             markers += (start, end)
