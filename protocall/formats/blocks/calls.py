@@ -58,12 +58,22 @@ def tool_call(
     """One call: `head` (whose value is the tool name), a cut, then `body(name)`.
 
     A failure after the cut becomes an `error` node: the region is skipped up to the first
-    `resync` marker, consuming the first one (the call's closer) if that is what stopped it.
-    Where a region ends, the grammar tries a call before anything else a call's text could
-    begin, so a run of calls failing the same way is one region (`recover`'s `runs`).
+    `resync` marker, consuming the first one (the call's closer) if that is what stopped it
+    (see `skipped_call`).
     """
     closer, *others = resync
-    skip = until(closer, *others, emit=False).then(optional(literal(closer)))
+    return skipped_call(
+        head, body, until(closer, *others, emit=False).then(optional(literal(closer)))
+    )
+
+
+def skipped_call(
+    head: Parser[Any], body: Callable[[str], Parser[Any]], skip: Parser[Any]
+) -> Parser[Any]:
+    """One call: `head` (whose value is the tool name), a cut, then `body(name)`; a failure
+    after the cut is an `error` node whose region `skip` ends. Where a region ends, the
+    grammar tries a call before anything else a call's text could begin, so a run of calls
+    failing the same way is one region (`recover`'s `runs`)."""
     return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip, runs=())
 
 

@@ -28,7 +28,7 @@ from ...combinators import (
 )
 from ...combinators import whitespace as ws
 from ...tools import Tools
-from ..blocks.calls import Calls, closer, section_calls
+from ..blocks.calls import Calls, closer, section_calls, skipped_call
 from ..blocks.names import arguments, per_tool
 from ..codecs import (
     Attribute,
@@ -164,10 +164,7 @@ class TemplateCalls:
         head = self._head(None).skip(peek(ws.then(follows)))
         body = self._body(tools, codec)
         skip = until(self.opener, *self.spec.stops, emit=False)
-        one = recover(
-            tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip, runs=()
-        )
-        return Calls((self.opener,), unfinished(head), unfinished(one))
+        return Calls((self.opener,), unfinished(head), unfinished(skipped_call(head, body, skip)))
 
     def _proven(self, tools: Tools | None, codec: NameAndArguments) -> Calls:
         """Call objects standing bare in the content, each proven a call by the hook
