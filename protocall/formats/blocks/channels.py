@@ -102,17 +102,14 @@ def channelled_turn(
     piece = alt(run, stray)
     texts = {node: tag(node, many(piece, minimum=1).map("".join)) for node in NODES}
 
-    def text(node: str) -> Parser[Any]:
-        return texts[node]
-
     def body(channel: Channel) -> Parser[Any]:
-        return optional(text(channel.node)).skip(optional(literal(channel.close)))
+        return optional(texts[channel.node]).skip(optional(literal(channel.close)))
 
     opened = (c.opener().then(body(c)) for c in channels.values())
     end = tag(ast.END_OF_TURN, many(markers(*stops), minimum=1))
     structure = alt(calls.call, end, *opened, markers(*closes))
     lead = body(channels[start]) if start is not None else success(None)
-    segment = alt(peek(markers(*tokens)).then(unfinished(structure)), text(ast.CONTENT))
+    segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])
     turn = many(segment)
     head.informs(known, unknown, stray, run, piece, *texts.values(), segment, turn)
     return seq(lead, turn, end_of_input)
