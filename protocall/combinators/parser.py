@@ -168,7 +168,7 @@ class Parser(Generic[T_co]):
 
 _GLANCES = 256
 """Windows whose outcome a parser keeps (a cache: cleared when full)."""
-_REACH = 64
+_REACH = 96
 """The longest window glanced at."""
 
 

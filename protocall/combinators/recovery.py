@@ -39,9 +39,9 @@ HEADER = 256
 """The longest failing header (from a region's start to just past its failure) that a run
 of repetitions is looked for after: a longer region ends where its resync stops."""
 
-LEARNED = 64
-"""The longest header `recurring` learns (a glance sees at most 64 characters), and how
-many characters it is worth a glance at."""
+LEARNED = 96
+"""The longest header `recurring` learns (no longer than the widest glance,
+`parser._REACH`), and how many characters it is worth a glance at."""
 
 KNOWN = 16
 """Headers a `recurring` parser keeps (a cache: cleared when full)."""
