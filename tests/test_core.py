@@ -46,6 +46,7 @@ from protocall.combinators import (
     recover,
     regex,
     seq,
+    skip_many,
     success,
     tag,
     until,
@@ -368,6 +369,27 @@ def test_many_drops_the_output_of_the_repetition_that_failed() -> None:
     outcome = streamed(parser, "abac")
     assert outcome.items == [Open("a", 0), Close("a", 1, "a")]
     assert outcome.value == ([("a", "b")], "ac")
+
+
+def test_skip_many_emits_what_many_does_and_keeps_no_values() -> None:
+    repetition = seq(tag("a", literal("a")), literal("b"))
+    kept, skipped = streamed(many(repetition), "abab"), streamed(skip_many(repetition), "abab")
+    assert (skipped.items, skipped.value) == (kept.items, [])
+    assert rejects(skip_many(literal("a"), minimum=2), "a").position == 1
+
+
+def test_a_choice_opened_where_the_innermost_one_starts_is_held_in_it() -> None:
+    """A repetition's alternatives open no choice of their own at its start (the
+    repetition's holds nothing yet): a branch that fails there drops what it emitted, and
+    the branch after it matches, as with a choice of their own."""
+    parser = many(alt(seq(tag("x", until("b")), literal("b")), tag("y", regex("[a-z0-9]+c"))))
+    run = Run(parser)
+    run.feed("a1")
+    assert [choice.out for choice in run.input.choices] == [[Open("x", 0), Text("a1", 0)]]
+    run.feed("c")
+    run.finish()
+    assert run.take() == [Open("y", 0), Close("y", 3, "a1c")]
+    assert streamed(parser, "a1b").items == [Open("x", 0), Text("a1", 0), Close("x", 2, "a1")]
 
 
 def test_many_minimum_fails_where_a_required_repetition_fails() -> None:

@@ -291,11 +291,13 @@ class Many(Wrapper[list[T]]):
     before a cut ends the loop there (its output dropped). A repetition that matches nothing
     ends the loop too, so `many` never spins. Needs more while a repetition does. A
     repetition that the character at its start rules out (see `Parser.glance`) is not run.
+    Without `keep`, the values are not kept: the value is an empty list.
     """
 
-    def __init__(self, parser: Parser[T], minimum: int = 0) -> None:
+    def __init__(self, parser: Parser[T], minimum: int = 0, keep: bool = True) -> None:
         self.parser = parser
         self.minimum = minimum
+        self.keep = keep
         self.skips: dict[str, Glance | None] = {}  # char -> the repetition's failure there
 
     @functools.cached_property
@@ -304,7 +306,7 @@ class Many(Wrapper[list[T]]):
 
     def step(self, inp: Input, pos: int) -> Step[list[T]]:
         values: list[T] = []
-        skips = self.skips
+        skips, keep, count = self.skips, self.keep, 0
         while True:
             at = pos - inp.base
             if at == len(inp.buf) and not inp.eof and self.waiting:
@@ -319,7 +321,7 @@ class Many(Wrapper[list[T]]):
                         skips.clear()
                     skip = skips[char] = _failure_at(char)(self.parser)
                 if skip is not None:
-                    if len(values) < self.minimum:
+                    if count < self.minimum:
                         raise glances.refused(pos, skip, inp.refuse(pos, skip, record=False))
                     inp.refuse(pos, skip)
                     return values, pos
@@ -328,7 +330,7 @@ class Many(Wrapper[list[T]]):
                 value, end = yield from self.parser.step(inp, pos)
             except Backtrack as failure:
                 inp.close_choice(choice, keep_output=False)
-                if choice.committed or len(values) < self.minimum:
+                if choice.committed or count < self.minimum:
                     raise _commit_failure(failure) if choice.committed else failure from None
                 inp.abandon(failure)
                 return values, pos
@@ -336,7 +338,9 @@ class Many(Wrapper[list[T]]):
                 inp.close_choice(choice, keep_output=False)
                 raise
             inp.close_choice(choice, keep_output=True)
-            values.append(value)
+            count += 1
+            if keep:
+                values.append(value)
             if end == pos:
                 return values, pos
             pos = end
@@ -360,6 +364,12 @@ _UNSEEN: Any = object()
 def many(parser: Parser[T], minimum: int = 0) -> Parser[list[T]]:
     """Repeat `parser` while it matches; at least `minimum` times (see `Many`)."""
     return Many(parser, minimum)
+
+
+def skip_many(parser: Parser[Any], minimum: int = 0) -> Parser[list[Any]]:
+    """`many`, keeping none of the values (an empty list): a loop over a whole output,
+    whose repetitions stream their items, keeps no list as long as the output."""
+    return Many(parser, minimum, keep=False)
 
 
 def optional(parser: Parser[T], default: Any = None) -> Parser[Any]:

@@ -45,6 +45,10 @@ Item = Open | Text | Close
 new_text: Callable[[tuple[str, int]], Text] = functools.partial(tuple.__new__, Text)
 """`Text` from its `(text, start)` fields, without `NamedTuple.__new__`'s Python-level call
 (the hot paths build one per delta)."""
+new_open: Callable[[tuple[str, int]], Open] = functools.partial(tuple.__new__, Open)
+"""`Open` from its `(tag, start)` fields, as `new_text` (a tag builds one per node)."""
+new_close: Callable[[tuple[str, int, Any]], Close] = functools.partial(tuple.__new__, Close)
+"""`Close` from its `(tag, end, value)` fields, as `new_text`."""
 
 Far = tuple[int, tuple[str, ...], list[str]]
 """The furthest failure's position, expectations and context list (see `Input.far`)."""
@@ -60,15 +64,17 @@ class Choice:
 
     A `barrier` (opened by `recover`) never backtracks once committed; while it is open the
     raw text from its start is kept, even after the buffer drops it, for the error report.
+    `shared` counts the choices opened inside it that are this one (see `open_choice`).
     """
 
-    __slots__ = ("barrier", "committed", "out", "start")
+    __slots__ = ("barrier", "committed", "out", "shared", "start")
 
     def __init__(self, start: int, barrier: bool = False) -> None:
         self.start = start
         self.out: list[Item] = []
         self.committed = False
         self.barrier = barrier
+        self.shared = 0
 
 
 class Absorber(Protocol):
@@ -136,6 +142,15 @@ class Input:
     # -- choices -------------------------------------------------------------------------
 
     def open_choice(self, start: int, barrier: bool = False) -> Choice:
+        """A new innermost choice from `start`; or the innermost one, undecided, when it
+        starts there too and holds nothing yet (a choice in a choice, as a repetition's
+        alternatives): it then holds, drops and commits exactly what a new one would."""
+        choices = self.choices
+        if choices and not barrier:
+            inner = choices[-1]
+            if inner.start == start and not (inner.out or inner.committed or inner.barrier):
+                inner.shared += 1
+                return inner
         choice = Choice(start, barrier)
         if barrier:
             if not self._captures:
@@ -147,6 +162,11 @@ class Input:
 
     def close_choice(self, choice: Choice, keep_output: bool) -> None:
         """Pop `choice` (the innermost); flush its held output to the parent or drop it."""
+        if choice.shared:  # it stays open for the choice it is
+            choice.shared -= 1
+            if not keep_output and not choice.committed:
+                choice.out.clear()
+            return
         popped = self.choices.pop()
         assert popped is choice
         parent = self.choices[-1].out if self.choices else self.root

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from .glance import EMPTY, Glance, before_value
 from .parser import Parser, Step, Wrapper, quote
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open, Text
+from .stream import Close, Input, Open, Text, new_close, new_open
 
 T = TypeVar("T")
 
@@ -26,13 +26,14 @@ class Tag(Wrapper[T]):
         self.parser = parser
 
     def step(self, inp: Input, pos: int) -> Step[T]:
-        inp.out.append(Open(self.name, pos))
+        name = self.name
+        inp.out.append(new_open((name, pos)))
         try:
             value, end = yield from self.parser.step(inp, pos)
         except ParseFailure as failure:
-            failure.context.append(self.name)
+            failure.context.append(name)
             raise
-        inp.out.append(Close(self.name, end, value))
+        inp.out.append(new_close((name, end, value)))
         return value, end
 
     def _glance(self, window: str) -> Glance | None:
