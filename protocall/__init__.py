@@ -38,11 +38,18 @@ def parse(
     generation_prompt: str | None = None,
     **options: Any,
 ) -> Message:
-    """Parse a complete output in one shot; the same result as streaming it in any chunks."""
+    """Parse a complete output in one shot; the same result as streaming it in any chunks.
+    (It is fed in slices of `SLICE` characters, so that the items of a long output are
+    folded as they come, not all kept until its end for the cyclic collector to walk.)"""
     session = formats.get(format).parser(tools, generation_prompt, **options)
-    session.feed(text)
+    for start in range(0, len(text), SLICE):
+        session.feed(text[start : start + SLICE])
     session.finish()
     return session.message
+
+
+SLICE = 4096
+"""The piece of its text `parse` feeds at a time."""
 
 
 __all__ = [

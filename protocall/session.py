@@ -11,7 +11,7 @@ import bisect
 import codecs
 import os
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -54,12 +54,14 @@ class StrippedField:
     stripped whole: leading whitespace is never emitted, a trailing whitespace run is held
     until more text follows it (and dropped at the end). `push` gives the delta as a list of
     one event of type `event` (a one-field `text` dataclass), empty when nothing may be
-    emitted yet."""
+    emitted yet. The deltas are kept for the whole; `compact` joins those so far into a
+    block (so that a long output keeps no list as long as it for the collector to walk)."""
 
-    __slots__ = ("_event", "_held", "_pieces", "_set_text")
+    __slots__ = ("_chunks", "_event", "_held", "_pieces", "_set_text")
 
     def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
-        self._pieces: list[str] = []
+        self._chunks: list[str] = []
+        self._pieces: list[str] = []  # the deltas since the last block ("" after one)
         self._held: list[str] = []
         self._event = event
         self._set_text = vars(event)["text"].__set__
@@ -84,9 +86,15 @@ class StrippedField:
         self._set_text(event, delta)
         return [event]
 
+    def compact(self) -> None:
+        pieces = self._pieces
+        if len(pieces) > 1:
+            self._chunks.append("".join(pieces))
+            pieces[:] = [""]
+
     @property
     def value(self) -> str | None:
-        return "".join(self._pieces) or None
+        return "".join(self._chunks) + "".join(self._pieces) or None
 
 
 class _Transcript:
@@ -117,6 +125,49 @@ class _Transcript:
         if end > inp.base:
             text += inp.text(inp.base, end)
         return text[start - starts[first] : end - starts[first]]
+
+
+class _ItemLog:
+    """Every item of the turn, in order, as an exact tuple (`_logged` reads it back): the
+    fields of a `Text` (`Run.log` puts the final text so), of an `Open` and None, of a
+    `Close` and None. Entries go to `open`, the list the run appends to; `seal` moves them
+    into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
+    folds items: text the run gives its sink alone waits for that). The cyclic collector stops
+    tracking a tuple of atoms, so its full passes walk one entry per block, not one per
+    node and piece of a long output."""
+
+    __slots__ = ("_blocks", "_starts", "open", "sealed")
+
+    def __init__(self) -> None:
+        self.open: list[tuple[Any, ...]] = []
+        self.sealed = 0  # entries in blocks: `open` starts there
+        self._blocks: list[tuple[tuple[Any, ...], ...]] = []
+        self._starts: list[int] = [0]  # where each block starts
+
+    def __len__(self) -> int:
+        return self.sealed + len(self.open)
+
+    def seal(self) -> None:
+        """Move the open entries into a block (the collector walks `open` entry by entry)."""
+        self._blocks.append(tuple(self.open))
+        self.sealed += len(self.open)
+        self._starts.append(self.sealed)
+        self.open.clear()
+
+    def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
+        """The entries from index `start` up to `end` (the end of the log: None)."""
+        starts = self._starts
+        stop = len(self) if end is None else end
+        block = bisect.bisect_right(starts, start) - 1
+        while start < stop:
+            entries = self._blocks[block] if block < len(self._blocks) else self.open
+            offset = starts[block]
+            yield from entries[start - offset : stop - offset]
+            start, block = offset + len(entries), block + 1
+
+
+_SEALED = 4096
+"""Entries of the item log sealed into one block (see `_ItemLog`)."""
 
 
 class _Call:
@@ -201,12 +252,8 @@ class Session:
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
-        # Every item as an exact tuple (`_logged` reads it back): the fields of a `Text`
-        # (`Run.log` puts the final text so), of an `Open` and None, of a `Close` and None.
-        # The cyclic collector stops tracking a tuple of atoms, so its full passes do not
-        # walk every node and piece of a long output again.
-        self._items: list[tuple[Any, ...]] = []
-        self._run = Run(grammar, log=self._items)
+        self._log = _ItemLog()
+        self._run = Run(grammar, log=self._log.open)
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
@@ -219,6 +266,12 @@ class Session:
         self._announced = 0
         self._ids: set[str] = set()  # the call ids given so far in this turn
         self._sink: Sink = self._content.push  # where text goes
+        # The tags whose node decides where its text goes whatever is open around it.
+        self._sinks: dict[str, Sink] = {
+            ast.CONTENT: self._content.push,
+            ast.REASONING: self._reasoning.push,
+            **dict.fromkeys(_SILENT, _drop),
+        }
         self._receiver: _Call | None = None  # the call whose arguments the text is
         self._finished = False
         self._fatal: ProtocolError | None = None
@@ -298,19 +351,23 @@ class Session:
         run = self._run
         items = run.out
         if items:
-            log = self._items
-            at = len(log)
+            log = self._log.open
+            at = self._log.sealed + len(log)
             for item in items:
                 at += 1  # past `item` in the log
                 if type(item) is Text:
-                    log.append((item.text, item.start))  # see `_items`
+                    log.append((item.text, item.start))  # see `_ItemLog`
                     sunk = self._sink(item.text) if item.text else None
                     if sunk:
                         events += sunk
                 else:
-                    log.append((*item, None))  # see `_items`: an Open, or a Close
+                    log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
                     self._on_node(item, events, at)
             items.clear()
+            if len(log) >= _SEALED:  # the collector's full passes walk these lists
+                self._log.seal()
+                self._content.compact()
+                self._reasoning.compact()
         if run.status is FAILED and run.error is not None:
             error = run.error
             self._fatal = ProtocolError(
@@ -336,11 +393,17 @@ class Session:
                         self._enveloped = None  # the envelope failed: none of its calls
             self._open.append(item)
             self._on_open(item, events)
+            sink = self._sinks.get(item.tag)
         else:
             assert isinstance(item, Close)
             opened = self._open.pop()
             self._on_close(opened.start, item, events)
-        self._sink, receiver = self._innermost_sink()
+            sink = None if self._open else self._content.push
+        if sink is None:
+            sink, receiver = self._innermost_sink()
+        else:
+            receiver = None
+        self._sink = sink
         if receiver is not self._receiver:  # a run of arguments text ends or starts
             if self._receiver is not None:
                 self._receiver.runs.append(after)
@@ -363,19 +426,17 @@ class Session:
         """Where text goes, and the call whose arguments it is, if any: the innermost
         content, reasoning or arguments node decides; text elsewhere in a call envelope, in
         an error region (reported whole) or in an end-of-turn marker is dropped."""
+        sinks = self._sinks
         for node in reversed(self._open):
             tag = node.tag
-            if tag == ast.CONTENT:
-                return self._content.push, None
-            if tag == ast.REASONING:
-                return self._reasoning.push, None
             if tag == ast.TOOL_ARGUMENTS:
                 call = self._call
                 if call is None:
                     return _drop, None
                 return (_drop if call.index is None else call.push), call  # announced
-            if tag in _SILENT:
-                return _drop, None
+            sink = sinks.get(tag)
+            if sink is not None:
+                return sink, None
         return self._content.push, None
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
@@ -476,13 +537,13 @@ class Session:
 
     def _arguments_text(self, call: _Call) -> str:
         """The arguments text of `call`: the text of its runs in the item log."""
-        log, runs = self._items, call.runs
-        ends = runs[1::2] if len(runs) % 2 == 0 else [*runs[1::2], len(log)]
+        runs = call.runs
+        ends = runs[1::2] if len(runs) % 2 == 0 else [*runs[1::2], len(self._log)]
         return self._restore(
             "".join(
                 item[0]
                 for start, end in zip(runs[::2], ends, strict=True)
-                for item in log[start:end]
+                for item in self._log.entries(start, end)
                 if len(item) == 2  # not a node's Open or Close
             )
         )
@@ -545,7 +606,7 @@ class Session:
         if not self._finished:
             raise UsageError("the AST is available once finish() has run")
         tree = TreeBuilder()
-        for item in self._items:
+        for item in self._log.entries():
             tree.add(self._restore_item(_logged(item)))
         return tree.finish(self._run.offset)
 
@@ -577,7 +638,7 @@ _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 
 
 def _logged(entry: tuple[Any, ...]) -> Item:
-    """The item an entry of the item log is (see `Session._items`)."""
+    """The item an entry of the item log is (see `_ItemLog`)."""
     if len(entry) == 2:
         return Text(entry[0], entry[1])
     if len(entry) == 3:

@@ -9,22 +9,47 @@ from hypothesis import strategies as st
 from protocall import formats
 from protocall.combinators import NEED_MORE, Run, Text, until
 from protocall.events import ContentDelta, ProtocolError
-from protocall.session import StrippedField
+from protocall.session import StrippedField, _ItemLog
 from protocall.testing import chunkings
 from protocall.testing.degenerate import TOOLS
 
 
-@given(st.lists(st.text(alphabet=" \n\tab", min_size=1, max_size=5), max_size=12))
-def test_field_deltas_add_up_to_the_stripped_text(pieces: list[str]) -> None:
+@given(
+    st.lists(st.text(alphabet=" \n\tab", min_size=1, max_size=5), max_size=12),
+    st.sets(st.integers(0, 12)),
+)
+def test_field_deltas_add_up_to_the_stripped_text(pieces: list[str], compacted: set[int]) -> None:
     """Whatever the pieces, the deltas join to the stripped whole and none ends in
-    whitespace (a trailing run waits for the text after it)."""
+    whitespace (a trailing run waits for the text after it); joining the deltas so far
+    into a block, at any point, changes nothing."""
     field = StrippedField(ContentDelta)
-    pushed = [field.push(piece) for piece in pieces]
+    pushed = []
+    for index, piece in enumerate(pieces):
+        if index in compacted:
+            field.compact()
+        pushed.append(field.push(piece))
     assert all(len(events) <= 1 for events in pushed)
     deltas = [event.text for events in pushed for event in events]  # type: ignore[union-attr]
     assert "".join(deltas) == "".join(pieces).strip()
     assert all(delta and delta == delta.rstrip() for delta in deltas)
     assert field.value == ("".join(pieces).strip() or None)
+
+
+@given(st.lists(st.booleans(), max_size=40), st.integers(0, 45), st.integers(0, 45))
+def test_the_item_log_reads_back_what_was_appended_whatever_was_sealed(
+    seals: list[bool], start: int, end: int
+) -> None:
+    """Entries appended one by one, sealed into blocks after any of them: any range of
+    them reads back as the same range of the entries appended."""
+    log, appended = _ItemLog(), []
+    for index, seal in enumerate(seals):
+        log.open.append((str(index), index))
+        appended.append((str(index), index))
+        if seal:
+            log.seal()
+    assert len(log) == len(appended)
+    assert list(log.entries()) == appended
+    assert list(log.entries(start, min(end, len(appended)))) == appended[start:end]
 
 
 def test_final_text_goes_to_the_sink_and_the_log_not_to_out() -> None:

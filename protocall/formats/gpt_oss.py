@@ -58,6 +58,7 @@ from ..combinators import (
     recover,
     regex,
     seq,
+    skip_many,
     tag,
     unfinished,
     until,
@@ -141,7 +142,7 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)),
     )
     lead = body(OPENED[start]) if start else optional(unfinished(recover(role_call, skip)))
-    return seq(lead, many(segment), end_of_input)
+    return seq(lead, skip_many(segment), end_of_input)
 
 
 def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -> str:

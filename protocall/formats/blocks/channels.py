@@ -23,6 +23,7 @@ from ...combinators import (
     recurring,
     regex,
     seq,
+    skip_many,
     success,
     tag,
     unfinished,
@@ -110,6 +111,6 @@ def channelled_turn(
     structure = alt(calls.call, end, *opened, markers(*closes))
     lead = body(channels[start]) if start is not None else success(None)
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])
-    turn = many(segment)
+    turn = skip_many(segment)
     head.informs(known, unknown, stray, run, piece, *texts.values(), segment, turn)
     return seq(lead, turn, end_of_input)

@@ -28,6 +28,7 @@ from ...combinators import (
     recurring,
     regex,
     seq,
+    skip_many,
     success,
     tag,
     until,
@@ -223,7 +224,7 @@ def assistant_turn(
     segments.append(scan)
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
-    turn = many(alt(*segments))
+    turn = skip_many(alt(*segments))
     if call is not None:
         call.informs(scan, turn)  # their glances follow the call's
     return seq(lead, turn, end_of_input)
