@@ -131,10 +131,9 @@ class _ItemLog:
     """Every item of the turn, in order, as an exact tuple (`_logged` reads it back): the
     fields of a `Text` (`Run.log` puts the final text so), of an `Open` and None, of a
     `Close` and None. Entries go to `open`, the list the run appends to; `seal` moves them
-    into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
-    folds items: text the run gives its sink alone waits for that). The cyclic collector stops
-    tracking a tuple of atoms, so its full passes walk one entry per block, not one per
-    node and piece of a long output."""
+    into a block, an exact tuple (the session seals every `_SEALED` entries or so). The
+    cyclic collector stops tracking a tuple of atoms, so its full passes walk one entry
+    per block, not one per node and piece of a long output."""
 
     __slots__ = ("_blocks", "_starts", "open", "sealed")
 
@@ -291,7 +290,11 @@ class Session:
         # Final text (the innermost parser took the delta without a resume, and nothing
         # waits) goes straight to the current sink, whose events come back.
         events = self._run.feed(chunk, self._sink)
-        return self._collect() if events is None else events
+        if events is None:
+            return self._collect()
+        if len(self._log.open) >= _SEALED:  # final text alone: the run logged it
+            self._seal()
+        return events
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -364,10 +367,8 @@ class Session:
                     log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
                     self._on_node(item, events, at)
             items.clear()
-            if len(log) >= _SEALED:  # the collector's full passes walk these lists
-                self._log.seal()
-                self._content.compact()
-                self._reasoning.compact()
+            if len(log) >= _SEALED:
+                self._seal()
         if run.status is FAILED and run.error is not None:
             error = run.error
             self._fatal = ProtocolError(
@@ -380,6 +381,13 @@ class Session:
             self._errors.append(self._fatal)
             events.append(self._fatal)
         return events
+
+    def _seal(self) -> None:
+        """Seal the item log's open entries into a block and join the fields' deltas so
+        far: the collector's full passes walk lists entry by entry (see `_ItemLog`)."""
+        self._log.seal()
+        self._content.compact()
+        self._reasoning.compact()
 
     # -- folding items into events -----------------------------------------------------------
 

@@ -727,6 +727,19 @@ def test_until_commit_cuts_once_it_has_consumed_text() -> None:
     assert emitted(alt(seq(tag("text", until("!")), literal("!")), literal("ab?")), "ab") == [[]]
 
 
+def test_until_emits_a_plain_marker_with_the_text_around_it() -> None:
+    """A marker the guard rules out is text, in the one `Text` item of all that a delta
+    decides; the text before a marker whose deciding characters have not arrived is
+    emitted at once, the marker held."""
+    scan = until("<", plain=(literal("<call>"), ["<"]))
+    assert emitted(scan, "a<b<c", "<ca", "x") == [
+        [Text("a<b", 0)],
+        [Text("<c", 3)],
+        [Text("<cax", 5)],
+    ]
+    assert accepts(seq(scan, literal("<call>")), "a<b<call>") == ("a<b", "<call>")
+
+
 def test_until_needs_a_marker() -> None:
     with pytest.raises(ValueError):
         until()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring
@@ -84,9 +83,11 @@ def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
 class Until(Parser[str]):
     """Text up to, not including, the earliest of `markers`; the value is that text.
 
-    Streams: each piece of text that can no longer be the start of a marker is emitted as a
-    `Text` item (unless `emit=False`) as soon as it arrives; a tail that is a proper prefix of
-    a marker (`Hi <tool_ca`) is held back until the next input completes or rules it out.
+    Streams: the text that can no longer be the start of a marker is emitted as soon as it
+    arrives, as one `Text` item per delta (unless `emit=False`): all that one delta decides
+    (or one resume, or a parse in one piece), plain markers included; a tail that is a
+    proper prefix of a marker (`Hi <tool_ca`) is held back until the next input completes
+    or rules it out.
     Each character is searched once, plus at most the held tail. At end of input the held
     tail is released and the text so far is the value, or, with `required=True`, it fails
     expecting one of the markers. With `nonempty=True` it fails, consuming nothing, where the
@@ -94,8 +95,8 @@ class Until(Parser[str]):
     text branch of a choice streams instead of being held until the marker arrives.
 
     With `plain=(parser, texts)`, a marker of `texts` found where `parser` fails, as its
-    `glance` at the characters there decides, is text: emitted as one `Text` item of its
-    own (as `as_text` of the marker would), and the scan goes on after it (so a marker
+    `glance` at the characters there decides, is text, emitted with the text around it,
+    and the scan goes on after it (so a marker
     prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
     and back per repetition). While the glance waits for more characters, so does the
     scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
@@ -134,23 +135,27 @@ class Until(Parser[str]):
         self.expected = tuple(quote(m) for m in markers)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
-        find, scan_open, emit, out_text = self.find, self.scan, self.emit, _text
+        find, scan_open, emit = self.find, self.scan, self.emit
         plain = None if self.guard is None else self
         state = Scanning(
             self.starts, pos, emit=emit, held=self.held, scan=(find, scan_open), plain=plain
         )
+        shown = pos  # the text before is in `Text` items; up to `state.emitted` it is decided
         while True:
             inp.fast = None
             checked = -1  # where this pass found the guard to fail: a marker there is text
             if state.starter == "":  # after a plain marker, as a choice there would try the guard
                 check = state.emitted
                 verdict = self.plain_at(inp, check - inp.base, inp.eof)
+                if verdict is not None and not verdict:
+                    _show(inp, shown, check, emit)
+                    return state.text(), check
                 if verdict is None:
+                    _show(inp, shown, check, emit)
                     inp.fast = state
                     yield check
+                    shown = state.emitted  # what an absorber took, it emitted
                     continue
-                if not verdict:
-                    return state.text(), check
                 state.starter = state.shared_first
                 checked = check
             emitted = state.emitted  # the search resumes there: what follows is undecided
@@ -165,27 +170,25 @@ class Until(Parser[str]):
             if limit > emitted:
                 if emitted == pos and self.commit:
                     inp.cut()
-                piece = buf[emitted - base : limit - base]
-                state.add(piece)
-                if emit:
-                    inp.out.append(out_text(Text, (piece, emitted)))
+                state.add(buf[emitted - base : limit - base])
                 emitted = limit
             if found and match is not None and match.group() in self.plain:
                 verdict = True if limit == checked else self.plain_at(inp, limit - base, eof)
-                if verdict is None:  # the characters that decide have not arrived
-                    state.emitted = emitted
-                    inp.fast = state  # which rescans the marker with the next delta
-                    yield emitted
-                    continue
                 if verdict:
                     if emitted == pos and self.commit:
                         inp.cut()
                     marker = match.group()
                     state.add(marker)
-                    if emit:
-                        inp.out.append(out_text(Text, (marker, limit)))
                     state.emitted, state.starter = limit + len(marker), ""  # check next
                     continue
+                if verdict is None:  # the characters that decide have not arrived
+                    state.emitted = emitted
+                    _show(inp, shown, emitted, emit)
+                    inp.fast = state  # which rescans the marker with the next delta
+                    yield emitted
+                    shown = state.emitted
+                    continue
+            _show(inp, shown, emitted, emit)
             if found or eof:
                 if limit == pos and self.nonempty:
                     raise Backtrack(pos, ("text",))
@@ -196,6 +199,7 @@ class Until(Parser[str]):
             if emitted > pos or not self.commit:
                 inp.fast = state
             yield emitted
+            shown = state.emitted
 
     def plain_at(self, inp: Input, at: int, eof: bool = False) -> bool | None:
         """Whether the marker found at `at` of `inp`'s buffer is text (see `plain`), and
@@ -354,13 +358,10 @@ class Scanning:
                 if held is not None or self.framing:
                     return held
             inp.buf += arrived  # first: a plain marker's guard may read the input
-            markers: list[int] = []  # where the plain markers scanned over start, end
-            cut = self._cut(inp, text, markers)
+            cut = self._cut(inp, text)
             if cut is None:
                 return APPENDED
             text = text[:cut]  # the rest is held back
-            if markers and self.emit:
-                return self._take_pieces(inp, text, emitted, markers)
         else:
             inp.buf += text
         self.pieces.append(text)
@@ -377,29 +378,11 @@ class Scanning:
             self.chunks.append("".join(self.pieces))
             self.pieces.clear()
 
-    def _take_pieces(
-        self, inp: Input, text: str, emitted: int, markers: list[int]
-    ) -> tuple[str, int]:
-        """`absorb`'s end for `text` (emitted from `emitted`) that scanned over plain
-        markers: emitted in the pieces the scan would emit, each marker one of them (the
-        pieces before the last added to the output, the last one returned)."""
-        self.pieces.append(text)
-        self.emitted = end = emitted + len(text)
-        if end - inp.base >= RELEASE:
-            self._release(inp, end)
-        bounds = [0, *markers, len(text)]
-        pieces = [(at, end) for at, end in itertools.pairwise(bounds) if end > at]
-        out = inp.out
-        for at, end in pieces[:-1]:
-            out.append(_text(Text, (text[at:end], emitted + at)))
-        at, end = pieces[-1]
-        return text[at:end], emitted + at
-
-    def _cut(self, inp: Input, text: str, markers: list[int]) -> int | None:
+    def _cut(self, inp: Input, text: str) -> int | None:
         """How much of `text`, the input's buffer from `emitted` on (all it has not emitted),
         a resumed scan would emit now: all of it, or up to the marker prefix that ends it;
-        None when a marker is complete in it, for the parser to decide. Where it scans over
-        a plain marker (see `plain`), its start and end are added to `markers`."""
+        None when a marker is complete in it, for the parser to decide. It scans over the
+        plain markers (see `plain`) as text."""
         find, scan = self.scan
         plain = self.plain
         offset = self.emitted - inp.base  # where `text` starts in the buffer
@@ -424,7 +407,6 @@ class Scanning:
             after = plain.plain_at(inp, offset + end) if verdict else False
             if after is False:
                 return None
-            markers += (start, end)
             if after is None:  # the check after it waits, as it would in the scan
                 self.starter = ""
                 return end
@@ -442,6 +424,12 @@ class Scanning:
             return None
         inp.buf += text
         return "", self.emitted
+
+
+def _show(inp: Input, start: int, end: int, emit: bool) -> None:
+    """Emit the text decided from `start` to `end` (in the buffer) as one `Text` item."""
+    if end > start and emit:
+        inp.out.append(_text(Text, (inp.buf[start - inp.base : end - inp.base], start)))
 
 
 _text = tuple.__new__  # builds an item without NamedTuple.__new__'s Python-level overhead
