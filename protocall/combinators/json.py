@@ -658,8 +658,8 @@ class _Scan:
         it is undecided and pending; None while it is not decided."""
         decided, inp = self.decided, self.inp
         while (outcome := decided.get(start)) is None and self.pending(start):
-            if inp.end == self.fed and not inp.eof:
-                break
+            if inp.base + len(inp.buf) == self.fed and not inp.eof:
+                break  # nothing arrived since the run last waited
             self.advance()
         return outcome
 
@@ -676,9 +676,9 @@ class _Scan:
         except Backtrack as failure:
             self._fail(failure.position, failure.expected)
         else:
-            self.fed = inp.end
+            self.fed = end = inp.base + len(inp.buf)
             if self.open:
-                self._bound(inp.end)
+                self._bound(end)
         finally:
             inp.out = out
             self.trash.clear()
