@@ -131,9 +131,10 @@ class _ItemLog:
     """Every item of the turn, in order, as an exact tuple (`_logged` reads it back): the
     fields of a `Text` (`Run.log` puts the final text so), of an `Open` and None, of a
     `Close` and None. Entries go to `open`, the list the run appends to; `seal` moves them
-    into a block, an exact tuple (the session seals every `_SEALED` entries or so). The
-    cyclic collector stops tracking a tuple of atoms, so its full passes walk one entry
-    per block, not one per node and piece of a long output."""
+    into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
+    folds items: text the run gives its sink alone waits for that). The cyclic collector
+    stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
+    per node and piece of a long output."""
 
     __slots__ = ("_blocks", "_starts", "open", "sealed")
 
@@ -147,11 +148,15 @@ class _ItemLog:
         return self.sealed + len(self.open)
 
     def seal(self) -> None:
-        """Move the open entries into a block (the collector walks `open` entry by entry)."""
-        self._blocks.append(tuple(self.open))
-        self.sealed += len(self.open)
-        self._starts.append(self.sealed)
-        self.open.clear()
+        """Move the open entries into blocks of at most `_SEALED` (the collector walks
+        `open` entry by entry, and a block holding a tracked value, a list say, whole)."""
+        entries = self.open
+        for start in range(0, len(entries), _SEALED):
+            block = tuple(entries[start : start + _SEALED])
+            self._blocks.append(block)
+            self.sealed += len(block)
+            self._starts.append(self.sealed)
+        entries.clear()
 
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
@@ -290,11 +295,7 @@ class Session:
         # Final text (the innermost parser took the delta without a resume, and nothing
         # waits) goes straight to the current sink, whose events come back.
         events = self._run.feed(chunk, self._sink)
-        if events is None:
-            return self._collect()
-        if len(self._log.open) >= _SEALED:  # final text alone: the run logged it
-            self._seal()
-        return events
+        return self._collect() if events is None else events
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,

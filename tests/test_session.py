@@ -3,10 +3,13 @@ from the run's input, and the one door (`Run.feed` with a sink) its deltas go th
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall import session as session_module
 from protocall.combinators import NEED_MORE, Run, Text, until
 from protocall.events import ContentDelta, ProtocolError
 from protocall.session import StrippedField, _ItemLog
@@ -39,14 +42,15 @@ def test_field_deltas_add_up_to_the_stripped_text(pieces: list[str], compacted: 
 def test_the_item_log_reads_back_what_was_appended_whatever_was_sealed(
     seals: list[bool], start: int, end: int
 ) -> None:
-    """Entries appended one by one, sealed into blocks after any of them: any range of
-    them reads back as the same range of the entries appended."""
+    """Entries appended one by one, sealed into blocks (of at most 3 here) after any of
+    them: any range of them reads back as the same range of the entries appended."""
     log, appended = _ItemLog(), []
-    for index, seal in enumerate(seals):
-        log.open.append((str(index), index))
-        appended.append((str(index), index))
-        if seal:
-            log.seal()
+    with patch.object(session_module, "_SEALED", 3):
+        for index, seal in enumerate(seals):
+            log.open.append((str(index), index))
+            appended.append((str(index), index))
+            if seal:
+                log.seal()
     assert len(log) == len(appended)
     assert list(log.entries()) == appended
     assert list(log.entries(start, min(end, len(appended)))) == appended[start:end]
