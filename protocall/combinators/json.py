@@ -21,7 +21,7 @@ import orjson
 from .glance import Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import RELEASE, Input, Item, Text
+from .stream import RELEASE, Input, Item, Text, new_text
 
 _Match = Callable[..., "re.Match[str]"]
 
@@ -303,7 +303,6 @@ class JsonValue(Parser[Any]):
         exact = is_key = False
         string_tail = _string_tail
         string_run = _string_run
-        new_tuple = tuple.__new__  # Text items without the slower NamedTuple constructor
         absorber = _StringText(raw)
         while True:
             buf = inp.buf
@@ -325,7 +324,7 @@ class JsonValue(Parser[Any]):
                     if end > i:
                         piece = buf[i:end]
                         raw.append(piece)
-                        inp.out.append(new_tuple(Text, (piece, scan)))
+                        inp.out.append(new_text((piece, scan)))
                         scan = emitted = base + end
                     if limit is not None:
                         yield key_start if is_key else scan
@@ -523,7 +522,7 @@ class JsonValue(Parser[Any]):
             if clean > emitted:
                 piece = buf[emitted - base : clean - base]
                 raw.append(piece)
-                inp.out.append(new_tuple(Text, (piece, emitted)))
+                inp.out.append(new_text((piece, emitted)))
                 emitted = clean
             if n < size or inp.eof:
                 if n < size:

@@ -49,7 +49,7 @@ from .glance import WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .primitives import regex
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open, Text
+from .stream import Close, Input, Open, Text, new_text
 
 TOOL_CALL = "tool_call"
 TOOL_NAME = "tool_name"
@@ -467,7 +467,7 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
                     if emit:
                         if _NEEDS_ESCAPE.search(piece) is not None:
                             piece = _json_string_body(piece)
-                        inp.out.append(_new_text(Text, (piece, scan)))
+                        inp.out.append(new_text((piece, scan)))
                     scan = base + n
                 yield scan
                 continue
@@ -513,7 +513,7 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
                 stop = run(buf, i).end()  # type: ignore[union-attr]
             if emit and len(parts) > emitted:
                 piece = _json_string_body("".join(parts[emitted:]))
-                inp.out.append(_new_text(Text, (piece, scan)))
+                inp.out.append(new_text((piece, scan)))
             if end < 0:
                 if final:
                     raise Backtrack(base + n, (quote(closing),))
@@ -524,9 +524,6 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
             raise Backtrack(pos + 1, _QUOTE)
         if char not in _STRING_START:
             return _join_surrogate_pairs("".join(parts)), pos, char
-
-
-_new_text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
 
 
 # -- values -------------------------------------------------------------------------------

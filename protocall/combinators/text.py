@@ -11,7 +11,7 @@ from typing import Any
 from .glance import EMPTY, WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import APPENDED, RELEASE, Input, Text
+from .stream import APPENDED, RELEASE, Input, new_text
 
 
 def proper_prefixes(markers: Iterable[str]) -> str:
@@ -96,18 +96,17 @@ class Until(Parser[str]):
 
     With `plain=(parser, texts)`, a marker of `texts` found where `parser` fails, as its
     `glance` at the characters there decides, is text, emitted with the text around it,
-    and the scan goes on after it (so a marker
-    prefix repeated, or an opener that heads no call, costs the scan, not a way out of it
-    and back per repetition). While the glance waits for more characters, so does the
-    scan, holding the marker; where the glance leaves `parser` undecided, the scan stops
-    at the marker, as at any other, for the grammar to run `parser` there, unless the
-    parsers its failure rests on tell, without running in the grammar, that they all fail
-    there (`Parser.deciders` and `settled`: a bare call proof's JSON scan reads the
-    object that starts there), when the marker is text too; while they wait for more
-    input to tell, so does the scan (holding the marker). The plain markers are part of
-    the value, the text scanned. Its `glance` at a plain marker is the guard's: a choice
-    skips the scan where the guard matches there, and waits with it for the characters
-    that decide.
+    and the scan goes on after it (so a marker prefix repeated, or an opener that heads no
+    call, costs the scan, not a way out of it and back per repetition). While the glance
+    waits for more characters, so does the scan, holding the marker; where the glance
+    leaves `parser` undecided, the scan stops at the marker, as at any other, for the
+    grammar to run `parser` there, unless the parsers its failure rests on tell, without
+    running in the grammar, that they all fail there (`Parser.deciders` and `settled`: a
+    bare call proof's JSON scan reads the object that starts there), when the marker is
+    text too; while they wait for more input to tell, so does the scan (holding the
+    marker). The plain markers are part of the value, the text scanned. Its `glance` at a
+    plain marker is the guard's: a choice skips the scan where the guard matches there,
+    and waits with it for the characters that decide.
     """
 
     def __init__(
@@ -147,7 +146,7 @@ class Until(Parser[str]):
             if state.starter == "":  # after a plain marker, as a choice there would try the guard
                 check = state.emitted
                 verdict = self.plain_at(inp, check - inp.base, inp.eof)
-                if verdict is not None and not verdict:
+                if verdict is False:
                     _show(inp, shown, check, emit)
                     return state.text(), check
                 if verdict is None:
@@ -429,10 +428,9 @@ class Scanning:
 def _show(inp: Input, start: int, end: int, emit: bool) -> None:
     """Emit the text decided from `start` to `end` (in the buffer) as one `Text` item."""
     if end > start and emit:
-        inp.out.append(_text(Text, (inp.buf[start - inp.base : end - inp.base], start)))
+        inp.out.append(new_text((inp.buf[start - inp.base : end - inp.base], start)))
 
 
-_text = tuple.__new__  # builds an item without NamedTuple.__new__'s Python-level overhead
 _JOIN = 256  # pieces joined into one chunk
 _WINDOWS = 256  # windows whose deciders a scan keeps (a cache: cleared when full)
 _UNSEEN: Any = object()

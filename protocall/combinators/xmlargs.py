@@ -65,7 +65,7 @@ from typing import Any, Protocol, TypeVar
 from .parser import Parser, Step, quote
 from .primitives import PartialMarker, TokenWait
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open, Text
+from .stream import Close, Input, Open, Text, new_text
 from .text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
 
 T = TypeVar("T")
@@ -189,8 +189,6 @@ class _AttributesWait:
         self.quoted = '"' in match.group("tail")
         return "", self.start
 
-
-_text = tuple.__new__  # builds a Text without NamedTuple.__new__'s Python-level overhead
 
 _CLOSE, _OPENER, _END = "close", "opener", "end"
 
@@ -370,7 +368,6 @@ class XmlArguments(Parser[Arguments]):
         marks = self.terminators
         find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
-        out_text = _text
         state = Scanning(
             marks.starts,
             start,
@@ -409,7 +406,7 @@ class XmlArguments(Parser[Arguments]):
                 piece = buf[emitted - base : cut - base]
                 state.add(piece)
                 if streamed:
-                    inp.out.append(out_text(Text, (encode_basestring(piece)[1:-1], emitted)))
+                    inp.out.append(new_text((encode_basestring(piece)[1:-1], emitted)))
                 state.emitted = cut
             if kind is not None:
                 assert match is not None
