@@ -61,7 +61,7 @@ class StrippedField:
 
     def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
         self._chunks: list[str] = []
-        self._pieces: list[str] = []  # the deltas since the last block ("" after one)
+        self._pieces: list[str] = []  # the deltas after the blocks (once any, never empty)
         self._held: list[str] = []
         self._event = event
         self._set_text = vars(event)["text"].__set__
@@ -87,10 +87,11 @@ class StrippedField:
         return [event]
 
     def compact(self) -> None:
+        """Join the deltas so far into a block, but the latest."""
         pieces = self._pieces
         if len(pieces) > 1:
-            self._chunks.append("".join(pieces))
-            pieces[:] = [""]
+            self._chunks.append("".join(pieces[:-1]))
+            del pieces[:-1]
 
     @property
     def value(self) -> str | None:
@@ -136,16 +137,15 @@ class _ItemLog:
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
     per node and piece of a long output."""
 
-    __slots__ = ("_blocks", "_starts", "open", "sealed")
+    __slots__ = ("_blocks", "_starts", "open")
 
     def __init__(self) -> None:
         self.open: list[tuple[Any, ...]] = []
-        self.sealed = 0  # entries in blocks: `open` starts there
         self._blocks: list[tuple[tuple[Any, ...], ...]] = []
-        self._starts: list[int] = [0]  # where each block starts
+        self._starts: list[int] = [0]  # where each block starts, and where `open` starts
 
     def __len__(self) -> int:
-        return self.sealed + len(self.open)
+        return self._starts[-1] + len(self.open)
 
     def seal(self) -> None:
         """Move the open entries into blocks of at most `_SEALED` (the collector walks
@@ -154,8 +154,7 @@ class _ItemLog:
         for start in range(0, len(entries), _SEALED):
             block = tuple(entries[start : start + _SEALED])
             self._blocks.append(block)
-            self.sealed += len(block)
-            self._starts.append(self.sealed)
+            self._starts.append(self._starts[-1] + len(block))
         entries.clear()
 
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
@@ -356,7 +355,7 @@ class Session:
         items = run.out
         if items:
             log = self._log.open
-            at = self._log.sealed + len(log)
+            at = len(self._log)
             for item in items:
                 at += 1  # past `item` in the log
                 if type(item) is Text:
