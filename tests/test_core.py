@@ -45,6 +45,7 @@ from protocall.combinators import (
     peek,
     recover,
     regex,
+    runs,
     seq,
     skip_many,
     success,
@@ -369,6 +370,61 @@ def test_many_drops_the_output_of_the_repetition_that_failed() -> None:
     outcome = streamed(parser, "abac")
     assert outcome.items == [Open("a", 0), Close("a", 1, "a")]
     assert outcome.value == ([("a", "b")], "ac")
+
+
+_RUN_TEXTS = ("a", "b!", "ab", "!", " ", "<", "<c>x</c>", "</t>", "##!", "[e~")
+_RUN_SEPARATORS = ("[e~[", "##", "")
+_RUN_PARSERS = (
+    until("[e~[", "##", "<c>", "</t>", nonempty=True, commit=True),  # a turn's text scan
+    until("[e~[", "##", "<c>", "</t>", nonempty=True),  # no cut: a choice holds it
+    seq(literal("a"), regex("[a-z ]*")),  # fails at the first character but `a`
+    seq(literal("a"), cut, literal("b"), regex("[a-z]*")),  # `a!`: a committed error
+)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_RUN_TEXTS), st.sampled_from(_RUN_SEPARATORS)), max_size=6
+    ).map(lambda pairs: "".join(text + separator for text, separator in pairs)),
+    st.data(),
+)
+def test_runs_do_what_the_loop_does(text: str, data: st.DataObject) -> None:
+    """`runs` in a loop's choice emits, matches, fails and waits as the loop over a plain
+    `tag` would (separators and runs read in one repetition instead of one each), under
+    random chunkings: rivals before the separator, after it, one it shares a start with."""
+    call = tag("call", seq(literal("<c>"), regex("[a-z]+"), literal("</c>")))
+    shout = tag("shout", literal("##!"))  # before the separator, where it may match too
+    end = tag("end", markers("[e~[", "##"))
+    word = tag("word", literal("b!"))  # text to the run: a rival after a separator
+    rivals = (call, shout, end, word, many(literal("</t>"), minimum=1))
+    last = as_text(markers("<c>", "<"))
+
+    def loop(text_run: Parser[Any]) -> Parser[Any]:
+        return seq(skip_many(alt(*rivals, text_run, last)), regex(r"[\s\S]*"))
+
+    chunks = data.draw(random_chunkings(text, ["[e~[", "##", "<c>", "</t>"]))
+    for scan in _RUN_PARSERS:
+        expected = drive(loop(tag("text", scan)), chunks)
+        assert drive(loop(runs("text", scan, rivals, end)), chunks) == expected
+
+
+def test_runs_read_a_separated_run_in_one_repetition() -> None:
+    scan = until("[e~[", nonempty=True, commit=True)
+    end = tag("end", literal("[e~["))
+    outcome = streamed(many(alt(end, runs("text", scan, (end,), end))), "[e~[a[e~[b[e~[[e~[c")
+    assert outcome.value == ["[e~[", "b", "[e~[", "c"]  # a run's value is its last text's
+    assert outcome.items == [
+        *(Open("end", 0), Close("end", 4, "[e~[")),
+        *(Open("text", 4), Text("a", 4), Close("text", 5, "a")),
+        *(Open("end", 5), Close("end", 9, "[e~[")),
+        *(Open("text", 9), Text("b", 9), Close("text", 10, "b")),
+        *(Open("end", 10), Close("end", 14, "[e~[")),  # then the loop: a rival follows
+        *(Open("end", 14), Close("end", 18, "[e~[")),
+        *(Open("text", 18), Text("c", 18), Close("text", 19, "c")),
+    ]
+    word = tag("word", literal("b!"))  # after a separator, where a run could read it too
+    parser = many(alt(end, word, runs("text", scan, (end, word), end)))
+    assert streamed(parser, "a[e~[b!").items[-2:] == [Open("word", 5), Close("word", 7, "b!")]
 
 
 def test_skip_many_emits_what_many_does_and_keeps_no_values() -> None:

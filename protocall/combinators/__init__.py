@@ -5,7 +5,7 @@ Every parser answers, over the input seen so far: done (value, end), need more, 
 after which nothing needs more.
 """
 
-from .choice import Alt, Many, alt, cut, many, not_followed_by, optional, peek, skip_many
+from .choice import Alt, Many, alt, cut, many, not_followed_by, optional, peek, runs, skip_many
 from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
@@ -79,6 +79,7 @@ __all__ = [
     "recover",
     "recurring",
     "regex",
+    "runs",
     "seq",
     "skip_many",
     "success",

@@ -16,7 +16,7 @@ from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Choice, Far, Input
+from .stream import Choice, Far, Input, new_close, new_open
 
 T = TypeVar("T")
 
@@ -370,6 +370,104 @@ def skip_many(parser: Parser[Any], minimum: int = 0) -> Parser[list[Any]]:
     """`many`, keeping none of the values (an empty list): a loop over a whole output,
     whose repetitions stream their items, keeps no list as long as the output."""
     return Many(parser, minimum, keep=False)
+
+
+class Runs(Wrapper[T]):
+    """`tag(name, parser)`, then, where that run ends at `separator` and the character
+    after it starts another, the separator and the next run, and so on: what a loop over
+    `alt(*rivals, tag(name, parser))` does, `separator` being one of `rivals`, one
+    repetition for the run and one for each separator and run after it. (A model stuck
+    between text and an end-of-turn marker costs the text scan, not the loop.)
+
+    A separator follows where the characters at the run's end decide that the rivals
+    before it fail and it matches (their glances); the next run, where the character after
+    the separator rules out every rival. Elsewhere it ends, and the loop goes on there.
+    The value is the last run's. Needs more while a run, the separator or the character
+    after it does; a run after the first that fails before a cut ends it before that run
+    (the loop then tries that position itself)."""
+
+    def __init__(
+        self, name: str, parser: Parser[T], rivals: tuple[Parser[Any], ...], separator: Parser[Any]
+    ) -> None:
+        self.name = name
+        self.parser = parser
+        self.rivals = rivals
+        self.separator = separator
+        self.ahead = rivals[: rivals.index(separator)]
+        self.windows: dict[str, bool] = {}  # at a run's end: the separator follows
+        self.skips: dict[str, bool] = {}  # the character after a separator: a run follows
+
+    @functools.cached_property
+    def width(self) -> int:
+        return max(parser.reach() for parser in (*self.ahead, self.separator))
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        name, parser, windows, skips = self.name, self.parser, self.windows, self.skips
+        start, choice = pos, None
+        while True:
+            inp.out.append(new_open((name, start)))
+            try:
+                value, end = yield from parser.step(inp, start)
+            except ParseFailure as failure:
+                failure.context.append(name)
+                if choice is None:  # the first run fails as the tagged parser does
+                    raise
+                inp.close_choice(choice, keep_output=False)
+                if not isinstance(failure, Backtrack):
+                    raise
+                if choice.committed:
+                    raise _commit_failure(failure) from None
+                inp.abandon(failure)
+                return value, start
+            inp.out.append(new_close((name, end, value)))
+            if choice is not None:
+                inp.close_choice(choice, keep_output=True)
+            at = end - inp.base
+            window = inp.buf[at : at + self.width]
+            follows = windows.get(window)
+            if follows is None:
+                if len(windows) >= _MEMO:
+                    windows.clear()
+                follows = windows[window] = self._separated(window)
+            if not follows:
+                return value, end
+            _, start = yield from self.separator.step(inp, end)
+            while (at := start - inp.base) == len(inp.buf):
+                if inp.eof:
+                    return value, start
+                yield start  # as the loop waits for the character
+            char = inp.buf[at]
+            free = skips.get(char)
+            if free is None:
+                if len(skips) >= _MEMO:
+                    skips.clear()
+                free = skips[char] = all(_fails(rival.glance(char)) for rival in self.rivals)
+            if not free:
+                return value, start
+            choice = inp.open_choice(start)
+
+    def _separated(self, window: str) -> bool:
+        """Whether the separator follows a run ending where the input starts with `window`."""
+        glance = self.separator.glance(window[: self.separator.reach()])
+        if glance is None or glance.fails or glance.waits:
+            return False
+        return all(_fails(rival.glance(window[: rival.reach()])) for rival in self.ahead)
+
+    def _glance(self, window: str) -> Glance | None:
+        glance = glances.before_value(self.parser.glance(window))  # a match may go on
+        return None if glance is None else glance.tagged(self.name)
+
+
+def _fails(glance: Glance | None) -> bool:
+    return glance is not None and glance.fails
+
+
+def runs(
+    name: str, parser: Parser[T], rivals: tuple[Parser[Any], ...], separator: Parser[Any]
+) -> Parser[T]:
+    """Runs of `parser` tagged `name` with `separator` between them, where a loop over
+    `alt(*rivals, tag(name, parser))` would read them (see `Runs`)."""
+    return Runs(name, parser, rivals, separator)
 
 
 def optional(parser: Parser[T], default: Any = None) -> Parser[Any]:

@@ -27,6 +27,7 @@ from ...combinators import (
     optional,
     recurring,
     regex,
+    runs,
     seq,
     skip_many,
     success,
@@ -213,14 +214,16 @@ def assistant_turn(
     call = recurring(calls.call) if calls is not None else None
     if call is not None:
         segments.append(call)
-    if stops:
-        segments.append(tag(ast.END_OF_TURN, markers(*stops)))
+    end = tag(ast.END_OF_TURN, markers(*stops)) if stops else None
+    if end is not None:
+        segments.append(end)
     if strays:
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
     plain = (call, plain_openers(openers, ends)) if call is not None else None
-    scan = tag(ast.CONTENT, until(*ends, nonempty=True, commit=True, plain=plain))
+    text = until(*ends, nonempty=True, commit=True, plain=plain)
+    scan = tag(ast.CONTENT, text) if end is None else runs(ast.CONTENT, text, (*segments,), end)
     segments.append(scan)
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))
