@@ -395,17 +395,15 @@ class Session:
         """Fold `item`, which the item log has up to `after`, into `events`; where text goes
         next follows from the nodes open."""
         if type(item) is Open:
-            if item.tag == ast.ERROR:
-                while self._open and self._open[-1].start >= item.start:
-                    if self._open.pop().tag == ast.TOOL_CALLS:
-                        self._enveloped = None  # the envelope failed: none of its calls
+            if item.tag in _OPENING:
+                self._on_open(item, events)
             self._open.append(item)
-            self._on_open(item, events)
             sink = self._sinks.get(item.tag)
         else:
             assert isinstance(item, Close)
             opened = self._open.pop()
-            self._on_close(opened.start, item, events)
+            if self._call is not None or item.tag in _CLOSING:
+                self._on_close(opened.start, item, events)
             sink = None if self._open else self._content.push
         if sink is None:
             sink, receiver = self._innermost_sink()
@@ -448,7 +446,12 @@ class Session:
         return self._content.push, None
 
     def _on_open(self, item: Open, events: list[Event]) -> None:
-        if item.tag == ast.TOOL_CALLS:
+        """Fold an `Open` of `_OPENING` (before it is among the nodes open)."""
+        if item.tag == ast.ERROR:
+            while self._open and self._open[-1].start >= item.start:
+                if self._open.pop().tag == ast.TOOL_CALLS:
+                    self._enveloped = None  # the envelope failed: none of its calls
+        elif item.tag == ast.TOOL_CALLS:
             self._enveloped = []
         elif item.tag == ast.TOOL_CALL:
             self._call = _Call(item.start)
@@ -456,17 +459,19 @@ class Session:
             self._announce(self._call, events)
 
     def _on_close(self, start: int, item: Close, events: list[Event]) -> None:
+        """Fold a `Close` of `_CLOSING`, or any inside a call."""
         call = self._call
         tag = item.tag
         if tag == ast.ERROR:
             self._on_error(item.value, events)
-        elif tag == ast.TOOL_CALLS:
+            return
+        if tag == ast.TOOL_CALLS:
             for index, done in self._enveloped or ():
                 self._release(index, done, events)
             self._enveloped = None
-        elif call is None:
             return
-        elif tag == ast.TOOL_ID:
+        assert call is not None  # `_on_node` folds no other node outside a call
+        if tag == ast.TOOL_ID:
             call.model_id = self._restore(str(item.value))
         elif tag == ast.TOOL_NAME:
             call.name = self._restore(str(item.value))
@@ -642,6 +647,10 @@ class Session:
 
 
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
+_OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS))
+"""The nodes whose `Open` the session folds (`_on_open`); the others only say where text goes."""
+_CLOSING = frozenset((ast.ERROR, ast.TOOL_CALLS))
+"""The nodes whose `Close` the session folds outside a call (`_on_close`)."""
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
 
 
