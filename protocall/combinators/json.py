@@ -21,7 +21,7 @@ import orjson
 from .glance import Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import RELEASE, Input, Item, Text, new_text
+from .stream import RELEASE, Input, Text, new_text
 
 _Match = Callable[..., "re.Match[str]"]
 
@@ -291,7 +291,9 @@ class JsonValue(Parser[Any]):
         return self.scan(inp, pos, None)
 
     def scan(self, inp: Input, pos: int, watch: _Scan | None) -> Step[Any]:
-        """`step`, telling `watch` where each container opens and closes."""
+        """`step`, telling `watch` where each container opens and closes. A watched run
+        emits nothing and matches with the value None: its watch reads where values end,
+        not what they hold."""
         max_depth = self.max_depth
         limit = None if self.max_size is None else pos + self.max_size
         raw: list[str] = []  # the emitted pieces, joined once for the final decode
@@ -322,9 +324,10 @@ class JsonValue(Parser[Any]):
                 if end == len(buf):
                     end = end if held < 0 else held
                     if end > i:
-                        piece = buf[i:end]
-                        raw.append(piece)
-                        inp.out.append(new_text((piece, scan)))
+                        if watch is None:
+                            piece = buf[i:end]
+                            raw.append(piece)
+                            inp.out.append(new_text((piece, scan)))
                         scan = emitted = base + end
                     if limit is not None:
                         yield key_start if is_key else scan
@@ -360,6 +363,8 @@ class JsonValue(Parser[Any]):
                             i += 1
                     elif state == _AFTER_VALUE:
                         if not stack:
+                            if watch is not None:
+                                return None, base + i
                             _emit(inp, raw, buf, base, emitted, base + i)
                             return _decode("".join(raw), exact), base + i
                         if i == n:
@@ -516,13 +521,15 @@ class JsonValue(Parser[Any]):
                         else:
                             raise _Invalid(i, i, _EXPECTED[state])
             except _Invalid as invalid:
-                _emit(inp, raw, buf, base, emitted, base + invalid.clean)
+                if watch is None:
+                    _emit(inp, raw, buf, base, emitted, base + invalid.clean)
                 raise Backtrack(base + invalid.position, invalid.expected) from None
             clean = token if state in _HELD else base + i
             if clean > emitted:
-                piece = buf[emitted - base : clean - base]
-                raw.append(piece)
-                inp.out.append(new_text((piece, emitted)))
+                if watch is None:
+                    piece = buf[emitted - base : clean - base]
+                    raw.append(piece)
+                    inp.out.append(new_text((piece, emitted)))
                 emitted = clean
             if n < size or inp.eof:
                 if n < size:
@@ -627,20 +634,21 @@ class _Scan:
         "nested",
         "open",
         "run",
+        "size",
         "start",
         "started",
-        "trash",
     )
 
     def __init__(self, nested: NestedObjects, inp: Input, start: int) -> None:
         self.nested = nested
         self.inp = inp
+        assert nested.bounds.max_size is not None
+        self.size = nested.bounds.max_size
         self.start = start
         self.started = False
         self.open: dict[int, int] = {}  # undecided objects: start -> containers around it
         self.decided: dict[int, _Outcome] = {}
         self.kept = 0  # objects decided at the latest pruning
-        self.trash: list[Item] = []  # what the run emits, dropped
         self.run = nested.automaton.scan(inp, start, self)
         self.done = False
         self.fed = -1  # the input's end when the run last waited for more
@@ -667,7 +675,6 @@ class _Scan:
         if self.keep < inp.base:  # the text it holds was dropped
             self.done = True
             return
-        out, inp.out = inp.out, self.trash
         try:
             self.keep = self.run.send(None)
         except StopIteration:
@@ -676,11 +683,7 @@ class _Scan:
             self._fail(failure.position, failure.expected)
         else:
             self.fed = end = inp.base + len(inp.buf)
-            if self.open:
-                self._bound(end)
-        finally:
-            inp.out = out
-            self.trash.clear()
+            self._bound(end)
 
     def opened(self, at: int, bracket: str, level: int) -> None:
         """A bracket at `at` opens a container inside `level` others."""
@@ -706,19 +709,15 @@ class _Scan:
 
     def _bound(self, end: int) -> None:
         """Fail the objects still open whose size bound the text before `end` passes."""
-        bounds, open = self.nested.bounds, self.open
-        size = bounds.max_size
-        assert size is not None
+        open, size = self.open, self.size
         while open and (start := next(iter(open))) + size < end:
             del open[start]
-            self.decided[start] = (start + size, bounds.too_long)
+            self.decided[start] = (start + size, self.nested.bounds.too_long)
 
     def _fail(self, at: int, expected: tuple[str, ...]) -> None:
         """The run failed at `at` expecting `expected`: so does every object open, there
         or at its own bound."""
-        bounds = self.nested.bounds
-        size = bounds.max_size
-        assert size is not None
+        bounds, size = self.nested.bounds, self.size
         own_size = expected == bounds.too_long and at == self.start + size
         own_depth = expected == self.nested.automaton.too_deep
         for start, level in self.open.items():
