@@ -124,7 +124,8 @@ class Until(Parser[str]):
         self.guard: Parser[Any] | None = None if plain is None else plain[0]
         self.plain = frozenset(() if plain is None else plain[1])
         self.reach_guard = 0  # the guard's reach, known once it is first needed
-        self.windows: dict[str, tuple[Parser[Any], ...] | None] = {}  # its deciders
+        # by window: what the guard's glance decides there, else the guard's deciders
+        self.windows: dict[str, bool | tuple[Parser[Any], ...] | None] = {}
         self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
@@ -206,8 +207,8 @@ class Until(Parser[str]):
         there fails before the end of the input received (`eof`: all of it), None while it
         waits for more of them (as a choice would before running the guard), False
         otherwise. Where the glance is undecided, the guard's deciders tell (see
-        `_settled`)."""
-        guard, reach = self.guard, self.reach_guard
+        `_settled`). What a window decides, or the deciders it leaves, is kept per window."""
+        guard, reach, windows = self.guard, self.reach_guard, self.windows
         assert guard is not None
         text = inp.buf
         if at == len(text):
@@ -215,25 +216,26 @@ class Until(Parser[str]):
         if not reach:
             reach = self.reach_guard = guard.reach()
         window = text[at : at + reach]
-        glance = guard.glance(window)
-        if glance is None:
-            return self._settled(inp, inp.base + at, window)
-        if not glance.waits:
-            # failing at the end of a finished stream, a region may be cut off, not text
-            return glance.fails and glance.at < len(window)
-        return None if len(window) < reach and not eof else False
-
-    def _settled(self, inp: Input, at: int, window: str) -> bool | None:
-        """Where the guard's glance is undecided: True where the parsers its failure rests
-        on (`Parser.deciders`) all tell that they fail at `at` (`Parser.settled`), None
-        while one waits for more input to tell, False otherwise."""
-        windows = self.windows
-        deciders = windows.get(window, _UNSEEN)
-        if deciders is _UNSEEN:
+        known = windows.get(window, _UNSEEN)
+        if known is _UNSEEN:
+            glance = guard.glance(window)
+            if glance is not None and glance.waits:
+                return None if len(window) < reach and not eof else False
             if len(windows) >= _WINDOWS:
                 windows.clear()
-            assert self.guard is not None
-            deciders = windows[window] = self.guard.deciders(window)
+            # failing at the end of a finished stream, a region may be cut off, not text
+            decided = glance is not None and glance.fails and glance.at < len(window)
+            known = windows[window] = decided if glance is not None else guard.deciders(window)
+        if type(known) is bool:
+            return known
+        return self._settled(inp, inp.base + at, known)
+
+    def _settled(
+        self, inp: Input, at: int, deciders: tuple[Parser[Any], ...] | None
+    ) -> bool | None:
+        """Where the guard's glance is undecided: True where the parsers its failure rests
+        on (`deciders`) all tell that they fail at `at` (`Parser.settled`), None while one
+        waits for more input to tell, False otherwise."""
         if not deciders:
             return False
         verdict: bool | None = True
