@@ -355,9 +355,7 @@ class Session:
         items = run.out
         if items:
             log = self._log.open
-            at = len(self._log)
             for item in items:
-                at += 1  # past `item` in the log
                 if type(item) is Text:
                     log.append((item.text, item.start))  # see `_ItemLog`
                     sunk = self._sink(item.text) if item.text else None
@@ -365,7 +363,7 @@ class Session:
                         events += sunk
                 else:
                     log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
-                    self._on_node(item, events, at)
+                    self._on_node(item, events)
             items.clear()
             if len(log) >= _SEALED:
                 self._seal()
@@ -391,9 +389,9 @@ class Session:
 
     # -- folding items into events -----------------------------------------------------------
 
-    def _on_node(self, item: Item, events: list[Event], after: int) -> None:
-        """Fold `item`, which the item log has up to `after`, into `events`; where text goes
-        next follows from the nodes open."""
+    def _on_node(self, item: Item, events: list[Event]) -> None:
+        """Fold `item`, the item log's latest, into `events`; where text goes next follows
+        from the nodes open."""
         if type(item) is Open:
             if item.tag in _OPENING:
                 self._on_open(item, events)
@@ -411,6 +409,7 @@ class Session:
             receiver = None
         self._sink = sink
         if receiver is not self._receiver:  # a run of arguments text ends or starts
+            after = len(self._log)  # past `item`
             if self._receiver is not None:
                 self._receiver.runs.append(after)
             if receiver is not None:
