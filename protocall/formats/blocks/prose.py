@@ -195,7 +195,8 @@ def assistant_turn(
     (its head failed further on) is a content node of its own, and so is Markdown code.
     A call head that fails again as it failed before elsewhere (a model repeating a head
     the next repetition breaks off) is known to the call's glance (`recurring`), so the
-    content scan reads its later repetitions as text."""
+    content scan reads its later repetitions as text. Text between end-of-turn markers is
+    read with them in one repetition of the turn (`runs`)."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
