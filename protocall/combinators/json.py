@@ -586,7 +586,7 @@ class NestedObjects(Parser[dict[str, Any]]):
         scan = self.latest
         if scan is None or scan.inp is not inp:
             scan = self.latest = _Scan(self, inp, pos)
-        while (outcome := scan.decide(pos)) is None and not scan.pending(pos):
+        while (outcome := scan.decide(pos)) is _UNREAD:
             scan = self.latest = _Scan(self, inp, pos)
         if outcome is not None:
             scan.prune(pos)
@@ -613,6 +613,8 @@ _DEEPEST = 500
 
 _Outcome = int | tuple[int, tuple[str, ...]]
 """How an object is decided: its end, or where it fails and what was expected there."""
+_UNREAD: _Outcome = (-1, ())
+"""What a `_Scan` gives for an object it does not decide (`_Scan.decide`; told by identity)."""
 
 
 class _Scan:
@@ -654,17 +656,14 @@ class _Scan:
         self.fed = -1  # the input's end when the run last waited for more
         self.keep = start
 
-    def pending(self, start: int) -> bool:
-        """The object at `start` is undecided and the run may still decide it."""
-        if self.done:
-            return False
-        return start in self.open or (start == self.start and not self.started)
-
     def decide(self, start: int) -> _Outcome | None:
         """The outcome at `start`, the run advanced over the input that has arrived while
-        it is undecided and pending; None while it is not decided."""
+        the object there is undecided and the run may still decide it; None while it may,
+        and `_UNREAD` where it will not."""
         decided, inp = self.decided, self.inp
-        while (outcome := decided.get(start)) is None and self.pending(start):
+        while (outcome := decided.get(start)) is None:
+            if self.done or not (start in self.open or (start == self.start and not self.started)):
+                return _UNREAD
             if inp.base + len(inp.buf) == self.fed and not inp.eof:
                 break  # nothing arrived since the run last waited
             self.advance()
@@ -683,13 +682,15 @@ class _Scan:
             self._fail(failure.position, failure.expected)
         else:
             self.fed = end = inp.base + len(inp.buf)
-            self._bound(end)
+            if self.open and next(iter(self.open)) + self.size < end:
+                self._bound(end)
 
     def opened(self, at: int, bracket: str, level: int) -> None:
         """A bracket at `at` opens a container inside `level` others."""
         bounds, open = self.nested.bounds, self.open
         if open:
-            self._bound(at + 1)
+            if next(iter(open)) + self.size <= at:
+                self._bound(at + 1)
             deepest = level - bounds.max_depth  # objects open around fewer are too deep
             while open and open[start := next(iter(open))] <= deepest:
                 del open[start]
@@ -708,7 +709,8 @@ class _Scan:
                 self.decided[last] = at + 1
 
     def _bound(self, end: int) -> None:
-        """Fail the objects still open whose size bound the text before `end` passes."""
+        """Fail the objects still open whose size bound the text before `end` passes (the
+        callers check the first first)."""
         open, size = self.open, self.size
         while open and (start := next(iter(open))) + size < end:
             del open[start]
