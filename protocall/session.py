@@ -646,11 +646,11 @@ class Session:
 
 
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
+"""Tags whose own text is not content (see `Session._innermost_sink`)."""
 _OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS))
 """The nodes whose `Open` the session folds (`_on_open`); the others only say where text goes."""
 _CLOSING = frozenset((ast.ERROR, ast.TOOL_CALLS))
 """The nodes whose `Close` the session folds outside a call (`_on_close`)."""
-"""Tags whose own text is not content (see `Session._innermost_sink`)."""
 
 
 def _logged(entry: tuple[Any, ...]) -> Item:

@@ -709,8 +709,8 @@ class _Scan:
                 self.decided[last] = at + 1
 
     def _bound(self, end: int) -> None:
-        """Fail the objects still open whose size bound the text before `end` passes (the
-        callers check the first first)."""
+        """Fail the objects still open whose size bound the text before `end` passes (its
+        callers test the first open object before calling)."""
         open, size = self.open, self.size
         while open and (start := next(iter(open))) + size < end:
             del open[start]
