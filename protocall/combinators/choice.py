@@ -16,7 +16,8 @@ from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Choice, Far, Input, new_close, new_open
+from .stream import Choice, Far, Input
+from .tags import Tag
 
 T = TypeVar("T")
 
@@ -389,8 +390,7 @@ class Runs(Wrapper[T]):
     def __init__(
         self, name: str, parser: Parser[T], rivals: tuple[Parser[Any], ...], separator: Parser[Any]
     ) -> None:
-        self.name = name
-        self.parser = parser
+        self.parser: Parser[T] = Tag(name, parser)  # a run
         self.rivals = rivals
         self.separator = separator
         self.ahead = rivals[: rivals.index(separator)]
@@ -402,14 +402,12 @@ class Runs(Wrapper[T]):
         return max(parser.reach() for parser in (*self.ahead, self.separator))
 
     def step(self, inp: Input, pos: int) -> Step[T]:
-        name, parser, windows, skips = self.name, self.parser, self.windows, self.skips
+        tagged, windows, skips = self.parser, self.windows, self.skips
         start, choice = pos, None
         while True:
-            inp.out.append(new_open((name, start)))
             try:
-                value, end = yield from parser.step(inp, start)
+                value, end = yield from tagged.step(inp, start)
             except ParseFailure as failure:
-                failure.context.append(name)
                 if choice is None:  # the first run fails as the tagged parser does
                     raise
                 inp.close_choice(choice, keep_output=False)
@@ -419,7 +417,6 @@ class Runs(Wrapper[T]):
                     raise _commit_failure(failure) from None
                 inp.abandon(failure)
                 return value, start
-            inp.out.append(new_close((name, end, value)))
             if choice is not None:
                 inp.close_choice(choice, keep_output=True)
             at = end - inp.base
@@ -454,8 +451,7 @@ class Runs(Wrapper[T]):
         return all(_fails(rival.glance(window[: rival.reach()])) for rival in self.ahead)
 
     def _glance(self, window: str) -> Glance | None:
-        glance = glances.before_value(self.parser.glance(window))  # a match may go on
-        return None if glance is None else glance.tagged(self.name)
+        return glances.before_value(self.parser.glance(window))  # a match may go on
 
 
 def _fails(glance: Glance | None) -> bool:

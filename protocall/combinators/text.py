@@ -434,7 +434,7 @@ def _show(inp: Input, start: int, end: int, emit: bool) -> None:
 
 
 _JOIN = 256  # pieces joined into one chunk
-_WINDOWS = 256  # windows whose deciders a scan keeps (a cache: cleared when full)
+_WINDOWS = 256  # windows whose verdict or deciders a scan keeps (a cache: cleared when full)
 _UNSEEN: Any = object()
 
 
