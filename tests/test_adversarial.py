@@ -565,7 +565,7 @@ def test_a_stray_repeated_is_one_segment(
 def test_text_between_end_of_turn_markers_is_read_without_the_turn_loop() -> None:
     """MiniMax-M2's `[e~[` stop between runs of text (`[e~` repeated), with the calls per
     character it may cost one-shot and in 4-character deltas: a run of text, the stop and
-    the next run are one repetition of the turn (`runs`; measured 8.8 and 15.3; as a
+    the next run are one repetition of the turn (`runs`; measured 9.0 and 14.9; as a
     repetition for each, with the turn's choice at every one: 15.5 and 22.0)."""
     assert_calls_per_character("minimax-m2", "'[e~' repeated", 10.5, 17.5)
 
