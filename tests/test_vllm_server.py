@@ -1,0 +1,109 @@
+"""The vLLM adapter inside vLLM's own OpenAI server (tests/vllm_serving.py): every family's
+samples streamed in every way vLLM chunks a stream, read back by the official SDK from the
+server's SSE bytes, and answered whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import servers_shim
+
+servers_shim.require("vllm.entrypoints.openai.chat_completion.serving")
+
+import httpx  # noqa: E402
+import vllm_samples  # noqa: E402
+import vllm_serving  # noqa: E402
+from clients import URL, seen, transport  # noqa: E402
+from openai import LengthFinishReasonError, OpenAI  # noqa: E402
+
+import protocall.integrations.vllm  # noqa: E402, F401  (registers protocall-<format>)
+from protocall.message import Message  # noqa: E402
+
+CHUNKINGS = {
+    "1 token per delta": {"steps": [1]},
+    "2 tokens per delta": {"steps": [2]},
+    "3 tokens per delta": {"steps": [3]},
+    "5 tokens per delta": {"steps": [5]},
+    "8 tokens per delta": {"steps": [8]},
+    "--stream-interval 4": {"interval": 4},
+    "speculative bursts": {"steps": [1, 4, 2, 7, 3, 1, 5]},
+    "slow client": {"steps": [2], "lag": 3},
+}
+
+
+def sdk_read(body: bytes, tools: Any) -> dict[str, Any]:
+    """What the official SDK's `chat.completions.stream()` ends up with over `body`."""
+    http = httpx.Client(transport=transport(body, ()))
+    client = OpenAI(api_key="test", base_url=URL, http_client=http, max_retries=0)
+    with client.chat.completions.stream(model="m", messages=[], tools=tools) as stream:
+        try:
+            for _ in stream:
+                pass
+            choice = stream.get_final_completion().choices[0]
+        except LengthFinishReasonError as error:
+            choice = error.completion.choices[0]
+    return numbered(seen(choice, "reasoning"))  # type: ignore[arg-type]
+
+
+def numbered(seen: dict[str, Any]) -> dict[str, Any]:
+    """`seen` with its calls' ids (random per session) numbered in order, once checked
+    present and distinct, and an empty content None (vLLM's first chunk sends the role
+    with `content: ""`, whatever follows)."""
+    seen["message"]["content"] = seen["message"]["content"] or None
+    calls = seen["message"].get("tool_calls") or []
+    ids = [call["id"] for call in calls]
+    assert all(ids) and len(set(ids)) == len(ids), ids
+    for number, call in enumerate(calls):
+        call["id"] = f"call_{number}"
+    return seen
+
+
+def expected(message: Message, finish: str) -> dict[str, Any]:
+    """What the client must end up with: protocall's message, and the `finish_reason`
+    vLLM resolves from the engine's (`length` stays; `stop` with calls is `tool_calls`)."""
+    reason = "length" if finish == "length" else "tool_calls" if message.tool_calls else "stop"
+    return numbered({"message": message.to_openai("reasoning"), "finish_reason": reason})
+
+
+def server(sample: vllm_samples.Sample, **chunking: Any) -> tuple[Any, Any]:
+    prompt = vllm_serving.encode(sample.tokenizer, sample.prompt)
+    engine = vllm_serving.Engine(sample.tokenizer, prompt)
+    engine.output = sample.ids
+    engine.finish = sample.finish
+    for key, value in chunking.items():
+        setattr(engine, key, value)
+    name = "protocall-" + sample.family
+    return vllm_serving.serving(engine, name, name), engine
+
+
+def streamed(sample: vllm_samples.Sample, **chunking: Any) -> dict[str, Any]:
+    chat, _ = server(sample, **chunking)
+    body = vllm_serving.run(chat, vllm_serving.request(vllm_samples.SAMPLE_TOOLS, True))
+    return sdk_read(body, vllm_samples.SAMPLE_TOOLS)
+
+
+def answered(sample: vllm_samples.Sample) -> dict[str, Any]:
+    chat, _ = server(sample)
+    response = vllm_serving.run(chat, vllm_serving.request(vllm_samples.SAMPLE_TOOLS, False))
+    choice = response["choices"][0]
+    message = {k: v for k, v in choice["message"].items() if v is not None or k == "content"}
+    for call in message.get("tool_calls") or ():
+        call.pop("index", None)
+    return numbered({"message": message, "finish_reason": choice["finish_reason"]})
+
+
+ALL = [s for family in vllm_samples.FAMILIES for s in vllm_samples.samples(family)]
+
+
+@pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
+@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.name)
+def test_streamed_through_vllm_equals_the_session(sample: Any, chunking: str) -> None:
+    want = expected(vllm_samples.streamed_message(sample), sample.finish)
+    assert streamed(sample, **CHUNKINGS[chunking]) == want
+
+
+@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.name)
+def test_answered_whole_by_vllm_equals_the_session(sample: Any) -> None:
+    want = expected(vllm_samples.whole_message(sample), sample.finish)
+    assert answered(sample) == want
