@@ -32,6 +32,7 @@ every marker recognised.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -48,8 +49,16 @@ from vllm.reasoning import ReasoningParser, ReasoningParserManager
 from vllm.tool_parsers import ToolParser, ToolParserManager
 
 from .. import formats
-from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
+from ..events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from ..formats import Format
+from ..message import ToolCall as Call
 from .turn import PROMPT_TAIL_TOKENS, Turn, tool_dicts
 
 if not hasattr(ToolParser, "engine_based_streaming"):
@@ -59,37 +68,12 @@ if not hasattr(ToolParser, "engine_based_streaming"):
     )
 
 PREFIX = "protocall-"
+TENTATIVE_CALLS = "PROTOCALL_VLLM_TENTATIVE_CALLS"
+"""The environment variable that, set to `1` in the server's environment, makes the
+parsers stream each call as it is written (name, then argument fragments) instead of
+whole once complete: for interfaces that show progress. A client then assembles calls
+that may never complete (cut off by `max_tokens`, malformed, failing validation)."""
 _pending = threading.local()  # the reasoning parser's turn, until its tool parser takes it
-
-
-def delta_message(events: Iterable[Event]) -> DeltaMessage | None:
-    """The `DeltaMessage` carrying `events` (None when they carry nothing to send). Built
-    as `model_construct` builds it, every field given (see `constructor`): the fields come
-    from protocall's typed events, so pydantic's validation would check nothing."""
-    reasoning: list[str] = []
-    content: list[str] = []
-    calls: list[Any] = []
-    for event in events:
-        kind = type(event)
-        if kind is ContentDelta or kind is ReasoningDelta:
-            (content if kind is ContentDelta else reasoning).append(event.text)  # type: ignore[union-attr]
-        elif kind is ToolCallStart:
-            start: ToolCallStart = event  # type: ignore[assignment]
-            function = _function(name=start.name, arguments="")
-            calls.append(_call(id=start.id, type="function", index=start.index, function=function))
-        elif kind is ToolCallArgumentsDelta:
-            part: ToolCallArgumentsDelta = event  # type: ignore[assignment]
-            function = _function(name=None, arguments=part.text)
-            calls.append(_call(id=None, type=None, index=part.index, function=function))
-    if not (reasoning or content or calls):
-        return None
-    message: DeltaMessage = _message(
-        role=None,
-        content="".join(content) or None,
-        reasoning="".join(reasoning) or None,
-        tool_calls=calls,
-    )
-    return message
 
 
 def constructor(model: Any) -> Callable[..., Any]:
@@ -147,15 +131,56 @@ def special_ids(tokenizer: Any, fmt: Format) -> dict[int, str]:
 
 def spans(
     text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
-) -> list[tuple[str, bool]]:
+) -> tuple[list[tuple[str, bool]], str | None]:
     """`text` (one delta) split into ordinary text and the special tokens its `ids` hold,
-    as (text, special) pairs in order. Each special token goes where the ordinary ids
-    before it end (their text decoded): its text is taken from there (a few characters
-    either way, for what an incremental detokenizer moves between deltas), so a copy of the
-    same text spelled out of ordinary tokens, before or after it, stays ordinary. When the
-    delta's text lacks the special tokens (the server skipped them: the text is shorter
-    than the ids decoded with them), each is put in at its place."""
-    kept = len(text) + _SLACK >= len(_decode(tokenizer, ids))
+    as (text, special) pairs in order, and the text of a special token left owed.
+
+    A special token that ends `ids` while its text does not end `text` is owed: vLLM's
+    detokenizer leaves out the text of the stop token, which ends the last delta, and holds
+    back text a stop string might start. The caller settles it with the next delta (see
+    `_Turn.delta`). The other special tokens' texts are found in `text` in order with no
+    decoding, when the ordinary text between them holds none of them (no copy spelled out
+    of ordinary tokens to mistake for one); otherwise each is placed where the ordinary
+    ids before it end (`placed`)."""
+    markers = [specials[token] for token in ids if token in specials]
+    owed = None
+    if ids and ids[-1] in specials and not text.endswith(markers[-1]):
+        owed = markers.pop()
+        ids = ids[:-1]
+    pieces = _in_order(text, markers)
+    if pieces is None:
+        pieces = placed(text, ids, specials, tokenizer)
+    return [piece for piece in pieces if piece[0]], owed
+
+
+def _in_order(text: str, markers: Sequence[str]) -> list[tuple[str, bool]] | None:
+    """`text` split at the first occurrences of `markers` in turn, or None when one is
+    missing or the text between them holds one of them again (which is which would take
+    the token ids' text)."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for marker in markers:
+        start = text.find(marker, at)
+        if start < 0:
+            return None
+        pieces += ((text[at:start], False), (marker, True))
+        at = start + len(marker)
+    pieces.append((text[at:], False))
+    distinct = set(markers)
+    for piece, special in pieces:
+        if not special and any(marker in piece for marker in distinct):
+            return None
+    return pieces
+
+
+def placed(
+    text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
+) -> list[tuple[str, bool]]:
+    """`text` split at its special tokens by where their ids place them: each where the
+    ordinary ids before it end (their text decoded), within a few characters (what an
+    incremental detokenizer moves between deltas), so a copy of the same text spelled out
+    of ordinary tokens, just before or after it, stays ordinary. A special token whose text
+    is not there (the server skipped special tokens) is put in at that place."""
     pieces: list[tuple[str, bool]] = []
     at = 0
     run: list[int] = []  # ordinary ids since the last special token
@@ -165,13 +190,13 @@ def spans(
             run.append(token)
             continue
         start = end = min(at + (len(_decode(tokenizer, run)) if run else 0), len(text))
-        found = _near(text, marker, start, at) if kept else None
+        found = _near(text, marker, start, at)
         if found is not None:
             start, end = found, found + len(marker)
         pieces += ((text[at:start], False), (marker, True))
         at, run = end, []
     pieces.append((text[at:], False))
-    return [piece for piece in pieces if piece[0]]
+    return pieces
 
 
 _SLACK = 2
@@ -197,6 +222,11 @@ def _keep_markers(request: Any) -> Any:
     return request
 
 
+def tentative_calls() -> bool:
+    """Whether the server asked for calls streamed as written (`TENTATIVE_CALLS`)."""
+    return os.environ.get(TENTATIVE_CALLS, "") == "1"
+
+
 class _Turn(Turn):
     """A request's turn as vLLM's parsers feed it: deltas with their token ids in, one
     `DeltaMessage` per delta out."""
@@ -207,22 +237,78 @@ class _Turn(Turn):
         self.specials = special_ids(tokenizer, fmt)
         self.special_tokens = tuple(dict.fromkeys(self.specials.values()))
         self.held: list[Event] = []  # events that wait for the next delta (see `_in_order`)
+        self.owed: str | None = None  # a special token's text due (see `delta`)
+        self.tentative = tentative_calls()
+        self.sent = 0  # calls sent whole
 
     def delta(self, text: str, ids: Sequence[int]) -> DeltaMessage | None:
-        """The message of one delta: its text ordinary unless its ids hold special tokens."""
+        """The message of one delta: its text ordinary unless its ids hold special tokens.
+        A special token owed by the previous delta (see `spans`) comes first: its text held
+        back then, or skipped by the server."""
         specials = self.specials
+        events: list[Event] = []
+        if self.owed is not None:
+            marker, self.owed = self.owed, None
+            events += self.feed(marker, True)
+            text = text[len(marker) :] if text.startswith(marker) else text
         if not specials or specials.keys().isdisjoint(ids):
-            events = self.feed(text)
+            events += self.feed(text)
         else:
-            events = []
-            for piece, special in spans(text, ids, specials, self.tokenizer):
+            pieces, self.owed = spans(text, ids, specials, self.tokenizer)
+            for piece, special in pieces:
                 events += self.feed(piece, special)
-        return delta_message(self._in_order(events))
+        return self.message(self._in_order(events))
 
     def last(self) -> DeltaMessage | None:
-        """The message of the end of the stream: everything still held back."""
+        """The message of the end of the stream: everything still held back. A special
+        token still owed was the stop token, whose text is not part of the output."""
+        self.owed = None
         events, self.held = self.held + self.finish(), []
-        return delta_message(events)
+        return self.message(events)
+
+    def message(self, events: Iterable[Event]) -> DeltaMessage | None:
+        """The `DeltaMessage` carrying `events` (None when they carry nothing to send).
+
+        A call goes out whole, in one `DeltaToolCall` (id, name and its complete
+        arguments), when the session completes it (`ToolCallEnd`: arguments parsed and
+        validated), so a call cut off or malformed never reaches the client as a call; its
+        `index` is its place among the calls sent. With `tentative` (`TENTATIVE_CALLS`), a
+        call is sent as it streams instead: its name once final, then its argument
+        fragments, which a client assembles even when the call never completes.
+
+        Built as `model_construct` builds it, every field given (see `constructor`): the
+        fields come from protocall's typed events, so pydantic's validation would check
+        nothing."""
+        reasoning: list[str] = []
+        content: list[str] = []
+        calls: list[Any] = []
+        tentative = self.tentative
+        for event in events:
+            kind = type(event)
+            if kind is ContentDelta or kind is ReasoningDelta:
+                (content if kind is ContentDelta else reasoning).append(event.text)  # type: ignore[union-attr]
+            elif kind is ToolCallEnd and not tentative:
+                call: Call = event.call  # type: ignore[union-attr]
+                function = _function(name=call.name, arguments=call.arguments_json)
+                calls.append(_call(id=call.id, type="function", index=self.sent, function=function))
+                self.sent += 1
+            elif kind is ToolCallStart and tentative:
+                start: ToolCallStart = event  # type: ignore[assignment]
+                function = _function(name=start.name, arguments="")
+                calls.append(_call(id=start.id, type="function", index=start.index, function=function))
+            elif kind is ToolCallArgumentsDelta and tentative:
+                part: ToolCallArgumentsDelta = event  # type: ignore[assignment]
+                function = _function(name=None, arguments=part.text)
+                calls.append(_call(id=None, type=None, index=part.index, function=function))
+        if not (reasoning or content or calls):
+            return None
+        message: DeltaMessage = _message(
+            role=None,
+            content="".join(content) or None,
+            reasoning="".join(reasoning) or None,
+            tool_calls=calls,
+        )
+        return message
 
     def _in_order(self, events: list[Event]) -> list[Event]:
         """The longest run of the held and new events that one `DeltaMessage` carries in
@@ -242,7 +328,13 @@ class _Turn(Turn):
         return events
 
 
-_RANK = {ReasoningDelta: 0, ContentDelta: 1, ToolCallStart: 2, ToolCallArgumentsDelta: 2}
+_RANK = {
+    ReasoningDelta: 0,
+    ContentDelta: 1,
+    ToolCallStart: 2,
+    ToolCallArgumentsDelta: 2,
+    ToolCallEnd: 2,
+}
 """Where `split_delta` (vLLM's Responses API) puts each kind of event in a delta."""
 
 
