@@ -46,7 +46,9 @@ split was not checked)."""
 COPY = "SENTINEL"
 """Where a sample's marker text, spelled out of ordinary tokens, goes."""
 
-CALL = ToolUse("write_file", {"path": "/tmp/build.sh", "content": 'rm -rf "$OUT" <b>\n', "lines": 3})
+CALL = ToolUse(
+    "write_file", {"path": "/tmp/build.sh", "content": 'rm -rf "$OUT" <b>\n', "lines": 3}
+)
 SECOND = ToolUse("write_file", {"path": "b.txt"})
 COPIED = ToolUse("write_file", {"path": COPY})
 UNDECLARED = ToolUse("delete_everything", {"path": "/"})
@@ -153,7 +155,9 @@ def streamed_message(sample: Sample) -> Message:
     added = {i: t for t, i in tok.get_added_vocab().items()}
     markers = [*fmt.reserved, *(m for pair in fmt.channels.values() for m in pair)]
     specials = {i: t for i, t in added.items() if any(t in m for m in markers)}
-    session = fmt.parser(SAMPLE_TOOLS, sample.prompt, special_tokens=list(dict.fromkeys(specials.values())))
+    session = fmt.parser(
+        SAMPLE_TOOLS, sample.prompt, special_tokens=list(dict.fromkeys(specials.values()))
+    )
     ids = sample.ids[:-1] if sample.finish == "stop" else sample.ids
     run: list[int] = []
     for token in [*ids, None]:

@@ -20,6 +20,7 @@ the messages). The model configuration is a namespace holding what the serving c
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import types
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -117,7 +118,7 @@ class Engine:
         processor.add_request(request, None, queue=queue)
         cuts = _cuts(len(self.output), self.steps)
         reason = FinishReason.STOP if self.finish == "stop" else FinishReason.LENGTH
-        for number, (start, end) in enumerate(zip(cuts, cuts[1:], strict=False)):
+        for number, (start, end) in enumerate(itertools.pairwise(cuts), 1):
             last = end == len(self.output)
             step = EngineCoreOutput(
                 request_id=request_id,
@@ -126,11 +127,9 @@ class Engine:
                 stop_reason=self.output[-1] if last and self.finish == "stop" else None,
             )
             processor.process_outputs([step])
-            if last or (number + 1) % self.lag == 0:
-                if queue.output is not None:
-                    yield await queue.get()
-            if last:
-                return
+            # The server reads its queue every `lag` engine steps (a slow client).
+            if (last or number % self.lag == 0) and queue.output is not None:
+                yield await queue.get()
 
 
 def _cuts(n: int, steps: Sequence[int]) -> list[int]:
@@ -179,8 +178,9 @@ def _model_config(model_type: str) -> Any:
 class _Models:
     """`OpenAIServingModels` for one base model named `m`."""
 
-    lora_requests: dict[str, Any] = {}
-    base_model_paths: list[Any] = []
+    def __init__(self) -> None:
+        self.lora_requests: dict[str, Any] = {}
+        self.base_model_paths: list[Any] = []
 
     def model_name(self, lora: Any = None) -> str:
         return "m"

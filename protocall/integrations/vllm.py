@@ -138,18 +138,21 @@ def spans(
     A special token that ends `ids` while its text does not end `text` is owed: vLLM's
     detokenizer leaves out the text of the stop token, which ends the last delta, and holds
     back text a stop string might start. The caller settles it with the next delta (see
-    `_Turn.delta`). The other special tokens' texts are found in `text` in order with no
-    decoding, when the ordinary text between them holds none of them (no copy spelled out
-    of ordinary tokens to mistake for one); otherwise each is placed where the ordinary
-    ids before it end (`placed`)."""
+    `_Turn.delta`). When `text` is exactly the ids' text (one decode of the delta), or
+    that but for an owed last token, the special tokens' texts are found in it in order,
+    if the ordinary text between them holds none of them (no copy spelled out of ordinary
+    tokens to mistake for one). Otherwise (the server skipped special tokens, a
+    character's bytes straddle deltas, a copy beside a special token) each is placed where
+    the ordinary ids before it end (`placed`)."""
     markers = [specials[token] for token in ids if token in specials]
+    whole = _decode(tokenizer, ids)
     owed = None
-    if ids and ids[-1] in specials and not text.endswith(markers[-1]):
+    if whole != text and ids[-1] in specials and whole == text + markers[-1]:
         owed = markers.pop()
-        ids = ids[:-1]
-    pieces = _in_order(text, markers)
+    pieces = _in_order(text, markers) if owed or whole == text else None
     if pieces is None:
-        pieces = placed(text, ids, specials, tokenizer)
+        skipped = len(text) + _SLACK < len(whole) - (len(markers[-1]) if ids[-1] in specials else 0)
+        pieces, owed = placed(text, ids, specials, tokenizer, skipped)
     return [piece for piece in pieces if piece[0]], owed
 
 
@@ -174,29 +177,39 @@ def _in_order(text: str, markers: Sequence[str]) -> list[tuple[str, bool]] | Non
 
 
 def placed(
-    text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
-) -> list[tuple[str, bool]]:
+    text: str,
+    ids: Sequence[int],
+    specials: Mapping[int, str],
+    tokenizer: Any,
+    skipped: bool = False,
+) -> tuple[list[tuple[str, bool]], str | None]:
     """`text` split at its special tokens by where their ids place them: each where the
     ordinary ids before it end (their text decoded), within a few characters (what an
     incremental detokenizer moves between deltas), so a copy of the same text spelled out
-    of ordinary tokens, just before or after it, stays ordinary. A special token whose text
-    is not there (the server skipped special tokens) is put in at that place."""
+    of ordinary tokens, just before or after it, stays ordinary. With `skipped` (the
+    server left special tokens out of the text: it is shorter than the ids' text with
+    them), each is put in at its place. One that ends `ids` without its text there is
+    owed (see `spans`)."""
     pieces: list[tuple[str, bool]] = []
     at = 0
     run: list[int] = []  # ordinary ids since the last special token
-    for token in ids:
+    last = len(ids) - 1
+    for index, token in enumerate(ids):
         marker = specials.get(token)
         if marker is None:
             run.append(token)
             continue
         start = end = min(at + (len(_decode(tokenizer, run)) if run else 0), len(text))
-        found = _near(text, marker, start, at)
+        found = None if skipped else _near(text, marker, start, at)
+        if found is None and index == last:
+            pieces.append((text[at:], False))
+            return pieces, marker
         if found is not None:
             start, end = found, found + len(marker)
         pieces += ((text[at:start], False), (marker, True))
         at, run = end, []
     pieces.append((text[at:], False))
-    return pieces
+    return pieces, None
 
 
 _SLACK = 2
@@ -295,7 +308,9 @@ class _Turn(Turn):
             elif kind is ToolCallStart and tentative:
                 start: ToolCallStart = event  # type: ignore[assignment]
                 function = _function(name=start.name, arguments="")
-                calls.append(_call(id=start.id, type="function", index=start.index, function=function))
+                calls.append(
+                    _call(id=start.id, type="function", index=start.index, function=function)
+                )
             elif kind is ToolCallArgumentsDelta and tentative:
                 part: ToolCallArgumentsDelta = event  # type: ignore[assignment]
                 function = _function(name=None, arguments=part.text)
