@@ -18,6 +18,7 @@ from clients import URL, seen, transport  # noqa: E402
 from openai import LengthFinishReasonError, OpenAI  # noqa: E402
 
 import protocall.integrations.vllm  # noqa: E402, F401  (registers protocall-<format>)
+from protocall.integrations.vllm import TENTATIVE_CALLS  # noqa: E402
 from protocall.message import Message  # noqa: E402
 
 CHUNKINGS = {
@@ -87,9 +88,10 @@ def answered(sample: vllm_samples.Sample) -> dict[str, Any]:
     chat, _ = server(sample)
     response = vllm_serving.run(chat, vllm_serving.request(vllm_samples.SAMPLE_TOOLS, False))
     choice = response["choices"][0]
-    message = {k: v for k, v in choice["message"].items() if v is not None or k == "content"}
-    for call in message.get("tool_calls") or ():
-        call.pop("index", None)
+    got = choice["message"]
+    message = {key: got[key] for key in ("role", "content", "reasoning")}
+    if got.get("tool_calls"):
+        message["tool_calls"] = got["tool_calls"]
     return numbered({"message": message, "finish_reason": choice["finish_reason"]})
 
 
@@ -107,3 +109,42 @@ def test_streamed_through_vllm_equals_the_session(sample: Any, chunking: str) ->
 def test_answered_whole_by_vllm_equals_the_session(sample: Any) -> None:
     want = expected(vllm_samples.whole_message(sample), sample.finish)
     assert answered(sample) == want
+
+
+OTHERS = [s for family in vllm_samples.OTHER for s in vllm_samples.samples(family)]
+
+
+@pytest.mark.parametrize(
+    "chunking", ["1 token per delta", "3 tokens per delta", "speculative bursts"]
+)
+@pytest.mark.parametrize("sample", OTHERS, ids=lambda s: s.name)
+def test_other_families_streamed_through_vllm_equal_the_session(sample: Any, chunking: str) -> None:
+    want = expected(vllm_samples.streamed_message(sample), sample.finish)
+    assert streamed(sample, **CHUNKINGS[chunking]) == want
+
+
+@pytest.mark.parametrize("sample", OTHERS, ids=lambda s: s.name)
+def test_other_families_answered_whole_by_vllm_equal_the_session(sample: Any) -> None:
+    want = expected(vllm_samples.whole_message(sample), sample.finish)
+    assert answered(sample) == want
+
+
+def sample(family: str, label: str) -> vllm_samples.Sample:
+    return next(s for s in vllm_samples.samples(family) if s.label == label)
+
+
+@pytest.mark.parametrize("family", vllm_samples.FAMILIES)
+def test_tentative_calls_stream_as_written_when_asked(
+    family: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the opt-in, a call streams as written: a complete one rebuilds the same
+    message, and one cut off reaches the client partial (`finish_reason` `length`)."""
+    monkeypatch.setenv(TENTATIVE_CALLS, "1")
+    whole = sample(family, "reasoning then a call")
+    want = expected(vllm_samples.streamed_message(whole), whole.finish)
+    assert streamed(whole, steps=[3]) == want
+    got = streamed(sample(family, "cut by max_tokens"), steps=[3])
+    assert got["finish_reason"] == "length"
+    (call,) = got["message"]["tool_calls"]
+    assert call["function"]["name"] == "write_file"
+    assert "/tmp/build.sh" in call["function"]["arguments"]

@@ -314,7 +314,11 @@ class _Turn(Turn):
             elif kind is ToolCallArgumentsDelta and tentative:
                 part: ToolCallArgumentsDelta = event  # type: ignore[assignment]
                 function = _function(name=None, arguments=part.text)
-                calls.append(_call(id=None, type=None, index=part.index, function=function))
+                fragment = _call(id=None, type=None, index=part.index, function=function)
+                # Unset, so left out of the chunk: a client would take the None for a value.
+                fragment.__pydantic_fields_set__ -= {"id", "type"}
+                function.__pydantic_fields_set__ -= {"name"}
+                calls.append(fragment)
         if not (reasoning or content or calls):
             return None
         message: DeltaMessage = _message(
