@@ -4,6 +4,7 @@ server's SSE bytes, and answered whole."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -148,3 +149,43 @@ def test_tentative_calls_stream_as_written_when_asked(
     (call,) = got["message"]["tool_calls"]
     assert call["function"]["name"] == "write_file"
     assert "/tmp/build.sh" in call["function"]["arguments"]
+
+
+def responses_read(body: bytes) -> dict[str, Any]:
+    """What the official SDK's `responses.stream()` ends up with over `body`: the output
+    items' reasoning, message text and calls, and the response's status."""
+    http = httpx.Client(transport=transport(body, ()))
+    client = OpenAI(api_key="test", base_url=URL, http_client=http, max_retries=0)
+    tools = [{"type": "function", **tool["function"]} for tool in vllm_samples.SAMPLE_TOOLS]
+    response: Any = None
+    with client.responses.stream(model="m", input="Go.", tools=tools) as stream:  # type: ignore[arg-type]
+        for event in stream:  # the last `response.completed` or `response.incomplete`
+            response = getattr(event, "response", None) or response
+    texts = {"reasoning": "", "message": ""}
+    calls = []
+    for item in response.output:
+        if item.type == "function_call":
+            calls.append((item.name, json.loads(item.arguments)))
+        elif item.type in texts:
+            texts[item.type] += "".join(part.text for part in item.content or ())  # type: ignore[union-attr]
+    return {"reasoning": texts["reasoning"] or None, "content": texts["message"] or None,
+            "tool_calls": calls, "status": response.status}  # fmt: skip
+
+
+def items(message: Message, finish: str) -> dict[str, Any]:
+    calls = [(call.name, call.arguments) for call in message.tool_calls]
+    status = "incomplete" if finish == "length" else "completed"
+    return {"reasoning": message.reasoning_content, "content": message.content,
+            "tool_calls": calls, "status": status}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "chunking", ["1 token per delta", "3 tokens per delta", "speculative bursts"]
+)
+@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.name)
+def test_streamed_through_vllm_responses_api_equals_the_session(sample: Any, chunking: str) -> None:
+    _, engine = server(sample, **CHUNKINGS[chunking])
+    name = "protocall-" + sample.family
+    responses = vllm_serving.responses_serving(engine, name, name)
+    body = vllm_serving.run_responses(responses, vllm_samples.SAMPLE_TOOLS)
+    assert responses_read(body) == items(vllm_samples.streamed_message(sample), sample.finish)

@@ -34,6 +34,7 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers  
 from transformers import TokenizersBackend  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat  # noqa: E402
+from vllm.entrypoints.openai.responses.serving import OpenAIServingResponses  # noqa: E402
 from vllm.renderers.online_renderer import OnlineRenderer  # noqa: E402
 from vllm.sampling_params import SamplingParams  # noqa: E402
 from vllm.v1.engine import EngineCoreOutput, EngineCoreRequest, FinishReason  # noqa: E402
@@ -193,21 +194,11 @@ def serving(engine: Engine, tool_parser: str | None, reasoning_parser: str | Non
     """vLLM's `OpenAIServingChat` over `engine`, as `vllm serve --enable-auto-tool-choice
     --tool-call-parser TOOL --reasoning-parser REASONING` builds it."""
     auto = tool_parser is not None
-    renderer = OnlineRenderer(
-        engine.model_config,  # type: ignore[arg-type]
-        engine.renderer,  # type: ignore[arg-type]
-        request_logger=None,
-        chat_template=None,
-        chat_template_content_format="string",
-        enable_auto_tools=auto,
-        tool_parser=tool_parser,
-        reasoning_parser=reasoning_parser,
-    )
     chat = OpenAIServingChat(
         engine,  # type: ignore[arg-type]
         _Models(),  # type: ignore[arg-type]
         "assistant",
-        online_renderer=renderer,
+        online_renderer=_online_renderer(engine, tool_parser, reasoning_parser),
         request_logger=None,
         chat_template=None,
         chat_template_content_format="string",
@@ -217,6 +208,36 @@ def serving(engine: Engine, tool_parser: str | None, reasoning_parser: str | Non
     )
     chat._is_model_supported = lambda name: True  # type: ignore[method-assign]
     return chat
+
+
+def responses_serving(engine: Engine, tool_parser: str, reasoning_parser: str) -> Any:
+    """vLLM's `OpenAIServingResponses` over `engine`, with the same parsers."""
+    responses = OpenAIServingResponses(
+        engine,  # type: ignore[arg-type]
+        _Models(),  # type: ignore[arg-type]
+        _online_renderer(engine, tool_parser, reasoning_parser),
+        request_logger=None,
+        chat_template=None,
+        chat_template_content_format="string",
+        reasoning_parser=reasoning_parser,
+        enable_auto_tools=True,
+        tool_parser=tool_parser,
+    )
+    responses._is_model_supported = lambda name: True  # type: ignore[method-assign]
+    return responses
+
+
+def _online_renderer(engine: Engine, tool_parser: str | None, reasoning_parser: str | None) -> Any:
+    return OnlineRenderer(
+        engine.model_config,  # type: ignore[arg-type]
+        engine.renderer,  # type: ignore[arg-type]
+        request_logger=None,
+        chat_template=None,
+        chat_template_content_format="string",
+        enable_auto_tools=tool_parser is not None,
+        tool_parser=tool_parser,
+        reasoning_parser=reasoning_parser,
+    )
 
 
 def request(tools: Any, stream: bool, **extra: Any) -> ChatCompletionRequest:
@@ -235,6 +256,22 @@ def run(chat: Any, req: ChatCompletionRequest) -> Any:
         if hasattr(result, "__aiter__"):
             return "".join([piece async for piece in result]).encode()
         return json.loads(result.model_dump_json())
+
+    return asyncio.run(answer())
+
+
+def run_responses(responses: Any, tools: Any) -> bytes:
+    """The SSE body of a streamed Responses API request with `tools` (chat-style entries),
+    serialised by vLLM's own router function."""
+    from vllm.entrypoints.openai.responses.api_router import _convert_stream_to_sse_events
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+    flat = [{"type": "function", **tool["function"]} for tool in tools]
+    req = ResponsesRequest(model="m", input="Go.", tools=flat, stream=True)
+
+    async def answer() -> bytes:
+        events = await responses.create_responses(req)
+        return "".join([e async for e in _convert_stream_to_sse_events(events)]).encode()
 
     return asyncio.run(answer())
 
