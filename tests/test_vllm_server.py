@@ -189,3 +189,16 @@ def test_streamed_through_vllm_responses_api_equals_the_session(sample: Any, chu
     responses = vllm_serving.responses_serving(engine, name, name)
     body = vllm_serving.run_responses(responses, vllm_samples.SAMPLE_TOOLS)
     assert responses_read(body) == items(vllm_samples.streamed_message(sample), sample.finish)
+
+
+def test_the_vllm_under_test_is_the_one_asked_for() -> None:
+    """CI runs these tests under two vLLM releases; `PROTOCALL_VLLM_VERSION` names the one
+    each run must import."""
+    import importlib.metadata
+    import os
+
+    import vllm
+
+    wanted = os.environ.get("PROTOCALL_VLLM_VERSION")
+    found = importlib.metadata.version("vllm")
+    assert wanted in (None, found), (wanted, found, vllm.__file__)

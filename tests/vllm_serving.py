@@ -162,6 +162,7 @@ class _Renderer:
 def _model_config(model_type: str) -> Any:
     return types.SimpleNamespace(
         model="m",
+        served_model_name="m",
         hf_config=types.SimpleNamespace(model_type=model_type),
         max_model_len=1 << 20,
         generation_config="vllm",
