@@ -202,3 +202,92 @@ def test_the_vllm_under_test_is_the_one_asked_for() -> None:
     wanted = os.environ.get("PROTOCALL_VLLM_VERSION")
     found = importlib.metadata.version("vllm")
     assert wanted in (None, found), (wanted, found, vllm.__file__)
+
+
+def grammar_of(sample: vllm_samples.Sample, tools: Any, **choice: Any) -> tuple[Any, bytes]:
+    """The structured output vLLM's request path hands the engine for `sample`'s request
+    with `tools` and `choice` (`tool_choice`), and the streamed answer."""
+    chat, engine = server(sample, steps=[3])
+    body = vllm_serving.run(chat, vllm_serving.request(tools, True, **choice))
+    return engine.sampling[0].structured_outputs, body
+
+
+def accepts(sample: vllm_samples.Sample, structured: Any) -> bool:
+    """Whether vLLM's auto backend choice (xgrammar, which refuses Lark, then llguidance)
+    takes `structured`, and llguidance's matcher over the sample's tokenizer accepts the
+    sample's whole output, its stop token included."""
+    import llguidance
+    import llguidance.hf
+    from vllm.exceptions import VLLMValidationError
+    from vllm.sampling_params import SamplingParams
+    from vllm.v1.structured_output.backend_guidance import validate_guidance_grammar
+    from vllm.v1.structured_output.backend_xgrammar import validate_xgrammar_grammar
+
+    params = SamplingParams(structured_outputs=structured)
+    with pytest.raises(VLLMValidationError, match="Invalid grammar"):
+        validate_xgrammar_grammar(params)
+    tokenizer = llguidance.hf.from_tokenizer(sample.tokenizer)
+    validate_guidance_grammar(params, tokenizer=tokenizer)
+    lark = llguidance.LLMatcher.grammar_from_lark(structured.grammar)
+    matcher = llguidance.LLMatcher(tokenizer, lark)
+    return bool(matcher.consume_tokens(sample.ids)) and matcher.is_accepting()
+
+
+FORCING = {
+    "required": {"tool_choice": "required"},
+    "named": {"tool_choice": {"type": "function", "function": {"name": "write_file"}}},
+    "strict": {},
+}
+
+
+CONSTRAINED = [family for family in vllm_samples.FAMILIES if family != "deepseek-v3.2"]
+"""DeepSeek V3.2's `｜DSML｜` token has no name in llguidance's Lark (see `constrain`)."""
+
+
+@pytest.mark.parametrize("forcing", sorted(FORCING))
+@pytest.mark.parametrize("family", CONSTRAINED)
+def test_a_forced_or_strict_call_is_constrained_to_the_format(family: str, forcing: str) -> None:
+    """`required`, a named tool and `strict` tools hand the engine protocall's grammar for
+    the format and the tools: the model's own format with a call is accepted, a turn
+    without one is not where a call is forced, and the answer is the session's."""
+    tools = vllm_samples.SAMPLE_TOOLS
+    if forcing == "strict":
+        tools = [{**tools[0], "function": {**tools[0]["function"], "strict": True}}]
+    whole = sample(family, "reasoning then a call")
+    structured, body = grammar_of(whole, tools, **FORCING[forcing])
+    assert structured is not None and structured.grammar
+    assert accepts(whole, structured)
+    assert accepts(sample(family, "parallel calls"), structured)
+    assert accepts(sample(family, "no call"), structured) is (forcing == "strict")
+    assert not accepts(sample(family, "malformed call"), structured)
+    reason = "stop" if forcing == "named" else "tool_calls"  # OpenAI's rule, vLLM's too
+    want = expected(vllm_samples.streamed_message(whole), whole.finish)
+    assert sdk_read(body, tools) == {**want, "finish_reason": reason}
+
+
+def test_auto_without_strict_tools_is_not_constrained() -> None:
+    structured, _ = grammar_of(sample("qwen3-coder", "no call"), vllm_samples.SAMPLE_TOOLS)
+    assert structured is None
+
+
+def test_a_special_token_the_lark_cannot_name_leaves_the_request_unconstrained() -> None:
+    whole = sample("deepseek-v3.2", "reasoning then a call")
+    structured, body = grammar_of(whole, vllm_samples.SAMPLE_TOOLS, tool_choice="required")
+    assert structured is None
+    want = expected(vllm_samples.streamed_message(whole), whole.finish)
+    assert sdk_read(body, vllm_samples.SAMPLE_TOOLS) == want
+
+
+def test_a_schema_the_grammar_cannot_write_leaves_the_request_unconstrained() -> None:
+    """Qwen3-Coder's raw-text values cannot be held to a string `pattern`: no constraint,
+    and the request is answered as ever."""
+    path = {"type": "string", "pattern": "^/"}
+    schema = {"type": "object", "properties": {"path": path}}
+    tools = [{"type": "function", "function": {"name": "write_file", "parameters": schema}}]
+    whole = sample("qwen3-coder", "parallel calls")
+    structured, body = grammar_of(whole, tools, tool_choice="required")
+    assert structured is None
+    assert [c["function"]["name"] for c in sdk_read(body, tools)["message"]["tool_calls"]] == [
+        "write_file",
+        "write_file",
+    ]

@@ -32,7 +32,9 @@ every marker recognised.
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -46,9 +48,11 @@ from vllm.entrypoints.generate.base.protocol import (
     ToolCall,
 )
 from vllm.reasoning import ReasoningParser, ReasoningParserManager
+from vllm.sampling_params import StructuredOutputsParams
 from vllm.tool_parsers import ToolParser, ToolParserManager
 
 from .. import formats
+from ..combinators import UsageError
 from ..events import (
     ContentDelta,
     Event,
@@ -68,6 +72,7 @@ if not hasattr(ToolParser, "engine_based_streaming"):
     )
 
 PREFIX = "protocall-"
+_log = logging.getLogger(__name__)
 TENTATIVE_CALLS = "PROTOCALL_VLLM_TENTATIVE_CALLS"
 """The environment variable that, set to `1` in the server's environment, makes the
 parsers stream each call as it is written (name, then argument fragments) instead of
@@ -238,6 +243,71 @@ def _keep_markers(request: Any) -> Any:
 def tentative_calls() -> bool:
     """Whether the server asked for calls streamed as written (`TENTATIVE_CALLS`)."""
     return os.environ.get(TENTATIVE_CALLS, "") == "1"
+
+
+_LARK_TOKEN = re.compile(r"<[^<>\s]+>")
+"""A special token's text as llguidance's Lark reads it for that token."""
+
+
+def forced(request: Any, tools: Sequence[Mapping[str, Any]]) -> str | None:
+    """The `tool_choice` of the grammar `request` asks for (see `constrain`): `required`,
+    the forced tool's name, `auto` where a tool is `strict: true`; None for none."""
+    choice = request.tool_choice
+    if choice == "required":
+        return "required"
+    if choice == "auto" or choice is None:
+        strict = any((tool.get("function") or tool).get("strict") for tool in tools)
+        return "auto" if strict else None
+    function = getattr(choice, "function", choice)  # chat: `.function.name`, responses: `.name`
+    name = getattr(function, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def constrain(request: Any, turn: Turn) -> Any:
+    """`request` constrained to the format's own turns with its tools, when it forces a
+    call (`tool_choice` `required` or a named tool) or declares a `strict` tool: the Lark
+    grammar protocall exports for the format (`Format.decoding_grammar`, from the turn's
+    generation prompt on, reasoning included), as the request's structured output, which
+    vLLM compiles with llguidance. The grammar covers the reasoning block, so it applies
+    from the first token (`_grammar_from_parser`, vLLM's flag for a parser's grammar).
+    Where the format has no grammar export, it refuses a schema, or a special token of the
+    format is not of the `<...>` shape by which the Lark names a token by its text
+    (DeepSeek's `｜DSML｜`), the request goes unconstrained (logged): the session still
+    parses and validates what the model writes.
+    A request's own structured output is replaced, as vLLM's parsers replace it for a
+    forced call."""
+    tools = turn.tools
+    mode = forced(request, tools) if tools else None
+    if mode is None or not tools:
+        return request
+    unnamed = [token for token in turn.special_tokens if not _LARK_TOKEN.fullmatch(token)]
+    if unnamed:
+        _log.warning(
+            "protocall-%s: request not constrained: llguidance's Lark names a special token "
+            "by its text only in the <...> shape, not %s",
+            turn.format.name,
+            ", ".join(unnamed),
+        )
+        return request
+    try:
+        grammar = turn.format.decoding_grammar(
+            tools,
+            "lark",
+            tool_choice=mode,
+            parallel=request.parallel_tool_calls is not False,
+            generation_prompt=turn.generation_prompt(),
+            special_tokens=turn.special_tokens,
+        )
+    except UsageError as error:
+        _log.warning("protocall-%s: request not constrained: %s", turn.format.name, error)
+        return request
+    request.structured_outputs = StructuredOutputsParams(grammar=grammar)
+    for field in ("response_format", "text"):  # chat, responses: replaced by the grammar
+        if hasattr(request, field):
+            setattr(request, field, None)
+    if hasattr(request, "_grammar_from_parser"):
+        request._grammar_from_parser = True
+    return request
 
 
 class _Turn(Turn):
@@ -448,7 +518,7 @@ class ProtocallToolParser(ToolParser):  # type: ignore[misc, unused-ignore]
         self.turn.tools = tool_dicts(self.tools)
 
     def adjust_request(self, request: Any) -> Any:
-        return super().adjust_request(_keep_markers(request))
+        return constrain(super().adjust_request(_keep_markers(request)), self.turn)
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         message = self.turn.whole(model_output)
