@@ -7,9 +7,10 @@ detokenizer over a byte-level Hugging Face tokenizer holding the family's added 
 outputs, same run: `--tool-call-parser protocall-<format> --reasoning-parser
 protocall-<format>`; vLLM's own tool and reasoning parsers for the family; and a
 do-nothing tool parser (`floor`: the loop with no parsing and no chunk but the last to
-send). Reported: the CPU time (`process_time`) per request, the best of
-`--repeats` runs of `--requests` requests (one request for a 100 K turn), and each parser's share of the loop (its time
-minus the floor's); `protocall/vLLM` is protocall's share over vLLM's parser's.
+send). Reported: the CPU time (`process_time`) per request, the best of `--repeats` runs
+of `--requests` requests (one request for a 100 K turn), and each parser's share of the
+loop (its time minus the floor's); `protocall/vLLM` is protocall's share over vLLM's
+parser's.
 
 Two kinds of turn: `typical` (about 300 characters of reasoning, 200 of content and one
 small call) and `100K` (one `write_file` call whose content is 100 K characters of code,
