@@ -14,8 +14,9 @@ parser's.
 
 Two kinds of turn: `typical` (about 300 characters of reasoning, 200 of content and one
 small call) and `100K` (one `write_file` call whose content is 100 K characters of code,
-as benchmarks/bench_formats.py writes it for the family). Targets: protocall's share at
-most a third of vLLM's parser's on typical turns, a tenth at 100 K.
+as benchmarks/bench_formats.py writes it for the family, else as the format renders it).
+Targets: protocall's share at most a third of vLLM's parser's on typical turns, a tenth at
+100 K.
 
 Each server section is a function of the turns; a section for another server adds its
 function to `SECTIONS`.
@@ -95,9 +96,14 @@ def turns(name: str, size: int) -> dict[str, tuple[str, str]]:
     start = "reasoning" if "reasoning" in fmt.prompts else None
     prompt = fmt.prompt_for(start) or ""
     typical = fmt.render(Turn(REASONING if start else None, (CONTENT, SMALL_CALL)), start)
-    family = bench_formats.FAMILIES[name]
-    big = family.render(bench_formats.code(size))
-    return {"typical": (typical, prompt), f"{size // 1000}K": (big, family.prompt or prompt)}
+    family = bench_formats.FAMILIES.get(name)
+    code = bench_formats.code(size)
+    if family is not None:
+        big, big_prompt = family.render(code), family.prompt or prompt
+    else:
+        call = ToolUse("write_file", {"path": "/tmp/a.py", "content": code})
+        big, big_prompt = fmt.render(Turn("Write it." if start else None, (call,)), start), prompt
+    return {"typical": (typical, prompt), f"{size // 1000}K": (big, big_prompt)}
 
 
 def vllm_section(name: str, outputs: dict[str, tuple[str, str]], args: Any) -> list[list[str]]:
