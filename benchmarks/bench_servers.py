@@ -7,7 +7,9 @@ detokenizer over a byte-level Hugging Face tokenizer holding the family's added 
 outputs, same run: `--tool-call-parser protocall-<format> --reasoning-parser
 protocall-<format>`; vLLM's own tool and reasoning parsers for the family; and a
 do-nothing tool parser (`floor`: the loop with no parsing and no chunk but the last to
-send). Reported: the CPU time (`process_time`) per request, the best of `--repeats` runs
+send). The `echo` row, a parser that sends each delta's text on as content, shows what
+vLLM spends on the chunks of a parser that streams every delta. Reported: the CPU time
+(`process_time`) per request, the best of `--repeats` runs
 of `--requests` requests (one request for a 100 K turn), and each parser's share of the
 loop (its time minus the floor's); `protocall/vLLM` is protocall's share over vLLM's
 parser's.
@@ -46,7 +48,10 @@ servers_shim.install()
 
 import vllm_samples  # noqa: E402
 import vllm_serving  # noqa: E402
-from vllm.entrypoints.generate.base.protocol import ExtractedToolCallInformation  # noqa: E402
+from vllm.entrypoints.generate.base.protocol import (  # noqa: E402
+    DeltaMessage,
+    ExtractedToolCallInformation,
+)
 from vllm.tool_parsers import ToolParser, ToolParserManager  # noqa: E402
 
 import protocall  # noqa: E402
@@ -87,7 +92,16 @@ class Floor(ToolParser):  # type: ignore[misc]
         return None
 
 
+class Echo(Floor):
+    """A tool parser that sends each delta's text on as content: the floor plus what vLLM
+    spends on the chunks a parser sends, one per delta."""
+
+    def extract_tool_calls_streaming(self, *args: Any) -> Any:
+        return DeltaMessage.model_construct(content=args[2], tool_calls=[])
+
+
 ToolParserManager.register_module(name="floor", module=Floor)
+ToolParserManager.register_module(name="echo", module=Echo)
 
 
 def turns(name: str, size: int) -> dict[str, tuple[str, str]]:
@@ -112,6 +126,7 @@ def vllm_section(name: str, outputs: dict[str, tuple[str, str]], args: Any) -> l
     servers = {
         "protocall": ("protocall-" + name, "protocall-" + name),
         f"vLLM {tool}": (tool, reasoning),
+        "echo": ("echo", None),
         "floor": ("floor", None),
     }
     rows = []
