@@ -97,35 +97,24 @@ def answered(sample: vllm_samples.Sample) -> dict[str, Any]:
 
 
 ALL = [s for family in vllm_samples.FAMILIES for s in vllm_samples.samples(family)]
+OTHERS = [s for family in vllm_samples.OTHER for s in vllm_samples.samples(family)]
+STREAMS = [(s, c) for s in ALL for c in sorted(CHUNKINGS)] + [
+    (s, c)
+    for s in OTHERS
+    for c in ("1 token per delta", "3 tokens per delta", "speculative bursts")
+]
+"""Every sample of the families with a checked vocabulary in every chunking; the other
+formats' in three."""
 
 
-@pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
-@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.name)
+@pytest.mark.parametrize(("sample", "chunking"), STREAMS, ids=lambda v: getattr(v, "name", v))
 def test_streamed_through_vllm_equals_the_session(sample: Any, chunking: str) -> None:
     want = expected(vllm_samples.streamed_message(sample), sample.finish)
     assert streamed(sample, **CHUNKINGS[chunking]) == want
 
 
-@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.name)
+@pytest.mark.parametrize("sample", ALL + OTHERS, ids=lambda s: s.name)
 def test_answered_whole_by_vllm_equals_the_session(sample: Any) -> None:
-    want = expected(vllm_samples.whole_message(sample), sample.finish)
-    assert answered(sample) == want
-
-
-OTHERS = [s for family in vllm_samples.OTHER for s in vllm_samples.samples(family)]
-
-
-@pytest.mark.parametrize(
-    "chunking", ["1 token per delta", "3 tokens per delta", "speculative bursts"]
-)
-@pytest.mark.parametrize("sample", OTHERS, ids=lambda s: s.name)
-def test_other_families_streamed_through_vllm_equal_the_session(sample: Any, chunking: str) -> None:
-    want = expected(vllm_samples.streamed_message(sample), sample.finish)
-    assert streamed(sample, **CHUNKINGS[chunking]) == want
-
-
-@pytest.mark.parametrize("sample", OTHERS, ids=lambda s: s.name)
-def test_other_families_answered_whole_by_vllm_equal_the_session(sample: Any) -> None:
     want = expected(vllm_samples.whole_message(sample), sample.finish)
     assert answered(sample) == want
 

@@ -19,6 +19,7 @@ from server_samples import TOOLS
 
 import protocall
 from protocall.formats.turns import ToolUse, Turn
+from protocall.integrations.vllm import special_ids
 from protocall.message import Message
 
 ADDED_TOKENS = {
@@ -126,9 +127,9 @@ def samples(family: str) -> list[Sample]:
     out = []
     for label, turn in turns.items():
         text = fmt.render(turn, start)
-        before, _, after = text.partition(COPY)
+        before, found, after = text.partition(COPY)
         ids = vllm_serving.encode(tok, before)
-        if after or COPY in text:
+        if found:
             ids += vllm_serving.encode(tok, copy, ordinary=True) + vllm_serving.encode(tok, after)
         if ids[-1] not in tok.get_added_vocab().values():
             ids += vllm_serving.encode(tok, STOP)
@@ -152,9 +153,7 @@ def streamed_message(sample: Sample) -> Message:
     """protocall's message for the sample's tokens: each special token fed as special."""
     fmt = protocall.formats.get(sample.family)
     tok = sample.tokenizer
-    added = {i: t for t, i in tok.get_added_vocab().items()}
-    markers = [*fmt.reserved, *(m for pair in fmt.channels.values() for m in pair)]
-    specials = {i: t for i, t in added.items() if any(t in m for m in markers)}
+    specials = special_ids(tok, fmt)  # the added tokens that are markers or parts of them
     session = fmt.parser(
         SAMPLE_TOOLS, sample.prompt, special_tokens=list(dict.fromkeys(specials.values()))
     )
