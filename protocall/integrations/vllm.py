@@ -6,10 +6,11 @@
 `pip install 'protocall[vllm]'` registers the `protocall-<format>` names through vLLM's
 `vllm.general_plugins` entry point; without it, `--tool-parser-plugin` and
 `--reasoning-parser-plugin` take `protocall.integrations.vllm` (the dotted name: vLLM
-imports a file path under the file's own name, here `vllm`). Supported: vLLM 0.33 (the split
-`ReasoningParser` / `ToolParser` classes with `engine_based_streaming`, under which vLLM
-passes each call only the new text). Older versions resend the whole text on every call,
-which a resumable parser must not be fed: importing this module there raises ImportError.
+imports a file path under the file's own name, here `vllm`). Supported: vLLM 0.33 and 0.34
+(the split `ReasoningParser` / `ToolParser` classes with `engine_based_streaming`, under
+which vLLM passes each call only the new text). Older versions resend the whole text on
+every call, which a resumable parser must not be fed: importing this module there raises
+ImportError.
 
 The two parsers vLLM builds for a request share one `Turn` (see `turn`): the tool parser
 takes the reasoning parser built just before it on the same thread (vLLM builds the pair
@@ -19,13 +20,21 @@ stays False) and no text is parsed twice. With no tool parser configured (no
 `--enable-auto-tool-choice`), or a request without tools, no tool is declared and a call's
 raw text stays in the content.
 
+A call is sent whole, in one delta, once the session has completed it (arguments parsed
+and validated): a call cut off by `max_tokens` or malformed never reaches the client as a
+call. `PROTOCALL_VLLM_TENTATIVE_CALLS=1` streams calls as they are written instead. A
+request that forces a call (`tool_choice` `required` or a named tool) or declares a
+`strict` tool is given protocall's grammar for the format as its structured output
+(`constrain`).
+
 Special tokens (the defence against marker injection): the format's markers, or parts of
 them, that the tokenizer holds as added tokens are recognised only where their token id
 arrives in `delta_token_ids`; the same text spelled out of ordinary tokens (a document the
 model copies) stays text (see `protocall.special_tokens`). Each delta is split at those ids
-(the text of a delta with none is ordinary, the common case). The request is set to keep
-special tokens in the text (`skip_special_tokens=False`, no spaces around them); where the
-text lacks one the ids show anyway, its text is put back where the ids place it. A
+(the text of a delta with none is ordinary, the common case; see `spans`). The request is
+set to keep special tokens in the text (`skip_special_tokens=False`, no spaces around
+them); where the text lacks one the ids show anyway, its text is put back where the ids
+place it, but for the stop token's, which vLLM leaves out of the output. A
 non-streaming request is parsed from its text alone (vLLM passes no token ids there), with
 every marker recognised.
 """
@@ -154,14 +163,14 @@ def spans(
     owed = None
     if whole != text and ids[-1] in specials and whole == text + markers[-1]:
         owed = markers.pop()
-    pieces = _in_order(text, markers) if owed or whole == text else None
+    pieces = _found(text, markers) if owed or whole == text else None
     if pieces is None:
         skipped = len(text) + _SLACK < len(whole) - (len(markers[-1]) if ids[-1] in specials else 0)
         pieces, owed = placed(text, ids, specials, tokenizer, skipped)
     return [piece for piece in pieces if piece[0]], owed
 
 
-def _in_order(text: str, markers: Sequence[str]) -> list[tuple[str, bool]] | None:
+def _found(text: str, markers: Sequence[str]) -> list[tuple[str, bool]] | None:
     """`text` split at the first occurrences of `markers` in turn, or None when one is
     missing or the text between them holds one of them again (which is which would take
     the token ids' text)."""
