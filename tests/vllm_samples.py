@@ -48,7 +48,7 @@ COPY = "SENTINEL"
 """Where a sample's marker text, spelled out of ordinary tokens, goes."""
 
 CALL = ToolUse(
-    "write_file", {"path": "/tmp/build.sh", "content": 'rm -rf "$OUT" <b>\n', "lines": 3}
+    "write_file", {"path": "/tmp/build.sh", "content": 'rm -rf "$OUT" <b> # café ✓\n', "lines": 3}
 )
 SECOND = ToolUse("write_file", {"path": "b.txt"})
 COPIED = ToolUse("write_file", {"path": COPY})
@@ -113,7 +113,7 @@ def samples(family: str) -> list[Sample]:
     tok = tokenizer(family)
     start = "reasoning" if "reasoning" in fmt.prompts else None
     prompt = "Go.\n" + (fmt.prompt_for(start) or "")
-    thinking = "Plan: write the file." if start else None
+    thinking = "Plan: write the file — ünïcödé ✓." if start else None
     copy = " ".join(special_tokens(family)[:4])
     turns = {
         "reasoning then a call": Turn(thinking, ("Writing it.", CALL)),
@@ -121,7 +121,7 @@ def samples(family: str) -> list[Sample]:
         "marker text inside an argument": Turn(thinking, (COPIED,)),
         "marker text in the content": Turn(thinking, (f"Look: {COPY}", SECOND)),
         "text after a call": Turn(thinking, ("Saving.", SECOND, "Done, saved.")),
-        "no call": Turn(thinking, ("Nothing to do here.",)),
+        "no call": Turn(thinking, ("Nothing to do here — 日本語 ✓.",)),
         "malformed call": Turn(thinking, ("Trying.", UNDECLARED)),
     }
     out = []
