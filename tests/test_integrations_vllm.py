@@ -270,25 +270,34 @@ def test_a_delta_holding_a_copy_and_the_special_token_places_each() -> None:
             ("<tool_call>", False),
             ("<tool_call>", True),
         ],
-        None,
+        [],
+        0,
     )
     assert spans(text, special + copy, specials, tokenizer) == (
         [
             ("<tool_call>", True),
             ("<tool_call>", False),
         ],
-        None,
+        [],
+        0,
     )
     assert spans(
         "ab",
         [*tokenizer.ordinary("a"), *special, *tokenizer.ordinary("b")],
         specials,
         tokenizer,
-    ) == ([("a", False), ("<tool_call>", True), ("b", False)], None)
-    # The stop token's id ends the last delta without its text: owed, not put in.
+    ) == ([("a", False), ("<tool_call>", True), ("b", False)], [], 0)
+    # The stop token's id ends the last delta without its text: due, not put in.
     assert spans("a", [*tokenizer.ordinary("a"), *special], specials, tokenizer) == (
         [("a", False)],
-        "<tool_call>",
+        [("<tool_call>", True)],
+        0,
+    )
+    # Text held back (a stop string could start there): what arrived, then what is due.
+    assert spans("<tool_", special + tokenizer.ordinary("b"), specials, tokenizer) == (
+        [],
+        [("<tool_call>", True), ("b", False)],
+        len("<tool_"),
     )
 
 
@@ -333,8 +342,8 @@ def test_a_delta_splits_into_exactly_its_tokens(
     parts: list[tuple[str, bool]], skipped: bool
 ) -> None:
     """Whatever mix of special tokens and spelled-out copies a delta holds, each special
-    token is placed where its id is, also when the text lacks it (skipped); one that ends
-    the delta without its text is owed."""
+    token is placed where its id is, also when the text lacks it (skipped); those that end
+    the delta without their text are due."""
     from protocall.integrations.vllm import spans
 
     tokenizer = Tokenizer(["<tool_call>", "</tool_call>"])
@@ -352,7 +361,7 @@ def test_a_delta_splits_into_exactly_its_tokens(
         else:
             want.append((text, special))
     text = tokenizer.decode(ids, skip_special_tokens=skipped)
-    owed = None
-    if skipped and want and want[-1][1]:
-        owed = want.pop()[0]  # its text may come with the next delta (see `spans`)
-    assert spans(text, ids, specials, tokenizer) == (want, owed)
+    arrived, due, partly = spans(text, ids, specials, tokenizer)
+    assert partly == 0
+    assert not due if not skipped else all(special for _, special in due)
+    assert arrived + due == want

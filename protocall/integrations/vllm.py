@@ -143,31 +143,84 @@ def special_ids(tokenizer: Any, fmt: Format) -> dict[int, str]:
     return found
 
 
+Pieces = list[tuple[str, bool]]
+"""Text in order, each piece ordinary (False) or a special token's text (True)."""
+
+
 def spans(
     text: str, ids: Sequence[int], specials: Mapping[int, str], tokenizer: Any
-) -> tuple[list[tuple[str, bool]], str | None]:
-    """`text` (one delta) split into ordinary text and the special tokens its `ids` hold,
-    as (text, special) pairs in order, and the text of a special token left owed.
+) -> tuple[Pieces, Pieces, int]:
+    """`text` (one delta) split into ordinary text and the special tokens its `ids` hold:
+    the pieces that arrived, the pieces still due, and how many characters of the first
+    due piece did arrive.
 
-    A special token that ends `ids` while its text does not end `text` is owed: vLLM's
-    detokenizer leaves out the text of the stop token, which ends the last delta, and holds
-    back text a stop string might start. The caller settles it with the next delta (see
-    `_Turn.delta`). When `text` is exactly the ids' text (one decode of the delta), or
-    that but for an owed last token, the special tokens' texts are found in it in order,
-    if the ordinary text between them holds none of them (no copy spelled out of ordinary
-    tokens to mistake for one). Otherwise (the server skipped special tokens, a
-    character's bytes straddle deltas, a copy beside a special token) each is placed where
-    the ordinary ids before it end (`placed`)."""
+    The ids' text (one decode of the delta) is split at the special tokens, found in it in
+    order when the ordinary text between them holds none of them again (no copy spelled
+    out of ordinary tokens to mistake for one), else placed by their ordinary ids' decoded
+    length (`placed`). `text` is that text but for what vLLM's detokenizer moves: it leaves
+    out the stop token's text, which ends the last delta, and with a request's stop
+    strings it holds back the text that could start one, which comes with later deltas
+    (some of it, ordinary, may start this delta's text). So what of the ids' text has not
+    arrived is due (the caller settles it with the next deltas, see `_Turn.delta`). When
+    `text` does not line up with the ids' text so (the server skipped special tokens, a
+    character's bytes straddle deltas), each special token is placed in `text` itself."""
+    # Bytes that end a character begun in the previous delta decode to U+FFFD here; the
+    # character is in `text` whole, like held-back text (`_shift`).
+    whole = _decode(tokenizer, ids).lstrip(_REPLACEMENT)
     markers = [specials[token] for token in ids if token in specials]
-    whole = _decode(tokenizer, ids)
-    owed = None
-    if whole != text and ids[-1] in specials and whole == text + markers[-1]:
-        owed = markers.pop()
-    pieces = _found(text, markers) if owed or whole == text else None
-    if pieces is None:
-        skipped = len(text) + _SLACK < len(whole) - (len(markers[-1]) if ids[-1] in specials else 0)
-        pieces, owed = placed(text, ids, specials, tokenizer, skipped)
-    return [piece for piece in pieces if piece[0]], owed
+    pieces = _found(whole, markers) or placed(whole, ids, specials, tokenizer)[0]
+    if whole.startswith(text):
+        arrived, due, partly = _cut(pieces, len(text))
+        due = _clean(due)
+        if all(special for _, special in due) or text != _ordinary(pieces):
+            return _clean(arrived), due, partly
+    if text == _ordinary(pieces):
+        return _clean(pieces), [], 0  # the server skipped the special tokens' text
+    held = _shift(text, whole)
+    if held is not None:
+        arrived, due, partly = _cut(pieces, len(text) - held)
+        return _clean([(text[:held], False), *arrived]), _clean(due), partly
+    skipped = len(text) + _SLACK < len(whole) - (len(markers[-1]) if ids[-1] in specials else 0)
+    arrived, owed = placed(text, ids, specials, tokenizer, skipped)
+    return _clean(arrived), [(owed, True)] if owed else [], 0
+
+
+def _ordinary(pieces: Pieces) -> str:
+    return "".join(piece for piece, special in pieces if not special)
+
+
+def _shift(text: str, whole: str) -> int | None:
+    """How many characters start `text` before the ids' text `whole` does (ordinary text
+    earlier deltas held back), if within `_HELD`; None if `text` is no such shift."""
+    for start in range(1, min(len(text), _HELD)):
+        if whole.startswith(text[start:]):
+            return start
+    return None
+
+
+_REPLACEMENT = "\ufffd"
+_HELD = 256
+"""The most characters vLLM's detokenizer is taken to hold back (a stop string's length)."""
+
+
+def _cut(pieces: Pieces, length: int) -> tuple[Pieces, Pieces, int]:
+    """`pieces` cut after `length` characters: those before, those after, and how many
+    characters of the first after arrived (a special token's text is never cut: it goes
+    after whole, the characters of it that arrived counted)."""
+    at = 0
+    for index, (piece, special) in enumerate(pieces):
+        end = at + len(piece)
+        if end > length:
+            if special or at == length:
+                return pieces[:index], pieces[index:], length - at
+            head, tail = piece[: length - at], piece[length - at :]
+            return [*pieces[:index], (head, False)], [(tail, False), *pieces[index + 1 :]], 0
+        at = end
+    return pieces, [], 0
+
+
+def _clean(pieces: Pieces) -> Pieces:
+    return [piece for piece in pieces if piece[0]]
 
 
 def _found(text: str, markers: Sequence[str]) -> list[tuple[str, bool]] | None:
@@ -203,7 +256,7 @@ def placed(
     of ordinary tokens, just before or after it, stays ordinary. With `skipped` (the
     server left special tokens out of the text: it is shorter than the ids' text with
     them), each is put in at its place. One that ends `ids` without its text there is
-    owed (see `spans`)."""
+    due, not put in (see `spans`)."""
     pieces: list[tuple[str, bool]] = []
     at = 0
     run: list[int] = []  # ordinary ids since the last special token
@@ -329,32 +382,56 @@ class _Turn(Turn):
         self.specials = special_ids(tokenizer, fmt)
         self.special_tokens = tuple(dict.fromkeys(self.specials.values()))
         self.held: list[Event] = []  # events that wait for the next delta (see `_in_order`)
-        self.owed: str | None = None  # a special token's text due (see `delta`)
+        self.due: Pieces = []  # pieces of earlier deltas' ids whose text is still due
+        self.partly = 0  # how much of the first due piece arrived
         self.tentative = tentative_calls()
         self.sent = 0  # calls sent whole
 
     def delta(self, text: str, ids: Sequence[int]) -> DeltaMessage | None:
         """The message of one delta: its text ordinary unless its ids hold special tokens.
-        A special token owed by the previous delta (see `spans`) comes first: its text held
-        back then, or skipped by the server."""
+        What earlier deltas left due (see `spans`) is settled first."""
         specials = self.specials
         events: list[Event] = []
-        if self.owed is not None:
-            marker, self.owed = self.owed, None
-            events += self.feed(marker, True)
-            text = text[len(marker) :] if text.startswith(marker) else text
+        if self.due:
+            text = self._settle(text, events)
         if not specials or specials.keys().isdisjoint(ids):
             events += self.feed(text)
         else:
-            pieces, self.owed = spans(text, ids, specials, self.tokenizer)
+            pieces, self.due, self.partly = spans(text, ids, specials, self.tokenizer)
             for piece, special in pieces:
                 events += self.feed(piece, special)
         return self.message(self._in_order(events))
 
+    def _settle(self, text: str, events: list[Event]) -> str:
+        """Feed the due pieces `text` starts with (a special token once all its text is
+        there); what of `text` follows them. Text that does not continue them means they
+        will not come as such: a special token due is fed as the server skipped its text,
+        ordinary text due is dropped (a character whose bytes straddled deltas arrives
+        whole instead)."""
+        due = self.due
+        while due and text:
+            piece, special = due[0]
+            rest = piece[self.partly :]
+            if text.startswith(rest):
+                events += self.feed(piece if special else rest, special)
+                text, self.partly = text[len(rest) :], 0
+                del due[0]
+            elif rest.startswith(text):
+                if not special:
+                    events += self.feed(text)
+                self.partly += len(text)
+                return ""
+            else:
+                for marker in [piece for piece, special in due if special]:
+                    events += self.feed(marker, True)
+                due.clear()
+                self.partly = 0
+        return text
+
     def last(self) -> DeltaMessage | None:
-        """The message of the end of the stream: everything still held back. A special
-        token still owed was the stop token, whose text is not part of the output."""
-        self.owed = None
+        """The message of the end of the stream: everything still held back. Text still
+        due never comes: the stop token's, or what followed a stop string."""
+        self.due, self.partly = [], 0
         events, self.held = self.held + self.finish(), []
         return self.message(events)
 
