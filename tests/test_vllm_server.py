@@ -31,6 +31,8 @@ CHUNKINGS = {
     "--stream-interval 4": {"interval": 4},
     "speculative bursts": {"steps": [1, 4, 2, 7, 3, 1, 5]},
     "slow client": {"steps": [2], "lag": 3},
+    # A request stop string (never written): vLLM holds back the text that could start it.
+    "stop string": {"steps": [1, 3], "stop": ["NEVER-WRITTEN-STOP"]},
 }
 
 
@@ -79,9 +81,10 @@ def server(sample: vllm_samples.Sample, **chunking: Any) -> tuple[Any, Any]:
     return vllm_serving.serving(engine, name, name), engine
 
 
-def streamed(sample: vllm_samples.Sample, **chunking: Any) -> dict[str, Any]:
+def streamed(sample: vllm_samples.Sample, stop: Any = None, **chunking: Any) -> dict[str, Any]:
     chat, _ = server(sample, **chunking)
-    body = vllm_serving.run(chat, vllm_serving.request(vllm_samples.SAMPLE_TOOLS, True))
+    request = vllm_serving.request(vllm_samples.SAMPLE_TOOLS, True, stop=stop)
+    body = vllm_serving.run(chat, request)
     return sdk_read(body, vllm_samples.SAMPLE_TOOLS)
 
 

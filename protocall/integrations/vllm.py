@@ -185,6 +185,18 @@ def spans(
     return _clean(arrived), [(owed, True)] if owed else [], 0
 
 
+def _before(text: str, marker: str) -> int:
+    """Where `marker`, or a prefix of it that ends `text`, starts in `text` (`len(text)`
+    when neither does)."""
+    found = text.find(marker)
+    if found >= 0:
+        return found
+    for start in range(max(0, len(text) - len(marker) + 1), len(text)):
+        if marker.startswith(text[start:]):
+            return start
+    return len(text)
+
+
 def _ordinary(pieces: Pieces) -> str:
     return "".join(piece for piece, special in pieces if not special)
 
@@ -192,7 +204,7 @@ def _ordinary(pieces: Pieces) -> str:
 def _shift(text: str, whole: str) -> int | None:
     """How many characters start `text` before the ids' text `whole` does (ordinary text
     earlier deltas held back), if within `_HELD`; None if `text` is no such shift."""
-    for start in range(1, min(len(text), _HELD)):
+    for start in range(1, min(len(text), _HELD) + 1):
         if whole.startswith(text[start:]):
             return start
     return None
@@ -382,50 +394,71 @@ class _Turn(Turn):
         self.specials = special_ids(tokenizer, fmt)
         self.special_tokens = tuple(dict.fromkeys(self.specials.values()))
         self.held: list[Event] = []  # events that wait for the next delta (see `_in_order`)
-        self.due: Pieces = []  # pieces of earlier deltas' ids whose text is still due
+        self.due: list[str] = []  # special tokens of earlier deltas whose text is due
         self.partly = 0  # how much of the first due piece arrived
+        self.waited = 0  # ordinary text fed while a due special token's text is awaited
         self.tentative = tentative_calls()
         self.sent = 0  # calls sent whole
 
     def delta(self, text: str, ids: Sequence[int]) -> DeltaMessage | None:
         """The message of one delta: its text ordinary unless its ids hold special tokens.
-        What earlier deltas left due (see `spans`) is settled first."""
+        The special tokens earlier deltas left due (see `spans`) are settled first; while
+        one is still due, the delta's text is all earlier text and its own special tokens
+        are due after it."""
         specials = self.specials
         events: list[Event] = []
         if self.due:
             text = self._settle(text, events)
+            if self.due:
+                self.due += [specials[token] for token in ids if token in specials]
+                return self.message(self._in_order(events))
         if not specials or specials.keys().isdisjoint(ids):
             events += self.feed(text)
         else:
-            pieces, self.due, self.partly = spans(text, ids, specials, self.tokenizer)
+            pieces, due, partly = spans(text, ids, specials, self.tokenizer)
             for piece, special in pieces:
                 events += self.feed(piece, special)
+            first = due[0][1] if due else False
+            self.due = [piece for piece, special in due if special]
+            self.partly = partly if first else 0
         return self.message(self._in_order(events))
 
     def _settle(self, text: str, events: list[Event]) -> str:
-        """Feed the due pieces `text` starts with (a special token once all its text is
-        there); what of `text` follows them. Text that does not continue them means they
-        will not come as such: a special token due is fed as the server skipped its text,
-        ordinary text due is dropped (a character whose bytes straddled deltas arrives
-        whole instead)."""
+        """Feed what `text` brings of the special tokens due, in order, with the ordinary
+        text before each (text a stop string's hold-back kept from earlier deltas, at most
+        `_HELD` characters); what of `text` follows them. A due token whose text has not
+        come within that was left out of the text (the server skipped it): it is fed."""
         due = self.due
         while due and text:
-            piece, special = due[0]
-            rest = piece[self.partly :]
-            if text.startswith(rest):
-                events += self.feed(piece if special else rest, special)
-                text, self.partly = text[len(rest) :], 0
-                del due[0]
-            elif rest.startswith(text):
-                if not special:
-                    events += self.feed(text)
-                self.partly += len(text)
-                return ""
+            marker = due[0]
+            if self.partly:
+                rest = marker[self.partly :]
+                if rest.startswith(text):
+                    self.partly += len(text)
+                    return ""
+                if not text.startswith(rest):  # what began like it was ordinary text
+                    events += self.feed(marker[: self.partly])
+                    self.waited += self.partly
+                    self.partly = 0
+                    continue
+                text = text[len(rest) :]
             else:
-                for marker in [piece for piece, special in due if special]:
-                    events += self.feed(marker, True)
-                due.clear()
-                self.partly = 0
+                if self.waited + len(text) > _HELD:
+                    for marker in due:
+                        events += self.feed(marker, True)
+                    due.clear()
+                    break
+                before = _before(text, marker)
+                events += self.feed(text[:before])
+                self.waited += before
+                text = text[before:]
+                if not text.startswith(marker):
+                    self.partly = len(text)  # a beginning of it ends the text
+                    return ""
+                text = text[len(marker) :]
+            events += self.feed(marker, True)
+            del due[0]
+            self.partly = self.waited = 0
         return text
 
     def last(self) -> DeltaMessage | None:
