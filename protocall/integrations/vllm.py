@@ -267,8 +267,8 @@ def placed(
     incremental detokenizer moves between deltas), so a copy of the same text spelled out
     of ordinary tokens, just before or after it, stays ordinary. With `skipped` (the
     server left special tokens out of the text: it is shorter than the ids' text with
-    them), each is put in at its place. One that ends `ids` without its text there is
-    due, not put in (see `spans`)."""
+    them), each is put in at its place. Otherwise one that ends `ids` without its text
+    there is due, not put in (see `spans`)."""
     pieces: list[tuple[str, bool]] = []
     at = 0
     run: list[int] = []  # ordinary ids since the last special token
@@ -280,7 +280,7 @@ def placed(
             continue
         start = end = min(at + (len(_decode(tokenizer, run)) if run else 0), len(text))
         found = None if skipped else _near(text, marker, start, at)
-        if found is None and index == last:
+        if found is None and index == last and not skipped:
             pieces.append((text[at:], False))
             return pieces, marker
         if found is not None:
