@@ -38,6 +38,7 @@ from protocall.combinators import (
 from protocall.combinators.json import NestedObjects
 from protocall.combinators.result import Backtrack, ParseFailure
 from protocall.events import ProtocolError
+from protocall.formats.compiled import clear_cache
 from protocall.formats.gpt_oss import CHANNEL, END, START
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs
@@ -65,6 +66,17 @@ KNOWN = [
     ("gpt-oss", "'<|start|>' repeated"),
 ]
 """Inputs that were super-linear once; always checked."""
+
+
+@contextlib.contextmanager
+def recompiled() -> Iterator[None]:
+    """Formats compiled anew inside (for a test that patches what a grammar is built
+    from) and after (the patch undone)."""
+    clear_cache()
+    try:
+        yield
+    finally:
+        clear_cache()
 
 
 def parse(name: str, text: str, delta: int) -> None:
@@ -585,7 +597,7 @@ def test_nested_bare_objects_cost_the_same_work_whatever_the_depth_bound(delta: 
     small, large = generate(1000), generate(3000)
     per_character = {}
     for depth in (4, 64):
-        with pytest.MonkeyPatch.context() as patch:
+        with pytest.MonkeyPatch.context() as patch, recompiled():
             patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
             patch.setattr(recovery, "LEARNED", 0)  # the scan's work, not a learned head
             parse("llama-3", small, delta)  # grammar caches warm: not counted
@@ -809,7 +821,7 @@ def test_the_content_scan_reads_a_start_as_the_turn_would(
     small enough for the scan to decide inside the text)."""
     from protocall.formats import llama3
 
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, recompiled():
         patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
         patch.setattr(llama3, "LOOKAHEAD", size)
         with without_shortcuts():

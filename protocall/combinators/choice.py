@@ -16,7 +16,7 @@ from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Choice, Far, Input
+from .stream import Choice, Far, Input, caches
 from .tags import Tag
 
 T = TypeVar("T")
@@ -65,15 +65,17 @@ class Alt(Parser[T]):
             at = pos - inp.base
         if at < len(inp.buf):
             char = inp.buf[at]
-            planned = self.plans.get(char)
+            plans = self.plans if inp.learned is None else inp.learned.cache(self, "plans")
+            planned = plans.get(char)
             if planned is None:
-                planned = self._plan(char)
+                planned = _kept(plans, char, self._plan(char))
             plan, width = planned
             while width:  # glances at up to `width` characters: decided by them, once
                 window = inp.buf[at : at + width]
-                decided = self.windows.get(window)
+                windows = caches(self, inp, "windows")  # the run's, once it has learned
+                decided = windows.get(window)
                 if decided is None:
-                    decided = self._decide(plan, window)
+                    decided = _kept(windows, window, self._decide(plan, window))
                 if decided is not _WAIT:
                     plan = decided
                     break
@@ -137,11 +139,8 @@ class Alt(Parser[T]):
             plan.append((parser, width if width > 1 else 0))
         if ruled_out:
             plan.append((glances.tried(ruled_out), -1))
-        if len(self.plans) >= _MEMO:
-            self.plans.clear()
         width = max(width for _, width in plan) if plan else 0
-        self.plans[char] = result = tuple(plan), width
-        return result
+        return tuple(plan), width
 
     def _decide(self, plan: Plan, window: str) -> Plan:
         """`plan` where the input starts with `window` (as wide as it glances, or all the
@@ -152,8 +151,6 @@ class Alt(Parser[T]):
         `_WAIT` if every branch before that one is ruled out (waiting for its characters
         first, the choice records nothing meanwhile: nobody reads the records while it
         waits)."""
-        if len(self.windows) >= _MEMO:
-            self.windows.clear()
         decided: list[tuple[Any, int]] = []
         ruled_out: list[Glance] = []
         rest: Plan = ()
@@ -163,7 +160,6 @@ class Alt(Parser[T]):
                 glance = parser if width < 0 else parser.glance(window[:width])
                 if glance is not None and glance.waits:
                     if not decided and len(window) < width:
-                        self.windows[window] = _WAIT
                         return _WAIT
                     rest = plan[index:]
                     break
@@ -177,8 +173,7 @@ class Alt(Parser[T]):
             decided.append((parser, undecided))
         if ruled_out:
             decided.append((glances.tried(ruled_out), -1))
-        self.windows[window] = result = (*decided, *rest)
-        return result
+        return (*decided, *rest)
 
     def _glance(self, window: str) -> Glance | None:
         outcomes = []
@@ -228,8 +223,10 @@ class Undecided:
         alt, pos = self.alt, self.pos
         start = pos - inp.base
         head = inp.buf[start:] + text  # all the input from `pos`: the choice waits on it
-        planned = alt.plans.get(head[0])
-        if planned is None or len(head) >= planned[1] or alt.windows.get(head) is not _WAIT:
+        planned = caches(alt, inp, "plans").get(head[0])
+        if planned is None or len(head) >= planned[1]:
+            return None
+        if caches(alt, inp, "windows").get(head) is not _WAIT:
             return None
         inp.append(text)
         return "", pos
@@ -274,6 +271,15 @@ def _failure_at(char: str) -> Any:
     return failure
 
 
+def _kept(cache: dict[str, T], key: str, value: T) -> T:
+    """`value`, kept in `cache` under `key` (a cache of a choice's shortcuts: cleared
+    when full)."""
+    if len(cache) >= _MEMO:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 _WAIT: Plan = ((None, 0),)
 """A choice's plan where it waits for more characters before it tries any branch."""
 _MEMO = 256
@@ -307,8 +313,9 @@ class Many(Wrapper[list[T]]):
 
     def step(self, inp: Input, pos: int) -> Step[list[T]]:
         values: list[T] = []
-        skips, keep, count = self.skips, self.keep, 0
+        keep, count = self.keep, 0
         while True:
+            skips = self.skips if inp.learned is None else inp.learned.cache(self, "skips")
             at = pos - inp.base
             if at == len(inp.buf) and not inp.eof and self.waiting:
                 while pos == inp.end and not inp.eof:  # the repetition would only wait
@@ -402,7 +409,7 @@ class Runs(Wrapper[T]):
         return max(parser.reach() for parser in (*self.ahead, self.separator))
 
     def step(self, inp: Input, pos: int) -> Step[T]:
-        tagged, windows, skips = self.parser, self.windows, self.skips
+        tagged = self.parser
         start, choice = pos, None
         while True:
             try:
@@ -421,6 +428,7 @@ class Runs(Wrapper[T]):
                 inp.close_choice(choice, keep_output=True)
             at = end - inp.base
             window = inp.buf[at : at + self.width]
+            windows = caches(self, inp, "windows")  # the run's, once it has learned
             follows = windows.get(window)
             if follows is None:
                 if len(windows) >= _MEMO:
@@ -434,6 +442,7 @@ class Runs(Wrapper[T]):
                     return value, start
                 yield start  # as the loop waits for the character
             char = inp.buf[at]
+            skips = caches(self, inp, "skips")
             free = skips.get(char)
             if free is None:
                 if len(skips) >= _MEMO:
