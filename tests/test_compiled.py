@@ -77,11 +77,15 @@ def test_the_format_the_start_and_every_part_of_the_tools_tell_compiled_grammars
 
 
 @pytest.mark.usefixtures("fresh_cache")
-def test_tools_given_as_tool_objects_or_a_tools_mapping_are_keyed_by_content() -> None:
+def test_tool_objects_are_keyed_by_content_and_a_tools_mapping_by_identity() -> None:
     hermes = formats.get("hermes")
     tool = Tool("get_weather", {"type": "object"})
-    assert compiled(hermes, [tool], None) is compiled(hermes, Tools([tool]), None)
+    assert compiled(hermes, [tool], None) is compiled(hermes, [Tool(*vars(tool).values())], None)
     assert compiled(hermes, (t for t in [tool]), None).tools == Tools([tool])
+    declared = Tools([tool])
+    assert compiled(hermes, declared, None).tools is declared
+    assert compiled(hermes, declared, None) is compiled(hermes, declared, None)
+    assert compiled(hermes, Tools([tool]), None) is not compiled(hermes, declared, None)
 
 
 @pytest.mark.usefixtures("fresh_cache")

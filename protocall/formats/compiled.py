@@ -10,9 +10,11 @@ the grammar, shared.
 Tool sets repeat (an agent declares the same tools on every turn), so compiled grammars
 are kept in a bounded cache, least recently used first out, keyed by the format, the
 starting channel and the tools' content: their JSON text, as given (names, descriptions
-and schemas, in their order). `cache_info()` tells its size, `set_cache_size` bounds it,
-`clear_cache` empties it. Tools that are not JSON data (an object orjson cannot write)
-are compiled for the one session, uncached.
+and schemas, in their order), or, for a `Tools` (tools checked already, immutable), its
+identity: a caller that declares the same tools on every turn may keep one `Tools` and
+skip writing their JSON (about 0.4 µs per tool). `cache_info()` tells its size,
+`set_cache_size` bounds it, `clear_cache` empties it. Tools that are not JSON data (an
+object orjson cannot write) are compiled for the one session, uncached.
 """
 
 from __future__ import annotations
@@ -96,10 +98,11 @@ def compiled(fmt: Format, tools: ToolsArgument, start: str | None) -> Compiled:
     `UsageError`) and kept."""
     if tools is not None and not isinstance(tools, list | tuple | Tools):
         tools = list(tools)  # read once: the key and the compilation read it
-    key = _tools_key(tools)
+    key = _tools_key(tools) if not isinstance(tools, Tools) else id(tools)
     if key is None:
         return _compile(fmt, tools, start)
-    # The entry holds `fmt` (its grammar does): its id is not reused while the entry lives.
+    # The entry holds `fmt` (its grammar does) and a `Tools` keyed by identity (its
+    # `tools`): their ids are not reused while the entry lives.
     return _CACHE.get((id(fmt), start, key), lambda: _compile(fmt, tools, start))
 
 
@@ -113,8 +116,7 @@ def _tools_key(tools: ToolsArgument) -> bytes | None:
     if tools is None:
         return b"null"
     try:
-        listed = list(tools.values()) if isinstance(tools, Tools) else tools
-        return orjson.dumps(listed, default=_data)
+        return orjson.dumps(tools, default=_data)
     except (TypeError, orjson.JSONEncodeError):
         return None
 
