@@ -133,8 +133,8 @@ def measure(name: str, count: int, repeats: int) -> Row:
         clear_cache()
         colds.append(_timed(lambda: fmt.parser(declared, prompt))[0])
     warm, first, median, finish, turn, each = [], [], [], [], [], []
+    gc.collect()  # once: the collector then runs as it would in a server, now and then
     for index in range(repeats + 1):
-        gc.collect()
         created, session = _timed(lambda: fmt.parser(declared, prompt))
         times = _fed(session, chunks)
         finished, _ = _timed(session.finish)
@@ -223,8 +223,8 @@ def servers(names: Sequence[str], repeats: int) -> str:
         for label, turn in server_turns(name, servers_shim).items():
             turn()  # warm-up: imports, caches, the compiled format
             times = []
+            gc.collect()
             for _ in range(repeats):
-                gc.collect()
                 times.append(_timed(turn)[0])
             cost[label] = statistics.median(times)
         cells = (
