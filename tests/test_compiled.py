@@ -223,3 +223,67 @@ def test_sessions_on_several_threads_give_what_they_give_one_at_a_time() -> None
     finally:
         sys.setswitchinterval(interval)
     assert [together[index] for index in range(len(work))] == alone
+
+
+# -- validators: a quick check for the usual schema shapes --------------------------------------
+
+LEAVES = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["string", "integer", "number", "boolean", "null", "array"])},
+        optional={
+            "minimum": st.integers(-3, 3) | st.floats(-3, 3),
+            "maxLength": st.integers(0, 3),
+            "description": st.just("d"),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"enum": st.lists(st.sampled_from(["a", "b", "1", ""]), min_size=1, unique=True)}
+    ),
+    st.fixed_dictionaries(
+        {"type": st.lists(st.sampled_from(["string", "integer", "null"]), min_size=1, unique=True)}
+    ),
+    st.just({}),
+)
+SCHEMAS = st.recursive(
+    LEAVES,
+    lambda inner: (
+        st.fixed_dictionaries(
+            {
+                "type": st.just("object"),
+                "properties": st.dictionaries(st.sampled_from("abc"), inner),
+            },
+            optional={
+                "required": st.lists(st.sampled_from("abcd"), unique=True),
+                "additionalProperties": st.booleans() | inner,
+            },
+        )
+        | st.fixed_dictionaries({"type": st.just("array"), "items": inner})
+    ),
+    max_leaves=6,
+)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.sampled_from("ab1"),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abcd"), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SCHEMAS, st.dictionaries(st.sampled_from("abcd"), VALUES))
+def test_the_quick_check_passes_only_arguments_the_validator_finds_valid(
+    properties: dict[str, Any], arguments: dict[str, Any]
+) -> None:
+    """Where `_quick` says valid, jsonschema finds nothing (where it says nothing, the
+    validator decides): the tool's validator gives jsonschema's verdict."""
+    import jsonschema
+
+    from protocall.tools import _quick
+
+    schema = {"type": "object", "properties": {"x": properties}, "required": ["x"]}
+    quick = _quick(schema)
+    assert quick is not None
+    valid = not list(jsonschema.Draft202012Validator(schema).iter_errors({"x": arguments}))
+    if quick({"x": arguments}):
+        assert valid
+    noted = Tools([Tool("f", schema)]).validator("f")({"x": arguments})
+    assert (noted == ()) == valid
