@@ -3,9 +3,11 @@ and that sharing changes no session's result, one after another or on several th
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -106,6 +108,34 @@ def test_the_cache_keeps_the_most_recently_used_up_to_its_size() -> None:
     assert compiled(hermes, [weather("a")], None) is not first
     with pytest.raises(UsageError):
         set_cache_size(-1)
+
+
+@pytest.mark.usefixtures("fresh_cache")
+def test_a_format_dropped_never_lends_its_grammar_to_a_later_one() -> None:
+    """Formats made and dropped in turn (as detection does), each with its own grammar:
+    each session parses its own format (an entry keyed by an object's id would be found
+    again by a later object given the same id)."""
+    sources = [formats.get("hermes"), formats.get("qwen3-coder")]
+    for _ in range(20):
+        for source in sources:
+            own = dataclasses.replace(source, grammar=lambda t, s, g=source.grammar: g(t, s))
+            text = source.render(Turn(None, (ToolUse("get_weather", {"city": "Paris"}),)), None)
+            session = own.parser([weather()])
+            session.feed(text)
+            session.finish()
+            assert [call.name for call in session.message.tool_calls] == ["get_weather"]
+            grammar = weakref.ref(own.grammar)
+            del own, session
+            assert grammar() is not None  # held by its entry: no later object gets its id
+    clear_cache()
+    assert grammar() is None
+
+
+@pytest.mark.usefixtures("fresh_cache")
+def test_formats_that_differ_but_in_grammar_share_the_compiled_one() -> None:
+    hermes = formats.get("hermes")
+    prompted = dataclasses.replace(hermes, prompts={None: "<|im_start|>assistant\n"})
+    assert compiled(prompted, [weather()], None) is compiled(hermes, [weather()], None)
 
 
 @pytest.mark.usefixtures("fresh_cache")

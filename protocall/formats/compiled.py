@@ -8,13 +8,13 @@ on this thread or others. The grammar's caches (glances, choice plans) are pure 
 the grammar, shared.
 
 Tool sets repeat (an agent declares the same tools on every turn), so compiled grammars
-are kept in a bounded cache, least recently used first out, keyed by the format, the
-starting channel and the tools' content: their JSON text, as given (names, descriptions
-and schemas, in their order), or, for a `Tools` (tools checked already, immutable), its
-identity: a caller that declares the same tools on every turn may keep one `Tools` and
-skip writing their JSON (about 0.4 µs per tool). `cache_info()` tells its size,
-`set_cache_size` bounds it, `clear_cache` empties it. Tools that are not JSON data (an
-object orjson cannot write) are compiled for the one session, uncached.
+are kept in a bounded cache, least recently used first out, keyed by the format's grammar
+(`Format.grammar`), the starting channel and the tools' content: their JSON text, as
+given (names, descriptions and schemas, in their order), or, for a `Tools` (tools checked
+already, immutable), its identity: a caller that declares the same tools on every turn
+may keep one `Tools` and skip writing their JSON (about 0.4 µs per tool). `cache_info()`
+tells its size, `set_cache_size` bounds it, `clear_cache` empties it. Tools that are not
+JSON data (an object orjson cannot write) are compiled for the one session, uncached.
 """
 
 from __future__ import annotations
@@ -101,9 +101,10 @@ def compiled(fmt: Format, tools: ToolsArgument, start: str | None) -> Compiled:
     key = _tools_key(tools) if not isinstance(tools, Tools) else id(tools)
     if key is None:
         return _compile(fmt, tools, start)
-    # The entry holds `fmt` (its grammar does) and a `Tools` keyed by identity (its
-    # `tools`): their ids are not reused while the entry lives.
-    return _CACHE.get((id(fmt), start, key), lambda: _compile(fmt, tools, start))
+    # Keyed by the format's grammar function (which formats derived by `replace` share),
+    # held by the key; a `Tools` keyed by identity is held by the entry (its `tools`), so
+    # its id is not reused while the entry lives.
+    return _CACHE.get((fmt.grammar, start, key), lambda: _compile(fmt, tools, start))
 
 
 def _compile(fmt: Format, tools: ToolsArgument, start: str | None) -> Compiled:
