@@ -151,9 +151,7 @@ class _SchemaProblem(Exception):
 def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
     """The normalised schema (None when normalising changed nothing) and its validator."""
     try:
-        import jsonschema
-        import referencing
-        import referencing.exceptions
+        import jsonschema  # and referencing, which it requires
     except ImportError:
         raise UsageError(
             "checking tool schemas needs the jsonschema package, a dependency of protocall: "
@@ -164,21 +162,15 @@ def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
     schema = _normalized(original, (), refs)
     checker = jsonschema.validators.validator_for(schema)
     try:
-        checker.check_schema(schema)
+        if "$schema" in schema or not _well_formed(schema):
+            checker.check_schema(schema)
     except jsonschema.SchemaError as error:
         message = error.message
         if error.validator == "format" and error.cause is not None:  # `regex`: re's error
             message = f"{error.instance!r} is not a valid {error.validator_value}: {error.cause}"
         raise _SchemaProblem(error.absolute_path, message) from None
-    root = referencing.Resource.from_contents(
-        schema, default_specification=referencing.jsonschema.DRAFT202012
-    )
-    resolver = referencing.Registry().resolver_with_root(root)
-    for path, ref in refs:
-        try:
-            resolver.lookup(ref)
-        except referencing.exceptions.Unresolvable:
-            raise _SchemaProblem(path, f"$ref {ref!r} does not resolve within the schema") from None
+    if refs:
+        _resolve(schema, refs)
     validate = checker(schema)
     quick = _quick(schema) if "$schema" not in schema else None
 
@@ -270,6 +262,59 @@ def _quick(schema: Any, depth: int = 0) -> Check | None:
             return None
         checks.append(lambda value: type(value) is not list or all(map(each, value)))
     return lambda value: all(check(value) for check in checks)
+
+
+def _resolve(schema: dict[str, Any], refs: list[tuple[tuple[str | int, ...], str]]) -> None:
+    """A `_SchemaProblem` for the first of `refs` that does not resolve within `schema`."""
+    import referencing
+    import referencing.exceptions
+    import referencing.jsonschema
+
+    root = referencing.Resource.from_contents(
+        schema, default_specification=referencing.jsonschema.DRAFT202012
+    )
+    resolver = referencing.Registry().resolver_with_root(root)
+    for path, ref in refs:
+        try:
+            resolver.lookup(ref)
+        except referencing.exceptions.Unresolvable:
+            raise _SchemaProblem(path, f"$ref {ref!r} does not resolve within the schema") from None
+
+
+def _well_formed(schema: Any, depth: int = 0) -> bool:
+    """True when `schema` (draft 2020-12, the default), of the shapes `_quick` knows, is
+    certainly valid under its metaschema, whose check (the bulk of a new schema's cost)
+    is then skipped; False: the metaschema check decides."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or depth > _DEEPEST:
+        return False
+    for key, value in schema.items():
+        if key == "type":
+            names = value if isinstance(value, list) else [value]
+            known = all(isinstance(name, str) and name in JSON_TYPES for name in names)
+            good = known and bool(names) and len(set(names)) == len(names)
+        elif key in ("enum", "examples"):
+            good = isinstance(value, list)
+        elif key in _BOUNDS:
+            good = type(value) is int or (type(value) is float and not key.endswith("Length"))
+            good = good and (value >= 0 or not key.endswith("Length"))
+        elif key == "properties":
+            good = isinstance(value, dict) and all(
+                _well_formed(s, depth + 1) for s in value.values()
+            )
+        elif key == "required":
+            names = value if isinstance(value, list) else [None]
+            good = all(isinstance(name, str) for name in names) and len(set(names)) == len(names)
+        elif key in ("additionalProperties", "items"):
+            good = _well_formed(value, depth + 1)
+        elif key in ("description", "title", "$comment", "format"):
+            good = isinstance(value, str)
+        else:
+            good = key == "default"  # any value
+        if not good:
+            return False
+    return True
 
 
 def _fits(

@@ -317,3 +317,22 @@ def test_the_quick_check_passes_only_arguments_the_validator_finds_valid(
         assert valid
     noted = Tools([Tool("f", schema)]).validator("f")({"x": arguments})
     assert (noted == ()) == valid
+
+
+def broken(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """`schema` with one keyword given a value of any JSON kind (valid or not)."""
+    keyword = st.sampled_from(
+        ["type", "enum", "minimum", "minLength", "required", "items", "description", "default"]
+    )
+    return st.builds(lambda key, value: {**schema, key: value}, keyword, VALUES)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SCHEMAS.flatmap(lambda schema: st.just(schema) | broken(schema)))
+def test_a_schema_skips_the_metaschema_check_only_where_it_would_pass(schema: Any) -> None:
+    import jsonschema
+
+    from protocall.tools import _well_formed
+
+    if _well_formed(schema):
+        jsonschema.Draft202012Validator.check_schema(schema)
