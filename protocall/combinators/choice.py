@@ -16,7 +16,7 @@ from .glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
-from .stream import Choice, Far, Input, caches
+from .stream import Choice, Far, Input
 from .tags import Tag
 
 T = TypeVar("T")
@@ -72,7 +72,8 @@ class Alt(Parser[T]):
             plan, width = planned
             while width:  # glances at up to `width` characters: decided by them, once
                 window = inp.buf[at : at + width]
-                windows = caches(self, inp, "windows")  # the run's, once it has learned
+                learned = inp.learned  # its caches are the run's once it has learned
+                windows = self.windows if learned is None else learned.cache(self, "windows")
                 decided = windows.get(window)
                 if decided is None:
                     decided = _kept(windows, window, self._decide(plan, window))
@@ -223,10 +224,13 @@ class Undecided:
         alt, pos = self.alt, self.pos
         start = pos - inp.base
         head = inp.buf[start:] + text  # all the input from `pos`: the choice waits on it
-        planned = caches(alt, inp, "plans").get(head[0])
+        learned = inp.learned  # its caches are the run's once it has learned
+        plans = alt.plans if learned is None else learned.cache(alt, "plans")
+        planned = plans.get(head[0])
         if planned is None or len(head) >= planned[1]:
             return None
-        if caches(alt, inp, "windows").get(head) is not _WAIT:
+        windows = alt.windows if learned is None else learned.cache(alt, "windows")
+        if windows.get(head) is not _WAIT:
             return None
         inp.append(text)
         return "", pos
@@ -428,7 +432,8 @@ class Runs(Wrapper[T]):
                 inp.close_choice(choice, keep_output=True)
             at = end - inp.base
             window = inp.buf[at : at + self.width]
-            windows = caches(self, inp, "windows")  # the run's, once it has learned
+            learned = inp.learned  # its caches are the run's once it has learned
+            windows = self.windows if learned is None else learned.cache(self, "windows")
             follows = windows.get(window)
             if follows is None:
                 if len(windows) >= _MEMO:
@@ -442,7 +447,8 @@ class Runs(Wrapper[T]):
                     return value, start
                 yield start  # as the loop waits for the character
             char = inp.buf[at]
-            skips = caches(self, inp, "skips")
+            learned = inp.learned
+            skips = self.skips if learned is None else learned.cache(self, "skips")
             free = skips.get(char)
             if free is None:
                 if len(skips) >= _MEMO:

@@ -136,16 +136,6 @@ class Running(threading.local):
 running = Running()
 
 
-def caches(parser: Any, inp: Input, name: str) -> dict[Any, Any]:
-    """`parser`'s cache `name` for the run of `inp`: the grammar's own (`parser.name`),
-    unless the run has learned something (see `Learned`)."""
-    learned = inp.learned
-    if learned is None:
-        shared: dict[Any, Any] = getattr(parser, name)
-        return shared
-    return learned.cache(parser, name)
-
-
 class Input:
     """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree.
     `learned` is what the run learned (see `Learned`), `local` the state parsers keep for
