@@ -10,7 +10,7 @@ so a suspended parse resumes exactly where it stopped. A parser never yields onc
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from .glance import EMPTY, WAITING, Glance, before_value, failing
 from .result import (
@@ -60,9 +60,9 @@ class Parser(Generic[T_co]):
             memo: dict[str, Glance | None] = self.__dict__.setdefault("_glances", {})
         else:
             memo = learned.cache(self, "_glances")
-        found: Any = memo.get(window, _UNSEEN)  # one lookup: another thread may clear it
+        found: Glance | None = memo.get(window, _UNSEEN)  # one lookup: a thread may clear it
         if found is not _UNSEEN:
-            return cast("Glance | None", found)
+            return found
         pending, key = running.pending, (id(self), window)
         if key in pending:
             return None
