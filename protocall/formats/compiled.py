@@ -5,7 +5,9 @@ A session is only state: it runs the shared grammar over its own input (`Run`), 
 run learns about its input stays in the run (see `combinators.stream.Learned`), so a
 session gives the same result whether the grammar is fresh or has served other sessions,
 on this thread or others. The grammar's caches (glances, choice plans) are pure memos of
-the grammar, shared.
+the grammar, shared: threads racing to fill one at worst work an entry out twice (a
+dict's get, set and clear are each atomic in CPython; each reader looks an entry up once),
+and none sees an entry half worked out (`combinators.stream.Running.pending`).
 
 Tool sets repeat (an agent declares the same tools on every turn), so compiled grammars
 are kept in a bounded cache, least recently used first out, keyed by the format's grammar
