@@ -336,3 +336,34 @@ def test_a_schema_skips_the_metaschema_check_only_where_it_would_pass(schema: An
 
     if _well_formed(schema):
         jsonschema.Draft202012Validator.check_schema(schema)
+
+
+# -- the turn's loop at the end of the input -------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(NAMES), st.data())
+def test_a_loop_skipping_what_fails_at_the_end_gives_what_running_it_gives(
+    name: str, data: st.DataObject
+) -> None:
+    """A rendered turn, whole or cut anywhere (so the loop ends inside anything), and the
+    format's degenerate outputs: the same events, message and tree whether the loops take
+    the failure at the end of the input from their scratch run or run the repetition."""
+    from protocall.combinators import choice
+
+    fmt = formats.get(name)
+    case = data.draw(cases(fmt))
+    text = case.text[: data.draw(st.integers(0, len(case.text)))]
+    texts = [case.text, text, *(generate(40) for generate in degenerate_inputs(fmt).values())]
+    chunked = [[text[i : i + 3] for i in range(0, len(text), 3)] for text in texts]
+
+    def results() -> list[str]:
+        clear_cache()
+        prompt = case.generation_prompt
+        return [result(fmt.parser(case.tools, prompt, seed=0), chunks) for chunks in chunked]
+
+    expected = results()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(choice, "_failure_at_end", lambda parser: None)
+        assert results() == expected
+    clear_cache()

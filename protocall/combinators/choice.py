@@ -284,6 +284,23 @@ def _kept(cache: dict[str, T], key: str, value: T) -> T:
     return value
 
 
+def _failure_at_end(parser: Parser[Any]) -> Glance | None:
+    """How `parser` fails at a position where the input has ended, as its glance: worked
+    out on a scratch input (it depends on nothing else: no input is there to read), so a
+    loop at the end of the turn does not run every branch of its repetition once more.
+    None where it matches there, or fails after a cut."""
+    inp = Input()
+    inp.eof = True
+    choice = inp.open_choice(0)  # as the loop runs it
+    try:
+        next(parser.step(inp, 0))  # never yields: the input has ended
+    except Backtrack as failure:
+        return None if choice.committed else glances.scratch_glance(failure, inp.far)
+    except (StopIteration, Committed):
+        return None
+    return None
+
+
 _WAIT: Plan = ((None, 0),)
 """A choice's plan where it waits for more characters before it tries any branch."""
 _MEMO = 256
@@ -301,7 +318,8 @@ class Many(Wrapper[list[T]]):
     Each repetition is an undecided choice until it matches or cuts; a repetition that fails
     before a cut ends the loop there (its output dropped). A repetition that matches nothing
     ends the loop too, so `many` never spins. Needs more while a repetition does. A
-    repetition that the character at its start rules out (see `Parser.glance`) is not run.
+    repetition that the character at its start rules out (see `Parser.glance`), or that
+    fails where the input has ended (`_failure_at_end`), is not run.
     Without `keep`, the values are not kept: the value is an empty list.
     """
 
@@ -325,13 +343,14 @@ class Many(Wrapper[list[T]]):
                 while pos == inp.end and not inp.eof:  # the repetition would only wait
                     yield pos
                 at = pos - inp.base
-            if at < len(inp.buf):
-                char = inp.buf[at]
+            if at < len(inp.buf) or inp.eof:
+                char = inp.buf[at] if at < len(inp.buf) else ""  # "": the end of the input
                 skip = skips.get(char, _UNSEEN)
                 if skip is _UNSEEN:
                     if len(skips) >= _MEMO:
                         skips.clear()
-                    skip = skips[char] = _failure_at(char)(self.parser)
+                    failure = _failure_at(char) if char else _failure_at_end
+                    skip = skips[char] = failure(self.parser)
                 if skip is not None:
                     if count < self.minimum:
                         raise glances.refused(pos, skip, inp.refuse(pos, skip, record=False))

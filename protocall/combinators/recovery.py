@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any, NamedTuple
 
-from .glance import WAITING, Glance, Record
+from .glance import WAITING, Glance, scratch_glance
 from .parser import Parser, Step, Wrapper
 from .result import Backtrack, ParseFailure
 from .stream import Choice, Close, Far, Input, Learned, Open, Text, running
@@ -327,9 +327,7 @@ class Recurring(Wrapper[Any]):
         known = self._known(learned)
         if len(known) >= KNOWN:
             known.clear()
-        known[failed.decided] = Glance(
-            raised.position, raised.expected, tuple(raised.context), _record(failed.far, raised)
-        )
+        known[failed.decided] = scratch_glance(raised, failed.far)
         for parser in (self, *self._informed):  # what they glanced before, from the old glance
             learned.caches.pop(parser, None)
 
@@ -361,15 +359,6 @@ class Recurring(Wrapper[Any]):
 
     def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
         return self.parser.deciders(window)  # asked where the glance, learned or not, is undecided
-
-
-def _record(far: Far | None, raised: ParseFailure) -> Record | None:
-    """The record of what a scratch parse recorded before raising `raised` (see `Record`:
-    a context shared with the raised failure is that failure's)."""
-    if far is None:
-        return None
-    at, expected, context = far
-    return Record(at, expected, None if context is raised.context else tuple(context))
 
 
 def recurring(parser: Parser[Any]) -> Recurring:
