@@ -670,11 +670,14 @@ def _random_ids(seed: int | None) -> IdFactory:
     """`call_` + 24 alphanumerics (144 random bits in base 64, `x` and `y` standing for its
     two non-alphanumeric digits); deterministic for a given seed, else from a generator
     seeded once per session by the OS (ids must be unique, not secret: one system call per
-    session instead of one per character)."""
-    rng = random.Random(seed if seed is not None else os.urandom(16))
+    session instead of one per character), when the first id is drawn (a turn without
+    calls seeds nothing)."""
+    generators: list[random.Random] = []
 
     def new_id(index: int) -> str:
-        return "call_" + base64.b64encode(rng.randbytes(18), b"xy").decode()
+        if not generators:
+            generators.append(random.Random(seed if seed is not None else os.urandom(16)))
+        return "call_" + base64.b64encode(generators[0].randbytes(18), b"xy").decode()
 
     return new_id
 

@@ -6,6 +6,7 @@ from os import PathLike
 
 from ..combinators import UsageError
 from .base import Format
+from .compiled import CacheInfo, cache_info, clear_cache, set_cache_size
 
 _REGISTRY: dict[str, Format] = {}
 
@@ -88,4 +89,15 @@ def for_model(path: str | PathLike[str]) -> Format:
     return infer(path)
 
 
-__all__ = ["Format", "for_model", "from_template", "get", "names", "register"]
+__all__ = [
+    "CacheInfo",
+    "Format",
+    "cache_info",
+    "clear_cache",
+    "for_model",
+    "from_template",
+    "get",
+    "names",
+    "register",
+    "set_cache_size",
+]

@@ -10,6 +10,7 @@ from typing import Any
 from ..combinators import Parser, UsageError
 from ..session import Session
 from ..tools import Tool, Tools, normalize_tools
+from .compiled import compiled
 from .turns import Turn
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
@@ -67,16 +68,17 @@ class Format:
         generation_prompt: str | None = None,
         **options: Any,
     ) -> Session:
-        """A streaming session for one turn (options: see `Session`). The tools' schemas are
-        checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
-        now, not during the stream, as is a `special_tokens` text that is no part of any of
-        the format's markers (`reserved` and `channels`: it could never matter)."""
+        """A streaming session for one turn (options: see `Session`). The turn grammar is
+        compiled once per tool set and starting channel and shared by the sessions that
+        declare the same tools (see `formats.compiled`): the tools' schemas are checked and
+        their validators compiled then (`Tools`): a bad schema is a `UsageError` now, not
+        during the stream, as is a `special_tokens` text that is no part of any of the
+        format's markers (`reserved` and `channels`: it could never matter)."""
         if "special_tokens" in options:
             options["special_tokens"] = self._special_tokens(options["special_tokens"])
-        declared = normalize_tools(tools)
-        grammar = self.grammar(declared, self.start_state(generation_prompt))
+        turn = compiled(self, tools, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
-        return Session(grammar, declared, **options)
+        return Session(turn.grammar, turn.tools, **options)
 
     def _special_tokens(self, tokens: Iterable[str]) -> tuple[str, ...]:
         """`tokens` checked: each a non-empty part of one of the format's markers."""
