@@ -198,3 +198,30 @@ def sglang_packages() -> None:
         package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
         package.__spec__.submodule_search_locations = [path]
         sys.modules[name] = package
+
+
+class _ModuleFinder(_Finder):
+    """A finder standing in for whole subtrees of an installed package by dotted name."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if any(fullname == root or fullname.startswith(root + ".") for root in self.roots):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+
+SGLANG_RUNTIME = ("sglang.srt.managers.schedule_batch", "sglang.srt.configs")
+"""The SGLang modules the chat endpoint's import chain reaches that hold the model runtime:
+the scheduler's batch (`io_struct` takes five names from it: enums and a multimodal
+output type) and the model configurations (every architecture's config class, which
+imports torchvision, dill and the quantization kernels). Nothing the chat endpoint runs
+reads them; they load as placeholders."""
+
+
+def sglang_serving() -> None:
+    """Make SGLang's chat endpoint (`serving_chat`) importable: the bare packages of
+    `sglang_packages`, torch and triton stood in for (`install`), and the two runtime
+    subtrees of `SGLANG_RUNTIME` placeholders (idempotent)."""
+    install()
+    sglang_packages()
+    if not any(isinstance(finder, _ModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _ModuleFinder(set(SGLANG_RUNTIME)))

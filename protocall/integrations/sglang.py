@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,19 +40,41 @@ from sglang.srt.parser.reasoning_parser import StreamingParseResult as Reasoning
 from sglang.srt.plugins.hook_registry import HookRegistry, HookType
 
 from .. import formats
-from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
+from ..events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from .turn import Turn, tool_dicts
 
 PREFIX = "protocall-"
+TENTATIVE_CALLS = "PROTOCALL_SGLANG_TENTATIVE_CALLS"
+"""The environment variable that, set to `1` in the server's environment, makes the
+function-call detectors stream each call as it is written (name, then argument fragments)
+instead of whole once complete: for interfaces that show progress. A client then
+assembles calls that may never complete (cut off by `max_tokens`, malformed)."""
 
 
 class _SharedTurn(Turn):
-    """A turn whose tool-call items wait for the function-call detector."""
+    """A turn whose tool-call items wait for the function-call detector.
+
+    By default a call becomes one item (name and complete arguments) when the session
+    completes it, numbered by its place among the calls sent, so a call cut off or
+    malformed never reaches the client; with `tentative` (`TENTATIVE_CALLS`) its name
+    becomes an item once final and each argument fragment another, and `incomplete`
+    holds the calls started and not completed (SGLang then does not report
+    `tool_calls` as the finish reason)."""
 
     def __init__(self, fmt: formats.Format) -> None:
         super().__init__(fmt)
         self.calls: list[ToolCallItem] = []
         self.tool_parser = False  # a function-call detector reads the calls
+        self.tentative = os.environ.get(TENTATIVE_CALLS, "") == "1"
+        self.sent = 0  # calls sent whole
+        self.incomplete: set[int] = set()
 
 
 # The reasoning detector's turn, until the function-call detector of its request takes it.
@@ -61,16 +84,30 @@ _pending: contextvars.ContextVar[_SharedTurn | None] = contextvars.ContextVar(
 
 
 def _split(turn: _SharedTurn, events: Iterable[Event]) -> tuple[str, str]:
-    """The reasoning and content text of `events`; their tool-call parts join `turn.calls`
-    (as SGLang's items: the name with empty arguments first, then argument pieces)."""
+    """The reasoning and content text of `events`; their calls join `turn.calls` as
+    SGLang's items (see `_SharedTurn`)."""
     reasoning: list[str] = []
     content: list[str] = []
+    tentative = turn.tentative
     for event in events:
         if isinstance(event, ContentDelta):
             content.append(event.text)
         elif isinstance(event, ReasoningDelta):
             reasoning.append(event.text)
+        elif isinstance(event, ToolCallEnd):
+            if tentative:
+                turn.incomplete.discard(event.index)
+                continue
+            call = event.call
+            item = ToolCallItem(
+                tool_index=turn.sent, name=call.name, parameters=call.arguments_json
+            )
+            turn.calls.append(item)
+            turn.sent += 1
+        elif not tentative:
+            continue
         elif isinstance(event, ToolCallStart):
+            turn.incomplete.add(event.index)
             start = ToolCallItem(tool_index=event.index, name=event.name, parameters="")
             turn.calls.append(start)
         elif isinstance(event, ToolCallArgumentsDelta):
@@ -103,7 +140,9 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     ) -> None:
         fmt = formats.get(self.format_name)
         opener, closer = fmt.channels.get("reasoning", ("", ""))
-        super().__init__(opener, closer, bool(force_reasoning), stream_reasoning=stream_reasoning)
+        super().__init__(
+            opener, closer, force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning
+        )
         self._held: list[str] = []  # reasoning not yet sent (stream_reasoning=False)
         self.turn = _SharedTurn(fmt)
         self.turn.thinking = force_reasoning
@@ -156,6 +195,12 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
             return ToolResult(normal_text=text, calls=_taken(self.turn))
         reasoning, content = _split(self.turn, events)
         return ToolResult(normal_text=reasoning + content, calls=_taken(self.turn))
+
+    @property
+    def incomplete_tool_call_indices(self) -> set[int]:
+        """The calls sent in part and not completed (only with `TENTATIVE_CALLS`): SGLang
+        keeps the finish reason `stop` for them instead of reporting `tool_calls`."""
+        return self.turn.incomplete
 
     def has_tool_call(self, text: str) -> bool:
         """Whether the complete output `text` holds a call, as the session reads it.
