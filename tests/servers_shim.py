@@ -209,19 +209,23 @@ class _ModuleFinder(_Finder):
         return None
 
 
-SGLANG_RUNTIME = ("sglang.srt.managers.schedule_batch", "sglang.srt.configs")
-"""The SGLang modules the chat endpoint's import chain reaches that hold the model runtime:
-the scheduler's batch (`io_struct` takes five names from it: enums and a multimodal
-output type) and the model configurations (every architecture's config class, which
-imports torchvision, dill and the quantization kernels). Nothing the chat endpoint runs
-reads them; they load as placeholders."""
+SGLANG_RUNTIME = ("sglang.srt.managers.schedule_batch", "sglang.srt.configs", "sgl_kernel")
+"""What the import chains of SGLang's chat endpoint and of its xgrammar backend reach that
+holds the model runtime: the scheduler's batch (`io_struct` takes five names from it:
+enums and a multimodal output type), the model configurations (every architecture's
+config class, which imports torchvision, dill and the quantization kernels) and the CUDA
+kernels package (the xgrammar backend's in-place bitmask). Nothing the tests run reads
+them; they load as placeholders (`sgl_kernel` only where it is not installed)."""
 
 
 def sglang_serving() -> None:
-    """Make SGLang's chat endpoint (`serving_chat`) importable: the bare packages of
-    `sglang_packages`, torch and triton stood in for (`install`), and the two runtime
-    subtrees of `SGLANG_RUNTIME` placeholders (idempotent)."""
+    """Make SGLang's chat endpoint (`serving_chat`) and grammar backends importable: the
+    bare packages of `sglang_packages`, torch and triton stood in for (`install`), and the
+    runtime modules of `SGLANG_RUNTIME` placeholders (idempotent)."""
     install()
     sglang_packages()
     if not any(isinstance(finder, _ModuleFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _ModuleFinder(set(SGLANG_RUNTIME)))
+        absent = {
+            name for name in SGLANG_RUNTIME if "." in name or not importlib.util.find_spec(name)
+        }
+        sys.meta_path.insert(0, _ModuleFinder(absent))

@@ -39,11 +39,14 @@ from clients import MESSAGES, URL, transport
 from openai import LengthFinishReasonError, OpenAI
 
 from protocall.formats.base import Format
+from protocall.grammar.walk import spec_of
 
 servers_shim.sglang_serving()
 servers_shim.require("sglang.srt.entrypoints.openai.serving_chat")
 
+import xgrammar  # noqa: E402  (after the shim: it imports torch)
 from sglang.srt import runtime_context  # noqa: E402
+from sglang.srt.constrained.xgrammar_backend import XGrammarGrammarBackend  # noqa: E402
 from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest  # noqa: E402
 from sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat  # noqa: E402
 from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
@@ -112,6 +115,23 @@ class ChatTokenizer(servers_shim.Tokenizer):
         super().__init__(special_tokens(fmt))
         self.chat_template = TEMPLATE
         self.prompts = {"thinking": fmt.prompt_for("reasoning"), "plain": fmt.prompt_for(None)}
+        self.stops = [s for s in spec_of(fmt).stops if s in self.vocab]
+
+    def init_xgrammar(self) -> tuple[Any, None]:
+        """What SGLang's xgrammar backend asks a tokenizer of its own kind for: xgrammar's
+        view of the vocabulary (the ids `encode` gives; the ordinary characters of Basic
+        Latin and of the markers, other ids empty) with the format's stops as stop
+        tokens, and no override of them."""
+        chars = {chr(c) for c in range(9, 127)} | {c for s in self.specials for c in s}
+        vocab = [""] * (len(self.specials) + max(map(ord, chars)) + 1)
+        for text in (*self.specials, *chars):
+            vocab[self.encode(text)[0]] = text
+        stops = [self.vocab[s] for s in self.stops]
+        return xgrammar.TokenizerInfo(vocab, stop_token_ids=stops), None
+
+    def grammar_backend(self) -> Any:
+        """SGLang's xgrammar grammar backend over this tokenizer."""
+        return XGrammarGrammarBackend(self, vocab_size=len(self.init_xgrammar()[0].decoded_vocab))
 
     def encode(self, text: str, add_special_tokens: bool = False, **options: Any) -> list[int]:
         return super().encode(text)

@@ -46,6 +46,7 @@ TOOLS = [
 PATH = 'a <b> "c".py'
 CALL = ToolUse("write_file", {"path": PATH, "lines": 3})
 OTHER = ToolUse("write_file", {"path": "b.txt", "lines": 1})
+REQUEST = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
 
 MAIN = ("qwen3-coder", "kimi-k2", "deepseek-v3.2", "glm-4.7")
 """The families the issue recorded outputs of: every scenario at every delta size."""
@@ -218,6 +219,100 @@ def test_tentative_calls_stream_as_written_when_the_server_opts_in(
     assert [c["name"] for c in cut.message["tool_calls"]] == ["write_file"]
     assert cut.message["tool_calls"][0]["arguments"].startswith('{"path": "a')
     assert cut.finish_reason == "length"
+
+
+READ = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+}
+CHOICES: dict[str, Any] = {
+    "required": "required",
+    "named": {"type": "function", "function": {"name": "write_file"}},
+    "strict auto": "auto",
+}
+"""The requests for which SGLang asks the tool parser for a grammar."""
+
+
+def constrained(server: Server, choice: str, text: str, stop: str | None) -> Any:
+    """SGLang serves `text` for a request of `choice` (two tools, strict for `strict
+    auto`); the grammar it passed to the engine, compiled by its xgrammar backend."""
+    tools = [*TOOLS, READ]
+    if choice == "strict auto":
+        tools = [{**t, "function": {**t["function"], "strict": True}} for t in tools]
+    generation = Generation(text, stop, (3,))
+    reply = through_sglang(server, generation, True, tools=tools, tool_choice=CHOICES[choice])
+    assert normal(reply.message)["tool_calls"], "the request is served"
+    params = server.engine.requests[-1].sampling_params
+    backend = server.engine.tokenizer.grammar_backend()
+    return lambda: backend.dispatch_structural_tag(params["structural_tag"])
+
+
+def admits(grammar: Any, tokenizer: Any, text: str, stop: str | None) -> bool:
+    """Whether `grammar` admits the tokens of `text`, then the stop token, to its end."""
+    ids = tokenizer.encode(text) + ([tokenizer.vocab[stop]] if stop else [])
+    try:
+        for token in ids:
+            grammar.accept_token(token)
+    except ValueError:  # SGLang's grammar object refuses the token
+        return False
+    return bool(grammar.is_terminated())
+
+
+GRAMMAR_FAMILIES = (*MAIN, "hermes", "minimax-m2", "deepseek-v3.1", "ling-3")
+
+
+@pytest.mark.parametrize("choice", sorted(CHOICES))
+@pytest.mark.parametrize("name", GRAMMAR_FAMILIES)
+def test_the_format_grammar_reaches_the_engine(name: str, choice: str) -> None:
+    """`tool_choice` required, a named tool and `strict` tools: SGLang's sampling
+    parameters carry protocall's grammar of the format for the request's tools, which its
+    xgrammar backend compiles; after the reasoning (the reasoning parser's part) it admits
+    the model's own call and refuses what the request excludes."""
+    fmt = protocall.formats.get(name)
+    server = server_for(name)
+    text, stop = split_stop(fmt, fmt.render(Turn("Plan.", ("Writing.", CALL)), opened(fmt)))
+    grammar = constrained(server, choice, text, stop)
+    tokenizer = server.engine.tokenizer
+    answer = lambda *parts: split_stop(fmt, fmt.render(Turn(None, parts), None))[0]  # noqa: E731
+    assert admits(grammar(), tokenizer, answer(CALL), stop)
+    assert admits(grammar(), tokenizer, answer(CALL, OTHER), stop)
+    no_call = admits(grammar(), tokenizer, answer("Just text."), stop)
+    assert no_call == (choice == "strict auto")
+    other_tool = ToolUse("read_file", {"path": "x"})
+    assert admits(grammar(), tokenizer, answer(other_tool), stop) == (choice != "named")
+    wrong_type = ToolUse("write_file", {"path": "x", "lines": "three"})
+    assert not admits(grammar(), tokenizer, answer(wrong_type), stop)
+
+
+def test_a_grammar_asked_with_thinking_mode_starts_inside_the_reasoning() -> None:
+    """SGLang sets `thinking_mode` when no reasoning parser owns the reasoning: the grammar
+    then starts inside the reasoning the template opened."""
+    fmt = protocall.formats.get("qwen3-coder")
+    server = server_for("qwen3-coder")
+    parser = FunctionCallParser(ChatCompletionRequest(**REQUEST).tools, "protocall-qwen3-coder")
+    tag = parser.detector.get_structural_tag(TOOLS, "required", thinking_mode=True)
+    grammar = server.engine.tokenizer.grammar_backend().dispatch_structural_tag(
+        tag.model_dump_json()
+    )
+    text, stop = split_stop(fmt, fmt.render(Turn("Plan.", ("Writing.", CALL)), "reasoning"))
+    assert admits(grammar, server.engine.tokenizer, text, stop)
+
+
+def test_a_schema_the_format_cannot_constrain_leaves_the_request_unconstrained() -> None:
+    """Qwen3-Coder writes string values raw: a `pattern` has no grammar there, so SGLang
+    gets no constraint (a warning says why) and the model's own format is parsed."""
+    fmt = protocall.formats.get("qwen3-coder")
+    server = server_for("qwen3-coder")
+    tools = json.loads(json.dumps(TOOLS))
+    tools[0]["function"]["parameters"]["properties"]["path"]["pattern"] = "^[a-z]"
+    text, stop, _ = scenario(fmt, "reasoning then a call")
+    generation = Generation(text, stop, (3,))
+    reply = through_sglang(server, generation, True, tools=tools, tool_choice="required")
+    assert "structural_tag" not in server.engine.requests[-1].sampling_params
+    assert normal(reply.message) == expected(fmt, text, None)[0]
 
 
 LING3_IN_REASONING = (

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+import logging
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -40,6 +41,7 @@ from sglang.srt.parser.reasoning_parser import StreamingParseResult as Reasoning
 from sglang.srt.plugins.hook_registry import HookRegistry, HookType
 
 from .. import formats
+from ..combinators import UsageError
 from ..events import (
     ContentDelta,
     Event,
@@ -51,6 +53,7 @@ from ..events import (
 from .turn import Turn, tool_dicts
 
 PREFIX = "protocall-"
+logger = logging.getLogger(__name__)
 TENTATIVE_CALLS = "PROTOCALL_SGLANG_TENTATIVE_CALLS"
 """The environment variable that, set to `1` in the server's environment, makes the
 function-call detectors stream each call as it is written (name, then argument fragments)
@@ -234,7 +237,24 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
         self._own(tools)
         return self._result("", self.turn.finish())
 
+    def get_structural_tag(
+        self,
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+    ) -> Any:
+        """The format's own turn for the request's tools as an xgrammar structural tag,
+        which SGLang puts in the sampling parameters (see `structural_tag`). SGLang asks
+        for it when it builds a request with `tool_choice="required"`, a named tool, or
+        `strict` tools; `thinking_mode` is set when no reasoning parser owns the reasoning
+        (the grammar then starts inside it)."""
+        fmt = formats.get(self.format_name)
+        return structural_tag(fmt, tools, tool_choice, thinking_mode, parallel_tool_calls)
+
     def supports_structural_tag(self) -> bool:
+        """False: no legacy begin/end tags (SGLang's JSON-schema fallback for them); the
+        format's grammar comes from `get_structural_tag`."""
         return False
 
     def parses_required_natively(self) -> bool:
@@ -242,9 +262,47 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
 
     def structure_info(self) -> _GetInfoFunc:
         raise NotImplementedError(
-            f"{PREFIX}{self.format_name} offers no structural tag: the model's own format "
-            "is parsed, not constrained"
+            f"{PREFIX}{self.format_name} offers no legacy structural tag: its grammar is "
+            "the model's own format (get_structural_tag)"
         )
+
+
+def structural_tag(
+    fmt: formats.Format, tools: Any, tool_choice: Any, reasoning: bool, parallel: bool
+) -> Any:
+    """`fmt`'s turn calling `tools` as an xgrammar `StructuralTag`: protocall's structural
+    tag where the format's arguments are one JSON value (it constrains the calls, text
+    outside them is free), else its GBNF grammar of the whole turn inside a `grammar`
+    format, without the turn's stop (xgrammar admits the model's stop token wherever the
+    grammar may end, and never as the stop's text). `tool_choice` is SGLang's (`auto`,
+    `required`, or a `ToolChoice` naming a tool); after reasoning (`reasoning` false) the
+    turn starts where the format's generation prompt without reasoning leaves it. `None`,
+    with a warning, where the format has no grammar for these tools (the model then
+    writes unconstrained) or xgrammar is absent."""
+    try:
+        from xgrammar import StructuralTag
+    except ImportError:  # no grammar backend to hand it to
+        return None
+    function = getattr(tool_choice, "function", None)
+    options: dict[str, Any] = {
+        "tool_choice": function.name if function is not None else tool_choice,
+        "parallel": parallel is not False,
+        "reasoning": reasoning,
+        "generation_prompt": fmt.prompt_for("reasoning" if reasoning else None),
+        "stop": False,  # the stop token ends the turn: xgrammar admits it only where it may end
+    }
+    declared = tool_dicts(tools) or []
+    try:
+        tag = fmt.decoding_grammar(declared, "structural-tag", **options)
+        return StructuralTag.model_validate_json(tag)
+    except UsageError:
+        pass
+    try:
+        grammar = fmt.decoding_grammar(declared, "gbnf", **options)
+    except UsageError as error:
+        logger.warning("%s%s: no grammar for this request (%s)", PREFIX, fmt.name, error)
+        return None
+    return StructuralTag.model_validate({"format": {"type": "grammar", "grammar": grammar}})
 
 
 def _tools_hook(result: Any, parser: Any, *args: Any, **kwargs: Any) -> None:
