@@ -314,8 +314,10 @@ class Walk:
         return Until(Lit("")) if gap is FREE else gap
 
     def _joined_stops(self) -> Node:
-        """The stops written one after the other (channels), or nothing (`stop`)."""
-        return self.text("".join(self.spec.stops) if self.options.stop else "")
+        """The stops written one after the other (channels); without `stop`, all but the
+        last, the one the engine's stop token is."""
+        stops = self.spec.stops if self.options.stop else self.spec.stops[:-1]
+        return self.text("".join(stops))
 
     def _lazy(self) -> Node:
         """From the first call's opening marker (the trigger) to the end of the turn."""
