@@ -171,18 +171,17 @@ class Engine:
     `config_value`, `tokenizer`, `model_config`, …), generating `generation`."""
 
     fmt: Format
-    reasoning: bool = True
-    tool: bool = True
+    reasoning_parser: str | None = None
+    tool_call_parser: str | None = None
     generation: Generation = field(default_factory=lambda: Generation("", None))
     requests: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        name = adapter.PREFIX + self.fmt.name
         self.tokenizer = ChatTokenizer(self.fmt)
         self.server_args = ServerArgs(
             model_path="stand-in",
-            tool_call_parser=name if self.tool else None,
-            reasoning_parser=name if self.reasoning else None,
+            tool_call_parser=self.tool_call_parser,
+            reasoning_parser=self.reasoning_parser,
         )
         runtime_context._CONTEXT.set_server_args(self.server_args)
         config = SimpleNamespace(model_type="stand-in", architectures=["StandIn"])
@@ -265,13 +264,19 @@ class Reply:
 class Server:
     """An `OpenAIServingChat` over an `Engine` for the format `fmt`: `thinking` is the
     template's reasoning toggle default (a pre-opened `<think>` unless a request turns
-    `enable_thinking` off); `reasoning` and `tool` say whether the server was started with
-    protocall's reasoning parser and tool-call parser."""
+    `enable_thinking` off); `reasoning` and `tool` are the server's `--reasoning-parser`
+    and `--tool-call-parser` (`True`: protocall's for `fmt`, `False`: none)."""
 
     def __init__(
-        self, fmt: Format, thinking: bool = True, reasoning: bool = True, tool: bool = True
+        self,
+        fmt: Format,
+        thinking: bool = True,
+        reasoning: bool | str = True,
+        tool: bool | str = True,
     ) -> None:
-        self.engine = Engine(fmt, reasoning, tool)
+        own = adapter.PREFIX + fmt.name
+        names = [own if choice is True else choice or None for choice in (reasoning, tool)]
+        self.engine = Engine(fmt, *names)
         toggle = ReasoningToggleConfig("enable_thinking", True) if thinking else None
         templates = SimpleNamespace(
             chat_template_name=None,
