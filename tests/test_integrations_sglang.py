@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from server_samples import CALL, TOOLS
 from sglang_loop import (
     ChatCompletionRequest,
     ChatTokenizer,
@@ -30,21 +31,7 @@ import protocall
 from protocall.formats.base import Format
 from protocall.formats.turns import ToolUse, Turn
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "lines": {"type": "integer"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
-PATH = 'a <b> "c".py'
-CALL = ToolUse("write_file", {"path": PATH, "lines": 3})
+PATH = CALL.arguments["path"]
 OTHER = ToolUse("write_file", {"path": "b.txt", "lines": 1})
 REQUEST = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
 
@@ -159,20 +146,14 @@ def assert_calls_whole(reply: Any) -> None:
     assert len(reply.call_deltas) == len(reply.message["tool_calls"])
 
 
-@pytest.mark.parametrize("size", sorted(SIZES))
-@pytest.mark.parametrize("label", LABELS)
-@pytest.mark.parametrize("name", MAIN)
-def test_main_families_streamed_equal_session(name: str, label: str, size: str) -> None:
-    reply, want, finish = served(name, label, SIZES[size], stream=True)
-    assert normal(reply.message) == want
-    assert reply.finish_reason == finish
-    assert_calls_whole(reply)
+STREAMED = [(name, size) for name in MAIN for size in SIZES] + [
+    (name, size) for name in OTHERS for size in ("1", "3", "8", "bursts")
+]
 
 
-@pytest.mark.parametrize("size", ["1", "3", "8", "bursts"])
 @pytest.mark.parametrize("label", LABELS)
-@pytest.mark.parametrize("name", OTHERS)
-def test_other_families_streamed_equal_session(name: str, label: str, size: str) -> None:
+@pytest.mark.parametrize(("name", "size"), STREAMED)
+def test_streamed_equals_session(name: str, label: str, size: str) -> None:
     reply, want, finish = served(name, label, SIZES[size], stream=True)
     assert normal(reply.message) == want
     assert reply.finish_reason == finish
