@@ -200,6 +200,10 @@ def test_tentative_calls_stream_as_written_when_the_server_opts_in(
     assert [c["name"] for c in cut.message["tool_calls"]] == ["write_file"]
     assert cut.message["tool_calls"][0]["arguments"].startswith('{"path": "a')
     assert cut.finish_reason == "length"
+    fmt = protocall.formats.get("kimi-k2")
+    text, stop, _ = scenario(fmt, "broken arguments")
+    broken = through_sglang(server_for("kimi-k2"), Generation(text, stop, (2,)), True, tools=TOOLS)
+    assert broken.call_deltas and broken.finish_reason == "stop"  # not `tool_calls`
 
 
 READ = {
