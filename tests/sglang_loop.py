@@ -131,7 +131,8 @@ class ChatTokenizer(servers_shim.Tokenizer):
 
     def grammar_backend(self) -> Any:
         """SGLang's xgrammar grammar backend over this tokenizer."""
-        return XGrammarGrammarBackend(self, vocab_size=len(self.init_xgrammar()[0].decoded_vocab))
+        size = len(self.init_xgrammar()[0].decoded_vocab)
+        return XGrammarGrammarBackend(self, vocab_size=size)
 
     def encode(self, text: str, add_special_tokens: bool = False, **options: Any) -> list[int]:
         return super().encode(text)

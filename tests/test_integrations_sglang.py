@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server_samples import CALL, TOOLS
+from server_samples import CALL, LING3_IN_REASONING, LING3_READ, TOOLS
 from sglang_loop import (
     ChatCompletionRequest,
     ChatTokenizer,
@@ -300,23 +300,14 @@ def test_a_schema_the_format_cannot_constrain_leaves_the_request_unconstrained()
     assert normal(reply.message) == expected(fmt, text, None)[0]
 
 
-LING3_IN_REASONING = (
-    "I should write.\n<tool_call>write_file\n<arg_key>path</arg_key>\n"
-    "<arg_value>x.py</arg_value>\n</tool_call>"
-)
-"""Ling 3.0 output after a template that pre-opened `<think>`: a call inside reasoning."""
-
-
 @pytest.mark.parametrize("stream", [True, False])
 @pytest.mark.parametrize("size", [1, 3, 200])
 def test_ling3_call_inside_pre_opened_reasoning_is_a_call(size: int, stream: bool) -> None:
-    server = Server(protocall.formats.get("ling-3"))
-    generation = Generation(LING3_IN_REASONING, "<|role_end|>", (size,))
-    got = normal(through_sglang(server, generation, stream, tools=TOOLS).message)
-    assert (got["reasoning_content"], got["tool_calls"]) == (
-        "I should write.",
-        [("write_file", {"path": "x.py"})],
-    )
+    fmt = protocall.formats.get("ling-3")
+    text, stop = split_stop(fmt, LING3_IN_REASONING)
+    generation = Generation(text, stop, (size,))
+    got = normal(through_sglang(server_for("ling-3"), generation, stream, tools=TOOLS).message)
+    assert (got["reasoning_content"], got["tool_calls"]) == LING3_READ
 
 
 def test_tools_a_system_message_declares_are_declared() -> None:
