@@ -210,22 +210,20 @@ class Engine:
             return ids, {"type": "length", "length": len(ids)}
         return ids, {"type": "stop", "matched": ids[-1]}
 
-    def text(self, ids: list[int], finish: dict[str, Any] | None, skip: bool) -> str:
-        """The text of `ids` as SGLang's detokenizer sends it: the matched stop token's
-        text trimmed."""
-        if finish is not None and finish.get("matched") is not None:
-            ids = ids[:-1]
-        return self.tokenizer.decode(ids, skip_special_tokens=skip)
-
     async def generate_request(self, request: Any, raw_request: Any = None) -> AsyncIterator[Any]:
+        """The output dicts of one request: each with the text so far, decoded delta by
+        delta as SGLang's detokenizer decodes it (the matched stop token's text trimmed)."""
         self.requests.append(request)
         params = request.sampling_params
         ids, finish = self.output_ids(params.get("max_new_tokens"))
         skip = params.get("skip_special_tokens", True)
         ends = list(_cuts(len(ids), self.generation.sizes)) if request.stream else [len(ids)]
+        text, start, produced = "", 0, []
         for end in ends:
             last = end == len(ids)
             reason = finish if last else None
+            shown = end - 1 if last and finish.get("matched") is not None else end
+            text += self.tokenizer.decode(ids[start:shown], skip_special_tokens=skip)
             meta = {
                 "id": "chatcmpl-stand-in",
                 "finish_reason": reason,
@@ -236,11 +234,10 @@ class Engine:
                 "reasoning_tokens": 0,
                 "cached_tokens": 0,
             }
-            yield {
-                "text": self.text(ids[:end], reason, skip),
-                "output_ids": ids[:end],
-                "meta_info": meta,
-            }
+            produced += ids[start:end]
+            start = end
+            # Intermediate chunks share the live list of ids, as SGLang's do.
+            yield {"text": text, "output_ids": produced, "meta_info": meta}
 
 
 def _cuts(total: int, sizes: Sequence[int]) -> Iterable[int]:
