@@ -21,6 +21,11 @@ the turn when a tool parser will run. The function-call detector SGLang builds n
 the same request, in the same task, takes that turn (a context variable). Without a
 reasoning parser the function-call detector feeds its own turn, and the reasoning it
 reads reaches the client as content (SGLang's detector result has no reasoning field).
+
+A call reaches SGLang as one item once the session completes it, so a call cut off or
+malformed never reaches the client (`TENTATIVE_CALLS` opts into streaming calls as
+written). For `tool_choice="required"`, a named tool or `strict` tools the detector hands
+SGLang the format's grammar for the request's tools (`structural_tag`).
 """
 
 from __future__ import annotations
@@ -176,8 +181,10 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
     """SGLang's function-call detector for the format `format_name`. Sharing the turn of
     the request's reasoning detector, it passes the content it is given on and returns
     the calls that turn made final; alone, it feeds its own turn with the request's
-    tools. The model writes its own format: no structural tag constrains it, and
-    `tool_choice="required"` parses that format as `auto` does."""
+    tools. A call goes out whole once complete (see `_SharedTurn`). The model writes its
+    own format: for `tool_choice="required"`, a named tool or `strict` tools SGLang
+    constrains it with the format's grammar (`get_structural_tag`) and parses it as for
+    `auto`."""
 
     format_name: str = ""
 
