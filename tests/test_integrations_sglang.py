@@ -31,6 +31,11 @@ import protocall
 from protocall.formats.base import Format
 from protocall.formats.turns import ToolUse, Turn
 
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:max_tokens is deprecated:DeprecationWarning",  # a field clients still send
+    "ignore:max_rollback_tokens is deprecated:DeprecationWarning",  # SGLang's xgrammar call
+)
+
 PATH = CALL.arguments["path"]
 OTHER = ToolUse("write_file", {"path": "b.txt", "lines": 1})
 REQUEST = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
