@@ -16,8 +16,8 @@ defaults as its configuration. What stands in:
   `max_new_tokens` with finish reason `length`;
 - the tokenizer (`ChatTokenizer`): one id per character, the model's special tokens one
   id each, and a small Jinja chat template; the template manager holds what SGLang's
-  template detection finds in such a template (an `enable_thinking` toggle, on by
-  default, or none) — the real one imports the tokenizer manager's process machinery;
+  template detection finds in such a template (an `enable_thinking` toggle, on or off by
+  default, or nothing) — the real one imports the tokenizer manager's process machinery;
 - the configuration is `ServerArgs` with its defaults put in the runtime context as
   they are, without its resolution pipeline (which reads the device and the model).
 """
@@ -260,29 +260,31 @@ class Reply:
 
 
 class Server:
-    """An `OpenAIServingChat` over an `Engine` for the format `fmt`: `thinking` is the
-    template's reasoning toggle default (a pre-opened `<think>` unless a request turns
-    `enable_thinking` off); `reasoning` and `tool` are the server's `--reasoning-parser`
-    and `--tool-call-parser` (`True`: protocall's for `fmt`, `False`: none)."""
+    """An `OpenAIServingChat` over an `Engine` for the format `fmt`: `thinking` is what
+    SGLang's template detection found, an `enable_thinking` toggle on (a pre-opened
+    `<think>` unless a request turns it off) or off by default, or nothing (`None`: a
+    template without a toggle); `reasoning` and `tool` are the server's
+    `--reasoning-parser` and `--tool-call-parser` (`True`: protocall's for `fmt`, `False`:
+    none)."""
 
     def __init__(
         self,
         fmt: Format,
-        thinking: bool = True,
+        thinking: bool | None = True,
         reasoning: bool | str = True,
         tool: bool | str = True,
     ) -> None:
         own = adapter.PREFIX + fmt.name
         names = [own if choice is True else choice or None for choice in (reasoning, tool)]
         self.engine = Engine(fmt, *names)
-        toggle = ReasoningToggleConfig("enable_thinking", True) if thinking else None
+        toggle = None if thinking is None else ReasoningToggleConfig("enable_thinking", thinking)
         templates = SimpleNamespace(
             chat_template_name=None,
             python_chat_template=None,
             jinja_template_content_format="openai",
             jinja_template_may_reorder_tool_results=False,
             force_reasoning=False,
-            reasoning_config=toggle or ReasoningToggleConfig(),
+            reasoning_config=toggle,
         )
         self.chat = OpenAIServingChat(self.engine, templates)  # type: ignore[arg-type]
 

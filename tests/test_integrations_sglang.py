@@ -84,7 +84,7 @@ def server_for(name: str) -> Server:
     reasoning where the format's does."""
     if name not in _SERVERS:
         fmt = protocall.formats.get(name)
-        _SERVERS[name] = Server(fmt, thinking=opened(fmt) is not None)
+        _SERVERS[name] = Server(fmt, thinking=True if opened(fmt) else None)
     return _SERVERS[name]
 
 
@@ -414,6 +414,21 @@ def test_declared_as_an_sglang_general_plugin() -> None:
     assert section.startswith('protocall = "protocall.integrations.sglang:register"\n')
     adapter.register()  # idempotent: the hook is registered once
     assert len(adapter._hooked) == 1
+
+
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("name", ["kimi-k2", "hermes", "qwen3-coder"])
+def test_a_template_without_a_reasoning_toggle_leaves_the_format_default_start(
+    name: str, stream: bool
+) -> None:
+    """SGLang's template detection finds no reasoning toggle (an instruct model's
+    template): SGLang then asks the reasoning detector's `reasoning_default`, and the
+    session starts where the format's does, so a turn without reasoning is content."""
+    fmt = protocall.formats.get(name)
+    text, stop = split_stop(fmt, fmt.render(Turn(None, ("Sure.", CALL)), None))
+    reply = through_sglang(Server(fmt, thinking=None), Generation(text, stop), stream, tools=TOOLS)
+    assert normal(reply.message) == normal(message_of(fmt, TOOLS, None, text))
+    assert normal(reply.message)["content"] == "Sure."
 
 
 def test_template_detector_the_server_builds_at_start_has_the_format_markers() -> None:

@@ -133,7 +133,10 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     """SGLang's reasoning detector for the format `format_name`: it feeds the request's
     turn and returns its reasoning and content; tool calls wait for the function-call
     detector. `force_reasoning` (the template opened reasoning) picks the format's
-    generation prompt for that case; unset, the format's default start applies. With
+    generation prompt for that case; unset, the format's default start applies. Where
+    SGLang finds no reasoning toggle in the chat template it decides `force_reasoning` from
+    `reasoning_default`: reasoning is opened only for a format whose default start is
+    inside it. With
     `stream_reasoning=False` the reasoning is held back and sent in one piece once
     anything else arrives, or at the end of the stream."""
 
@@ -148,8 +151,15 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     ) -> None:
         fmt = formats.get(self.format_name)
         opener, closer = fmt.channels.get("reasoning", ("", ""))
+        # What SGLang assumes when the chat template shows no reasoning toggle: reasoning
+        # opened where the format's default start is inside it, else none.
+        default = "always" if fmt.start_state(None) == "reasoning" else None
         super().__init__(
-            opener, closer, force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning
+            opener,
+            closer,
+            force_reasoning=bool(force_reasoning),
+            stream_reasoning=stream_reasoning,
+            reasoning_default=default,
         )
         self._held: list[str] = []  # reasoning not yet sent (stream_reasoning=False)
         self.turn = _SharedTurn(fmt)
