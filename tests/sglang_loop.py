@@ -25,9 +25,10 @@ defaults as its configuration. What stands in:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -174,7 +175,7 @@ class Engine:
     fmt: Format
     reasoning_parser: str | None = None
     tool_call_parser: str | None = None
-    generation: Generation = field(default_factory=lambda: Generation("", None))
+    generation: Generation | list[Generation] = field(default_factory=lambda: Generation("", None))
     requests: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -198,26 +199,39 @@ class Engine:
     def create_abort_task(self, request: Any) -> None:
         return None
 
-    def output_ids(self, limit: int | None) -> tuple[list[int], dict[str, Any]]:
-        """The generated ids (the stop token's last) and the finish reason."""
-        ids = self.tokenizer.encode(self.generation.text)
-        stop = self.generation.stop
-        if stop is not None:
-            ids.append(self.tokenizer.vocab[stop])
+    def output_ids(self, generation: Generation, limit: int | None) -> tuple[list[int], Any]:
+        """The ids `generation` makes (the stop token's last) and the finish reason."""
+        ids = self.tokenizer.encode(generation.text)
+        if generation.stop is not None:
+            ids.append(self.tokenizer.vocab[generation.stop])
         if limit is not None and len(ids) > limit:
             return ids[:limit], {"type": "length", "length": limit}
-        if stop is None:
+        if generation.stop is None:
             return ids, {"type": "length", "length": len(ids)}
         return ids, {"type": "stop", "matched": ids[-1]}
 
     async def generate_request(self, request: Any, raw_request: Any = None) -> AsyncIterator[Any]:
-        """The output dicts of one request: each with the text so far, decoded delta by
-        delta as SGLang's detokenizer decodes it (the matched stop token's text trimmed)."""
+        """The output dicts of one request, as the tokenizer manager yields them: streamed,
+        one per delta of each choice (choices interleaved, each dict with its `index`);
+        else one list of each choice's last."""
         self.requests.append(request)
+        generations = self.generation if isinstance(self.generation, list) else [self.generation]
+        choices = [self._choice(g, request, index) for index, g in enumerate(generations)]
+        if not request.stream:
+            yield [[*choice][-1] for choice in choices]
+            return
+        for step in itertools.zip_longest(*choices):
+            for out in step:
+                if out is not None:
+                    yield out
+
+    def _choice(self, generation: Generation, request: Any, index: int) -> Iterator[dict[str, Any]]:
+        """The output dicts of one choice: each with the text so far, decoded delta by
+        delta as SGLang's detokenizer decodes it (the matched stop token's text trimmed)."""
         params = request.sampling_params
-        ids, finish = self.output_ids(params.get("max_new_tokens"))
+        ids, finish = self.output_ids(generation, params.get("max_new_tokens"))
         skip = params.get("skip_special_tokens", True)
-        ends = list(_cuts(len(ids), self.generation.sizes)) if request.stream else [len(ids)]
+        ends = list(_cuts(len(ids), generation.sizes)) if request.stream else [len(ids)]
         text, start, produced = "", 0, []
         for end in ends:
             last = end == len(ids)
@@ -237,7 +251,7 @@ class Engine:
             produced += ids[start:end]
             start = end
             # Intermediate chunks share the live list of ids, as SGLang's do.
-            yield {"text": text, "output_ids": produced, "meta_info": meta}
+            yield {"text": text, "output_ids": produced, "meta_info": meta, "index": index}
 
 
 def _cuts(total: int, sizes: Sequence[int]) -> Iterable[int]:
@@ -288,8 +302,9 @@ class Server:
         )
         self.chat = OpenAIServingChat(self.engine, templates)  # type: ignore[arg-type]
 
-    def respond(self, request: dict[str, Any], generation: Generation) -> bytes:
-        """The HTTP body SGLang answers `request` with (an SSE stream when it asks)."""
+    def respond(self, request: dict[str, Any], generation: Generation | list[Generation]) -> bytes:
+        """The HTTP body SGLang answers `request` with (an SSE stream when it asks), the
+        engine generating `generation` (one per choice)."""
         self.engine.generation = generation
         parsed = ChatCompletionRequest(**{"model": "stand-in", "messages": MESSAGES, **request})
         return asyncio.run(self._body(parsed))
@@ -301,47 +316,53 @@ class Server:
         return bytes(response.body)
 
 
-def sdk_reply(body: bytes, request: dict[str, Any]) -> Reply:
-    """What the official SDK makes of SGLang's answer `body` to `request`: streamed, the
-    final choice of `client.chat.completions.stream()` (up to a `length` finish, which it
-    raises for, giving its snapshot), else that of `client.chat.completions.create()`."""
+def sdk_replies(body: bytes, request: dict[str, Any]) -> list[Reply]:
+    """What the official SDK makes of SGLang's answer `body` to `request`, per choice:
+    streamed, the final choices of `client.chat.completions.stream()` (up to a `length`
+    finish, which it raises for, giving its snapshot), else those of
+    `client.chat.completions.create()`."""
     http = httpx.Client(transport=transport(body, ()))
     client = OpenAI(api_key="test", base_url=URL, http_client=http, max_retries=0)
-    fields = {k: v for k, v in request.items() if k in ("tools", "tool_choice")}
-    deltas: list[dict[str, Any]] = []
+    fields = {k: v for k, v in request.items() if k in ("tools", "tool_choice", "n")}
+    deltas: dict[int, list[dict[str, Any]]] = {}
     if not request.get("stream"):
-        choice: Any = client.chat.completions.create(model="m", messages=MESSAGES, **fields)
-        choice = choice.choices[0]
+        choices: Any = client.chat.completions.create(model="m", messages=MESSAGES, **fields)
+        choices = choices.choices
     else:
         with client.chat.completions.stream(model="m", messages=MESSAGES, **fields) as stream:
             try:
                 for event in stream:
-                    if event.type == "chunk":
-                        delta = event.chunk.choices[0].delta if event.chunk.choices else None
-                        for call in (delta and delta.tool_calls) or ():
-                            deltas.append(call.model_dump(exclude_none=True))
-                choice = stream.get_final_completion().choices[0]
+                    for choice in event.chunk.choices if event.type == "chunk" else ():
+                        calls = deltas.setdefault(choice.index, [])
+                        calls += [
+                            c.model_dump(exclude_none=True) for c in choice.delta.tool_calls or ()
+                        ]
+                choices = stream.get_final_completion().choices
             except LengthFinishReasonError as error:
-                choice = error.completion.choices[0]
+                choices = error.completion.choices
+    return [_reply(choice, deltas.get(choice.index, [])) for choice in choices]
+
+
+def _reply(choice: Any, call_deltas: list[dict[str, Any]]) -> Reply:
     message = choice.message
     shape: dict[str, Any] = {"content": message.content, **(message.model_extra or {})}
     shape["tool_calls"] = [
         {"name": c.function.name, "arguments": c.function.arguments}
         for c in message.tool_calls or ()
     ]
-    return Reply(shape, choice.finish_reason, deltas)
+    return Reply(shape, choice.finish_reason, call_deltas)
 
 
 def through_sglang(server: Server, generation: Generation, stream: bool, **request: Any) -> Reply:
     """`generation` served by SGLang for a request with `request`'s fields, as the SDK
     reads it."""
     fields = {"stream": stream, **request}
-    return sdk_reply(server.respond(fields, generation), fields)
+    return sdk_replies(server.respond(fields, generation), fields)[0]
 
 
 def message_of(fmt: Format, tools: Any, prompt: str | None, text: str) -> dict[str, Any]:
     """protocall's own message for `text` (a session after the generation prompt
-    `prompt`), in the shape `sdk_reply` gives."""
+    `prompt`), in the shape `sdk_replies` gives."""
     session = fmt.parser(tools or [], prompt)
     session.feed(text)
     session.finish()

@@ -23,6 +23,7 @@ from sglang_loop import (
     adapter,
     message_of,
     normal,
+    sdk_replies,
     special_tokens,
     through_sglang,
 )
@@ -379,6 +380,21 @@ def test_tool_parser_alone_reports_reasoning_as_content(name: str, stream: bool)
     want = normal(message_of(fmt, TOOLS, fmt.prompt_for("reasoning"), text))
     assert got["tool_calls"] == want["tool_calls"]
     assert got["content"] == want["reasoning_content"] + want["content"]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_each_choice_of_a_request_has_its_own_session(stream: bool) -> None:
+    """`n=3`: SGLang builds a reasoning and a function-call parser per choice as the
+    choice's first output arrives, choices interleaved; each pair shares its own turn."""
+    fmt = protocall.formats.get("glm-4.7")
+    labels = ["reasoning then a call", "no call", "text after a call"]
+    texts = [scenario(fmt, label)[:2] for label in labels]
+    generations = [Generation(text, stop, (3,)) for text, stop in texts]
+    fields = {"tools": TOOLS, "stream": stream, "n": 3}
+    replies = sdk_replies(server_for("glm-4.7").respond(fields, generations), fields)
+    assert [normal(reply.message) for reply in replies] == [
+        expected(fmt, text, None)[0] for text, _ in texts
+    ]
 
 
 def test_concurrent_requests_keep_their_own_turns() -> None:
