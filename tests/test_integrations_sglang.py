@@ -227,18 +227,25 @@ CHOICES: dict[str, Any] = {
 """The requests for which SGLang asks the tool parser for a grammar."""
 
 
-def constrained(server: Server, choice: str, text: str, stop: str | None) -> Any:
+def constrained(server: Server, choice: str, text: str, stop: str | None, **fields: Any) -> Any:
     """SGLang serves `text` for a request of `choice` (two tools, strict for `strict
-    auto`); the grammar it passed to the engine, compiled by its xgrammar backend."""
+    auto`; other request `fields`); the grammar it passed to the engine, compiled by its
+    xgrammar backend."""
     tools = [*TOOLS, READ]
     if choice == "strict auto":
         tools = [{**t, "function": {**t["function"], "strict": True}} for t in tools]
     generation = Generation(text, stop, (3,))
-    reply = through_sglang(server, generation, True, tools=tools, tool_choice=CHOICES[choice])
+    fields |= {"tools": tools, "tool_choice": CHOICES[choice]}
+    reply = through_sglang(server, generation, True, **fields)
     assert normal(reply.message)["tool_calls"], "the request is served"
     params = server.engine.requests[-1].sampling_params
     backend = server.engine.tokenizer.grammar_backend()
     return lambda: backend.dispatch_structural_tag(params["structural_tag"])
+
+
+def answer(fmt: Format, *parts: str | ToolUse) -> str:
+    """What the model writes after its reasoning: `parts`, without the stop token."""
+    return split_stop(fmt, fmt.render(Turn(None, parts), None))[0]
 
 
 def admits(grammar: Any, tokenizer: Any, text: str, stop: str | None) -> bool:
@@ -267,15 +274,24 @@ def test_the_format_grammar_reaches_the_engine(name: str, choice: str) -> None:
     text, stop = split_stop(fmt, fmt.render(Turn("Plan.", ("Writing.", CALL)), opened(fmt)))
     grammar = constrained(server, choice, text, stop)
     tokenizer = server.engine.tokenizer
-    answer = lambda *parts: split_stop(fmt, fmt.render(Turn(None, parts), None))[0]  # noqa: E731
-    assert admits(grammar(), tokenizer, answer(CALL), stop)
-    assert admits(grammar(), tokenizer, answer(CALL, OTHER), stop)
-    no_call = admits(grammar(), tokenizer, answer("Just text."), stop)
+    assert admits(grammar(), tokenizer, answer(fmt, CALL), stop)
+    assert admits(grammar(), tokenizer, answer(fmt, CALL, OTHER), stop)
+    no_call = admits(grammar(), tokenizer, answer(fmt, "Just text."), stop)
     assert no_call == (choice == "strict auto")
     other_tool = ToolUse("read_file", {"path": "x"})
-    assert admits(grammar(), tokenizer, answer(other_tool), stop) == (choice != "named")
+    assert admits(grammar(), tokenizer, answer(fmt, other_tool), stop) == (choice != "named")
     wrong_type = ToolUse("write_file", {"path": "x", "lines": "three"})
-    assert not admits(grammar(), tokenizer, answer(wrong_type), stop)
+    assert not admits(grammar(), tokenizer, answer(fmt, wrong_type), stop)
+
+
+@pytest.mark.parametrize("name", ["qwen3-coder", "kimi-k2"])
+def test_parallel_tool_calls_false_admits_one_call(name: str) -> None:
+    fmt = protocall.formats.get(name)
+    server = server_for(name)
+    text, stop = split_stop(fmt, fmt.render(Turn("Plan.", (CALL,)), opened(fmt)))
+    grammar = constrained(server, "required", text, stop, parallel_tool_calls=False)
+    assert admits(grammar(), server.engine.tokenizer, answer(fmt, CALL), stop)
+    assert not admits(grammar(), server.engine.tokenizer, answer(fmt, CALL, OTHER), stop)
 
 
 def test_a_grammar_asked_with_thinking_mode_starts_inside_the_reasoning() -> None:
