@@ -295,6 +295,7 @@ def _grammar(args: argparse.Namespace) -> int:
         reasoning=args.reasoning,
         generation_prompt=args.generation_prompt,
         special_tokens=special,
+        stop=args.stop,
     )
     print(text if args.dialect in ("lark", "gbnf") else json.dumps(json.loads(text), indent=2))
     return 0
@@ -524,7 +525,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CHOICE",
         help="auto, required, or a tool name (default: %(default)s)",
     )
-    for flag, allowed in (("--parallel", "more than one call"), ("--reasoning", "reasoning")):
+    allowed_by = (
+        ("--parallel", "more than one call"),
+        ("--reasoning", "reasoning"),
+        ("--stop", "the turn's stop at its end (--no-stop: the engine's stop token ends it)"),
+    )
+    for flag, allowed in allowed_by:
         on_off = argparse.BooleanOptionalAction
         grammar.add_argument(flag, action=on_off, default=True, help=f"allow {allowed} (on)")
     grammar.add_argument(

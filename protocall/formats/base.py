@@ -105,13 +105,16 @@ class Format:
         reasoning: bool = True,
         generation_prompt: str | None = None,
         special_tokens: Iterable[str] | None = None,
+        stop: bool = True,
     ) -> str:
         """This format's turn calling `tools` as a grammar for constrained decoding, in
         `dialect` (`lark`, `gbnf`, `structural-tag`; see `protocall.grammar` and
-        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`)."""
+        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`).
+        `stop=False` leaves the turn's stop out, for engines that end it with the stop
+        token outside the grammar."""
         from ..grammar import Options, grammar
 
-        options = Options(tool_choice, parallel, reasoning)
+        options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)
         declared = normalize_tools(tools)
         return grammar(
