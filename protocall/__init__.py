@@ -11,6 +11,7 @@ session.message
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from . import formats
@@ -28,7 +29,11 @@ from .message import Message, ToolCall
 from .session import Session
 from .tools import Tool, Tools
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("protocall")
+    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 
 def parse(

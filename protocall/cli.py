@@ -17,9 +17,9 @@ import pprint
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, BinaryIO, NoReturn
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from . import __version__, demo, formats
 from .combinators import UsageError
@@ -37,6 +37,9 @@ from .openai import DeltaStream, finish_reason
 from .session import Session
 from .tools import normalize_tools
 from .transcript import Chunk, Recorder, Transcript, drive, event_json, message_json, replay
+
+if TYPE_CHECKING:
+    from .testing import Report
 
 USAGE, ERRORS, MISMATCH = 2, 1, 3
 
@@ -228,8 +231,7 @@ def _print_step_json(chunks: Sequence[Chunk], number: int, events: list[Event]) 
 def _check(args: argparse.Namespace) -> int:
     fmt = formats.get(args.format)
     tools = _tools(args.tools)
-    from .testing import check_format  # Hypothesis: imported only when it is needed
-
+    check_format = _check_format()
     with _Progress(f"checking {fmt.name}", sys.stderr):
         report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
     print(report)
@@ -243,12 +245,25 @@ def _detect(args: argparse.Namespace) -> int:
     print(detection.describe())
     if not args.check:
         return 0
-    from .testing import check_format
-
+    check_format = _check_format()
     with _Progress(f"checking {detection.format.name}", sys.stderr):
         report = check_format(detection.format, max_examples=args.examples, seed=args.seed)
     print(report)
     return 0 if report.ok else ERRORS
+
+
+def _check_format() -> Callable[..., Report]:
+    """The testing kit's `check_format`, imported only when it is needed: without
+    Hypothesis (the `testing` extra) a `UsageError` names the extra."""
+    try:
+        from .testing import check_format
+    except ModuleNotFoundError as missing:
+        if missing.name != "hypothesis":
+            raise
+        raise UsageError(
+            "checking a format needs Hypothesis: pip install 'protocall[testing]'"
+        ) from None
+    return check_format
 
 
 class _Progress:

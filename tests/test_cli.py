@@ -3,6 +3,7 @@ demo examples, and the examples/ scripts, executed so that they cannot rot."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 import re
@@ -296,9 +297,29 @@ def test_replay_exits_3_when_streamed_and_one_shot_differ(
     assert "a parser bug" in err
 
 
-def test_version(in_process: Runner) -> None:
+def test_version_is_the_installed_distribution_s(in_process: Runner) -> None:
     done = in_process("--version")
     assert done.stdout.strip() == f"protocall {protocall.__version__}"
+    assert protocall.__version__ == importlib.metadata.version("protocall")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'\nversion = "{protocall.__version__}"\n' in pyproject
+
+
+TEMPLATE = str(ROOT / "tests" / "chat_templates" / "xml-invoke.jinja")
+
+
+@pytest.mark.parametrize("command", [["check", "hermes"], ["detect", "--check", TEMPLATE]])
+def test_checking_without_hypothesis_names_the_extra_in_one_line(
+    command: list[str], in_process: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [name for name in sys.modules if name.startswith("protocall.testing")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # what a base install lacks
+    done = in_process(*command)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "protocall: checking a format needs Hypothesis: pip install 'protocall[testing]'\n"
+    )
 
 
 # -- the bundled demo examples mean what they say ----------------------------------------------
