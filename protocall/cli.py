@@ -32,6 +32,7 @@ from .events import (
     ToolCallStart,
 )
 from .formats import Format
+from .formats.models import MODELS
 from .message import REASONING_FIELDS, Message
 from .openai import DeltaStream, finish_reason
 from .session import Session
@@ -109,11 +110,18 @@ def _formats(args: argparse.Namespace) -> int:
         return _spec(args.spec, args.python)
     if args.python:
         raise UsageError("--python applies to --spec output only")
-    described = [_describe_format(formats.get(name)) for name in formats.names()]
+    if args.models:
+        return _models(args.json)
+    names = formats.names() if args.model is None else [args.model]
+    described = [_describe_format(formats.get(name)) for name in names]
+    if args.model is not None:
+        described[0] = {"model": args.model, **described[0]}
     if args.json:
-        _print_json(described, indent=2)
+        _print_json(described if args.model is None else described[0], indent=2)
         return 0
     for entry in described:
+        if "model" in entry:
+            print(f"{entry['model']} writes format {entry['name']}")
         print(f"{entry['name']}\n    {entry['summary']}")
         for role, marker in entry["markers"].items():
             print(f"    {role:<24}{_visible(marker)}")
@@ -122,6 +130,22 @@ def _formats(args: argparse.Namespace) -> int:
             label = f"prompt ({prompt['start'] or 'nothing open'})"
             print(f"    {label:<24}{prompt['generation_prompt']!r}")
     return 0
+
+
+def _models(as_json: bool) -> int:
+    """The model names `-f` accepts beside the format names, and the format of each."""
+    table = {model: formats.get(model) for model in MODELS}
+    if as_json:
+        _print_json({model: _model_entry(fmt) for model, fmt in table.items()}, indent=2)
+        return 0
+    for model, fmt in table.items():
+        start = fmt.default_start
+        print(f"{model:<24}{fmt.name}" + (f" (starts in {start})" if start else ""))
+    return 0
+
+
+def _model_entry(fmt: Format) -> dict[str, Any]:
+    return {"format": fmt.name, "default_start": fmt.default_start}
 
 
 def _spec(name: str, python: bool) -> int:
@@ -487,6 +511,10 @@ def _parser() -> argparse.ArgumentParser:
 
     listing = command("formats", _formats, "list the registered formats")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.add_argument("--model", metavar="NAME", help="the format model NAME writes")
+    listing.add_argument(
+        "--models", action="store_true", help="the model names -f accepts, and their formats"
+    )
     listing.add_argument("--spec", metavar="NAME", help="print format NAME's spec as JSON")
     listing.add_argument("--python", action="store_true", help="print the spec as Python")
 
@@ -559,7 +587,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-f", "--format", required=True, metavar="NAME", help="format name")
+    parser.add_argument(
+        "-f", "--format", required=True, metavar="NAME", help="format or model name (qwen3.5)"
+    )
     _add_tools_and_prompt(parser)
     parser.add_argument("--seed", type=int, help="deterministic call ids")
     parser.add_argument(

@@ -172,7 +172,7 @@ def test_protocol_errors_exit_1_unless_allowed() -> None:
 def test_bad_usage_exits_2_with_one_line_on_stderr() -> None:
     done = protocall_cli("parse", "--format", "no-such-format", stdin="x")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("protocall: unknown format 'no-such-format'; registered formats:")
+    assert done.stderr.startswith("protocall: unknown format 'no-such-format' (nor a model name);")
     assert len(done.stderr.splitlines()) == 1
 
 
