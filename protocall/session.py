@@ -94,6 +94,11 @@ class StrippedField:
             del pieces[:-1]
 
     @property
+    def started(self) -> bool:
+        """Whether any text (beyond whitespace) has been emitted."""
+        return bool(self._pieces)
+
+    @property
     def value(self) -> str | None:
         return "".join(self._chunks) + "".join(self._pieces) or None
 
@@ -276,6 +281,7 @@ class Session:
             **dict.fromkeys(_SILENT, _drop),
         }
         self._receiver: _Call | None = None  # the call whose arguments the text is
+        self._reasoned = False  # a reasoning block was opened (or a stray close reported)
         self._finished = False
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
@@ -456,6 +462,8 @@ class Session:
             self._call = _Call(item.start)
         elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
             self._announce(self._call, events)
+        elif item.tag == ast.REASONING:
+            self._reasoned = True
 
     def _on_close(self, start: int, item: Close, events: list[Event]) -> None:
         """Fold a `Close` of `_CLOSING`, or any inside a call."""
@@ -463,6 +471,9 @@ class Session:
         tag = item.tag
         if tag == ast.ERROR:
             self._on_error(item.value, events)
+            return
+        if tag == ast.REASONING_CLOSE:
+            self._on_reasoning_close(start, item.value, events)
             return
         if tag == ast.TOOL_CALLS:
             for index, done in self._enveloped or ():
@@ -481,6 +492,29 @@ class Session:
         elif tag == ast.TOOL_CALL:
             self._call = None
             self._complete(call, start, item.end, events)
+
+    def _on_reasoning_close(self, start: int, closes: str | list[str], events: list[Event]) -> None:
+        """A reasoning close where the prompt opened no block: if the turn opened none
+        either, the content before it was probably reasoning in a block the prompt
+        pre-opened. Reported once (`unopened_reasoning`), and only after content (a close
+        before any closes an empty block: nothing was misread); the close stays out of the
+        content, as any stray close does."""
+        if self._reasoned:
+            return
+        self._reasoned = True
+        if not self._content.started:
+            return
+        raw = self._restore(closes if isinstance(closes, str) else closes[0])  # the first
+        self._error(
+            "unopened_reasoning",
+            f"reasoning close {raw!r} at offset {start} with no reasoning block open (the "
+            "text before it is content): the prompt probably pre-opened reasoning: pass "
+            "generation_prompt",
+            start,
+            raw,
+            events,
+            passthrough=False,
+        )
 
     def _announce(self, call: _Call, events: list[Event]) -> None:
         if call.announced or call.name is None or not self._declared(call.name):
@@ -647,9 +681,9 @@ class Session:
 
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
-_OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS))
+_OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS, ast.REASONING))
 """The nodes whose `Open` the session folds (`_on_open`); the others only say where text goes."""
-_CLOSING = frozenset((ast.ERROR, ast.TOOL_CALLS))
+_CLOSING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.REASONING_CLOSE))
 """The nodes whose `Close` the session folds outside a call (`_on_close`)."""
 
 
