@@ -11,6 +11,7 @@ import bisect
 import codecs
 import os
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -265,6 +266,7 @@ class Session:
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
+        self._replaced: list[tuple[int, int]] = []  # spans of U+FFFD put for invalid bytes
         self._content = StrippedField(ContentDelta)
         self._reasoning = StrippedField(ReasoningDelta)
         self._calls: list[ToolCall] = []
@@ -315,21 +317,43 @@ class Session:
         tail = ""
         if isinstance(chunk, bytes):
             if self._decoder is None:
-                self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+                self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
                 self._guarded = True
             chunk = self._decoder.decode(chunk)
         elif self._decoder is not None:
             # Text after bytes: a character the bytes left incomplete is invalid now.
             tail = self._decoder.decode(b"", final=True)
             self._decoder.reset()
-        if self._special is None:
-            return tail + chunk
-        if special:
-            chunk = self._special.ordinary(tail) + self._special.special(chunk)
+        if self._special is not None:
+            if special:
+                chunk = self._special.ordinary(tail) + self._special.special(chunk)
+            else:
+                chunk = self._special.ordinary(tail + chunk)
+            self._unmasking()
         else:
-            chunk = self._special.ordinary(tail + chunk)
-        self._unmasking()
-        return chunk
+            chunk = tail + chunk
+        return self._replacing(chunk) if self._decoder is not None else chunk
+
+    def _replacing(self, text: str) -> str:
+        """`text` (to be parsed next) with each run of invalid bytes, which the decoder
+        kept as lone surrogates, replaced by U+FFFD as UTF-8's `replace` does; where the
+        replacement characters stand in the stream is noted (`_replaced`)."""
+        if not _INVALID.search(text):
+            return text
+        pieces: list[str] = []
+        at = 0
+        position = self._run.offset  # in the stream, of the text's next piece
+        for invalid in _INVALID.finditer(text):
+            pieces.append(text[at : invalid.start()])
+            position += invalid.start() - at
+            raw = bytes(ord(c) - 0xDC00 for c in invalid.group())
+            replacement = raw.decode("utf-8", errors="replace")
+            pieces.append(replacement)
+            self._note_replaced(position, position + len(replacement))
+            position += len(replacement)
+            at = invalid.end()
+        pieces.append(text[at:])
+        return "".join(pieces)
 
     def _unmasking(self) -> None:
         """Once the special tokens' masks are in the text parsed, they are put back in all
@@ -348,6 +372,8 @@ class Session:
         if self._special is not None:
             tail = self._special.ordinary(tail) + self._special.flush()
             self._unmasking()
+        if self._decoder is not None:
+            tail = self._replacing(tail)
         self._finished = self._guarded = True
         if tail:
             self._run.feed(tail)
@@ -565,6 +591,7 @@ class Session:
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
         if self._validator_for is not None:
             problems += self._validator_for(call.name)(arguments)
+        problems += self._invalid_bytes(start, end)
         if problems and self._reject_invalid:
             self._error(
                 "invalid_arguments",
@@ -580,6 +607,28 @@ class Session:
             self._enveloped.append((call.index, done))  # complete when its envelope closes
         else:
             self._release(call.index, done, events)
+
+    def _note_replaced(self, start: int, end: int) -> None:
+        """Note replacement characters at `[start, end)`, one span with any just before
+        (so the spans are the same however the bytes were split into chunks)."""
+        replaced = self._replaced
+        if replaced and replaced[-1][1] == start:
+            replaced[-1] = (replaced[-1][0], end)
+        else:
+            replaced.append((start, end))
+
+    def _invalid_bytes(self, start: int, end: int) -> tuple[str, ...]:
+        """A problem when bytes that were not valid UTF-8 (replaced by U+FFFD) stand in the
+        call at `[start, end)`: its arguments are then not what the model wrote."""
+        replaced = self._replaced
+        first = bisect.bisect_right(replaced, (start, -1))
+        if first == len(replaced) or replaced[first][0] >= end:
+            return ()
+        more = sum(1 for span in replaced[first + 1 :] if span[0] < end)
+        return (
+            f"bytes that are not UTF-8 replaced by U+FFFD in the call at offset "
+            f"{replaced[first][0]}" + (f" (and {more} more)" if more else ""),
+        )
 
     def _arguments_text(self, call: _Call) -> str:
         """The arguments text of `call`: the text of its runs in the item log."""
@@ -679,6 +728,8 @@ class Session:
         return any(error.code == "truncated" for error in self._errors)
 
 
+_INVALID = re.compile("[\udc80-\udcff]+")
+"""A run of bytes the decoder found invalid (`surrogateescape` keeps each as a surrogate)."""
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
 _OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS, ast.REASONING))
