@@ -33,7 +33,7 @@ from .events import (
 )
 from .formats import Format
 from .formats.models import MODELS
-from .message import REASONING_FIELDS, Message
+from .message import REASONING_FIELDS, Message, ToolCall
 from .openai import DeltaStream, finish_reason
 from .session import Session
 from .tools import normalize_tools
@@ -88,7 +88,14 @@ def _parse(args: argparse.Namespace) -> int:
         deltas = None
         if args.openai:
             deltas = DeltaStream(tentative_calls=args.tentative_calls, reasoning_field=field)
+        calls: list[ToolCall] = []
+        errors: list[ProtocolError] = []
         for events in drive(session, _chunks(stream, args.chunk_size)):
+            for event in events:
+                if isinstance(event, ToolCallEnd):
+                    calls.append(event.call)
+                elif isinstance(event, ProtocolError):
+                    errors.append(event)
             if deltas is None:
                 for event in events:
                     _print_json(event_json(event))
@@ -96,13 +103,13 @@ def _parse(args: argparse.Namespace) -> int:
                 for delta in deltas.deltas(events):
                     _print_json({"index": 0, "delta": delta, "finish_reason": None})
             sys.stdout.flush()
-    message = session.message
+    # The events add up to the message: its text is not joined, nor printed, once more.
+    outline = Message(tool_calls=tuple(calls), errors=tuple(errors))
     if deltas is None:
-        final = {"type": "Message", "finish_reason": finish_reason(message)}
-        _print_json({**final, "message": message_json(message, field)})
+        _print_json({"type": "End", "finish_reason": finish_reason(outline)})
     else:
         _print_json({"index": 0, "delta": {}, "finish_reason": deltas.finish_reason()})
-    return _status(message, args)
+    return _status(outline, args)
 
 
 def _formats(args: argparse.Namespace) -> int:
@@ -625,7 +632,11 @@ def _add_tools_and_prompt(parser: argparse.ArgumentParser) -> None:
 
 def _add_chunk_size(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--chunk-size", type=_positive, default=16, metavar="N", help="bytes per chunk (16)"
+        "--chunk-size",
+        type=_positive,
+        default=4096,
+        metavar="N",
+        help="at most N bytes per chunk, as they become available (4096)",
     )
 
 

@@ -153,15 +153,18 @@ class _ItemLog:
     def __len__(self) -> int:
         return self._starts[-1] + len(self.open)
 
-    def seal(self) -> None:
+    def seal(self, join: bool = False) -> None:
         """Move the open entries into blocks of at most `_SEALED` (the collector walks
-        `open` entry by entry, and a block holding a tracked value, a list say, whole)."""
-        entries = self.open
+        `open` entry by entry, and a block holding a tracked value, a list say, whole);
+        with `join`, each run of contiguous text entries becomes one (the same tree, the
+        same text: only the indices of later entries change, so no call may be reading
+        its arguments' runs by index)."""
+        entries = _joined(self.open) if join else self.open
         for start in range(0, len(entries), _SEALED):
             block = tuple(entries[start : start + _SEALED])
             self._blocks.append(block)
             self._starts.append(self._starts[-1] + len(block))
-        entries.clear()
+        self.open.clear()
 
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
@@ -177,6 +180,26 @@ class _ItemLog:
 
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
+
+
+def _joined(entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """`entries` with each run of contiguous text entries joined into one."""
+    joined: list[tuple[Any, ...]] = []
+    texts: list[str] = []
+    end = -1  # where the run of texts being joined ends
+    for entry in entries:
+        if len(entry) == 2 and entry[1] == end:
+            texts.append(entry[0])
+            end += len(entry[0])
+            continue
+        if len(texts) > 1:
+            joined[-1] = ("".join(texts), joined[-1][1])
+        joined.append(entry)
+        texts = [entry[0]] if len(entry) == 2 else []
+        end = entry[1] + len(entry[0]) if texts else -1
+    if len(texts) > 1:
+        joined[-1] = ("".join(texts), joined[-1][1])
+    return joined
 
 
 class _Call:
@@ -302,7 +325,11 @@ class Session:
         # Final text (the innermost parser took the delta without a resume, and nothing
         # waits) goes straight to the current sink, whose events come back.
         events = self._run.feed(chunk, self._sink)
-        return self._collect() if events is None else events
+        if events is None:
+            return self._collect()
+        if len(self._log.open) >= _SEALED:  # text taken straight to the sink, entry by entry
+            self._seal()
+        return events
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -414,8 +441,10 @@ class Session:
 
     def _seal(self) -> None:
         """Seal the item log's open entries into a block and join the fields' deltas so
-        far: the collector's full passes walk lists entry by entry (see `_ItemLog`)."""
-        self._log.seal()
+        far: the collector's full passes walk lists entry by entry (see `_ItemLog`). Text
+        entries are joined too where no call is open (a long turn then keeps its text in
+        a few long strings, not one per delta)."""
+        self._log.seal(join=self._call is None and self._receiver is None)
         self._content.compact()
         self._reasoning.compact()
 
@@ -730,6 +759,8 @@ class Session:
 
 _INVALID = re.compile("[\udc80-\udcff]+")
 """A run of bytes the decoder found invalid (`surrogateescape` keeps each as a surrogate)."""
+
+
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
 _OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS, ast.REASONING))

@@ -105,9 +105,9 @@ def test_parse_events_streams_json_lines_that_add_up_to_the_message() -> None:
     done = protocall_cli("parse", "-f", "ling-3", "--events", "--chunk-size", "3", stdin=LING)
     assert done.returncode == 0
     *events, final = lines(done.stdout)
-    assert final["type"] == "Message" and final["finish_reason"] == "tool_calls"
+    assert final == {"type": "End", "finish_reason": "tool_calls"}  # no second copy of the text
     reasoning = "".join(e["text"] for e in events if e["type"] == "ReasoningDelta")
-    assert reasoning == final["message"]["reasoning_content"]
+    assert reasoning == protocall.parse(LING, "ling-3").reasoning_content
     arguments = "".join(e["text"] for e in events if e["type"] == "ToolCallArgumentsDelta")
     [end] = [e for e in events if e["type"] == "ToolCallEnd"]
     assert arguments == end["call"]["arguments_json"] == '{"location": "Paris"}'
@@ -120,7 +120,8 @@ def test_parse_events_reads_bytes_so_characters_split_across_chunks_survive(
     text = "Café ☕ über alles<|im_end|>"
     done = in_process("parse", "-f", "hermes", "--events", "--chunk-size", "1", stdin=text)
     *events, final = lines(done.stdout)
-    assert "".join(e["text"] for e in events) == final["message"]["content"] == text[:-10]
+    assert "".join(e["text"] for e in events) == text[:-10]
+    assert final == {"type": "End", "finish_reason": "stop"}
 
 
 def sdk_message(choices: list[dict[str, Any]], field: str = "reasoning_content") -> dict[str, Any]:
@@ -409,3 +410,13 @@ def test_the_readme_shows_the_embedding_example_verbatim() -> None:
     ]
     assert shown
     assert all(block == code.lstrip("\n") for block in shown)
+
+
+def test_parse_events_prints_the_text_once(tmp_path: Path, in_process: Runner) -> None:
+    text = "A long answer. " * 20_000  # 300 KB
+    path = tmp_path / "long.txt"
+    path.write_text(text + "<|im_end|>", encoding="utf-8")
+    done = in_process("parse", "-f", "hermes", "--events", str(path))
+    assert len(done.stdout) < 1.1 * len(text)
+    *events, end = lines(done.stdout)
+    assert "".join(e["text"] for e in events) == text.strip() and end["type"] == "End"
