@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from typing_extensions import Unpack
+
 from . import formats
 from .combinators import ParseError, UsageError
 from .events import (
@@ -26,7 +28,7 @@ from .events import (
     ToolCallStart,
 )
 from .message import Message, ToolCall
-from .session import Session
+from .session import Session, SessionOptions
 from .tools import Tool, Tools
 
 try:
@@ -41,7 +43,7 @@ def parse(
     format: str,
     tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
     generation_prompt: str | None = None,
-    **options: Any,
+    **options: Unpack[SessionOptions],
 ) -> Message:
     """Parse a complete output in one shot; the same result as streaming it in any chunks.
     (It is fed in slices of `SLICE` characters, so that the items of a long output are
@@ -65,6 +67,7 @@ __all__ = [
     "ProtocolError",
     "ReasoningDelta",
     "Session",
+    "SessionOptions",
     "Tool",
     "ToolCall",
     "ToolCallArgumentsDelta",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from .events import (
     ContentDelta,
@@ -23,6 +23,9 @@ from .events import (
     ToolCallStart,
 )
 from .message import Message, checked_reasoning_field
+
+FinishReason = Literal["stop", "length", "tool_calls"]
+"""The `finish_reason`s a turn parsed by protocall can end with."""
 
 
 class DeltaStream:
@@ -89,7 +92,7 @@ class DeltaStream:
         assert isinstance(event, ToolCallArgumentsDelta)
         return {"tool_calls": [{"index": event.index, "function": {"arguments": event.text}}]}
 
-    def finish_reason(self, *, length: bool = False) -> str:
+    def finish_reason(self, *, length: bool = False) -> FinishReason:
         """`length` when the stream was cut inside a call (or `length=True` says the token
         limit stopped it); `tool_calls` when calls were sent and every one completed;
         otherwise `stop` (with `tentative_calls`, also after a call sent but never
@@ -99,7 +102,7 @@ class DeltaStream:
         return "tool_calls" if self._sent and self._sent <= self._completed else "stop"
 
 
-def finish_reason(message: Message, *, length: bool = False) -> str:
+def finish_reason(message: Message, *, length: bool = False) -> FinishReason:
     """The `finish_reason` for a complete message (the rule of the default `DeltaStream`)."""
     if length or any(error.code == "truncated" for error in message.errors):
         return "length"
@@ -112,7 +115,7 @@ def chunk(
     id: str,
     model: str,
     created: int | None = None,
-    finish_reason: str | None = None,
+    finish_reason: FinishReason | None = None,
 ) -> dict[str, Any]:
     """A whole `chat.completion.chunk` object around one delta."""
     return {

@@ -13,7 +13,7 @@ import os
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 
@@ -761,6 +761,19 @@ _INVALID = re.compile("[\udc80-\udcff]+")
 """A run of bytes the decoder found invalid (`surrogateescape` keeps each as a surrogate)."""
 
 
+class SessionOptions(TypedDict, total=False):
+    """The keyword options of a `Session` (see it), as `Format.parser` and
+    `protocall.parse` take them: a misspelt option is a type error, not a silent default."""
+
+    id_factory: IdFactory | None
+    seed: int | None
+    passthrough_malformed: bool
+    truncated_as_content: bool
+    validate: bool
+    reject_invalid: bool
+    special_tokens: Iterable[str]
+
+
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
 _OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS, ast.REASONING))
@@ -799,4 +812,4 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-__all__ = ["IdFactory", "Mapping", "Session", "StrippedField", "dumps"]
+__all__ = ["IdFactory", "Mapping", "Session", "SessionOptions", "StrippedField", "dumps"]

@@ -7,8 +7,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import Unpack
+
 from ..combinators import Parser, UsageError
-from ..session import Session
+from ..session import Session, SessionOptions
 from ..tools import Tool, Tools, normalize_tools
 from .turns import Turn
 
@@ -65,7 +67,7 @@ class Format:
         self,
         tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
         generation_prompt: str | None = None,
-        **options: Any,
+        **options: Unpack[SessionOptions],
     ) -> Session:
         """A streaming session for one turn (options: see `Session`). The tools' schemas are
         checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
