@@ -112,3 +112,13 @@ def test_the_cli_exits_1_naming_the_cause(
     out, err = capsys.readouterr()
     assert '"content": "Let me reason.The answer."' in out
     assert "pass generation_prompt" in out and "unopened_reasoning" in err
+
+
+def test_the_semantics_page_states_the_rule_for_every_format_with_reasoning() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "semantics.md").read_text("utf-8")
+    rows = {line.split(" | ")[0]: line for line in page.splitlines() if line.startswith("| `")}
+    for name in [*THINKING, *NOT_A_BLOCK]:
+        fmt = formats.get(name)
+        close = fmt.channels["reasoning"][1].replace("|", "\\|")
+        starts = "reasoning" if fmt.default_start == "reasoning" else "content"
+        assert f" | `{close}`" in rows[f"| `{name}`"] and f" | {starts} | " in rows[f"| `{name}`"]
