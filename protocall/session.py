@@ -285,6 +285,7 @@ class Session:
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
         self._log = _ItemLog()
+        self._entries = self._log.open  # the log's open entries, as the run appends them
         self._run = Run(grammar, log=self._log.open)
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
@@ -327,7 +328,7 @@ class Session:
         events = self._run.feed(chunk, self._sink)
         if events is None:
             return self._collect()
-        if len(self._log.open) >= _SEALED:  # text taken straight to the sink, entry by entry
+        if len(self._entries) >= _SEALED:  # text taken straight to the sink, entry by entry
             self._seal()
         return events
 
