@@ -198,10 +198,13 @@ def handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
-            for event in body:
-                self.wfile.write(event)
-                self.wfile.flush()
             self.close_connection = True
+            try:
+                for event in body:
+                    self.wfile.write(event)
+                    self.wfile.flush()
+            except (OSError, ValueError) as problem:  # the upstream or the client went away
+                self.log_error("stream cut off: %s", problem)
 
         def send_json(self, status: int, body: dict[str, Any]) -> None:
             data = json.dumps(body).encode()
