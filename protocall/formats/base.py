@@ -7,8 +7,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import Unpack
+
 from ..combinators import Parser, UsageError
-from ..session import Session
+from ..session import Session, SessionOptions
 from ..tools import Tool, Tools, normalize_tools
 from .compiled import compiled
 from .turns import Turn
@@ -66,7 +68,7 @@ class Format:
         self,
         tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
         generation_prompt: str | None = None,
-        **options: Any,
+        **options: Unpack[SessionOptions],
     ) -> Session:
         """A streaming session for one turn (options: see `Session`). The turn grammar is
         compiled once per tool set and starting channel and shared by the sessions that
