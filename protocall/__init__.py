@@ -11,7 +11,10 @@ session.message
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+from typing_extensions import Unpack
 
 from . import formats
 from .combinators import ParseError, UsageError
@@ -25,10 +28,14 @@ from .events import (
     ToolCallStart,
 )
 from .message import Message, ToolCall
-from .session import Session
+from .session import Session, SessionOptions
 from .tools import Tool, Tools
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("protocall")
+    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 
 def parse(
@@ -36,7 +43,7 @@ def parse(
     format: str,
     tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
     generation_prompt: str | None = None,
-    **options: Any,
+    **options: Unpack[SessionOptions],
 ) -> Message:
     """Parse a complete output in one shot; the same result as streaming it in any chunks.
     (It is fed in slices of `SLICE` characters, so that the items of a long output are
@@ -60,6 +67,7 @@ __all__ = [
     "ProtocolError",
     "ReasoningDelta",
     "Session",
+    "SessionOptions",
     "Tool",
     "ToolCall",
     "ToolCallArgumentsDelta",

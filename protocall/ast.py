@@ -23,6 +23,7 @@ ARGUMENT = "argument"
 ARGUMENT_NAME = "argument_name"
 ARGUMENT_VALUE = "argument_value"
 END_OF_TURN = "end_of_turn"
+REASONING_CLOSE = "reasoning_close"  # a reasoning close where the prompt opened no block
 __all__ = [
     "ARGUMENT",
     "ARGUMENT_NAME",
@@ -31,6 +32,7 @@ __all__ = [
     "END_OF_TURN",
     "ERROR",
     "REASONING",
+    "REASONING_CLOSE",
     "TOOL_ARGUMENTS",
     "TOOL_CALL",
     "TOOL_CALLS",

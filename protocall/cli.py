@@ -17,9 +17,9 @@ import pprint
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, BinaryIO, NoReturn
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from . import __version__, demo, formats
 from .combinators import UsageError
@@ -32,11 +32,15 @@ from .events import (
     ToolCallStart,
 )
 from .formats import Format
-from .message import REASONING_FIELDS, Message
+from .formats.models import MODELS
+from .message import REASONING_FIELDS, Message, ToolCall
 from .openai import DeltaStream, finish_reason
 from .session import Session
 from .tools import normalize_tools
 from .transcript import Chunk, Recorder, Transcript, drive, event_json, message_json, replay
+
+if TYPE_CHECKING:
+    from .testing import Report
 
 USAGE, ERRORS, MISMATCH = 2, 1, 3
 
@@ -84,7 +88,14 @@ def _parse(args: argparse.Namespace) -> int:
         deltas = None
         if args.openai:
             deltas = DeltaStream(tentative_calls=args.tentative_calls, reasoning_field=field)
+        calls: list[ToolCall] = []
+        errors: list[ProtocolError] = []
         for events in drive(session, _chunks(stream, args.chunk_size)):
+            for event in events:
+                if isinstance(event, ToolCallEnd):
+                    calls.append(event.call)
+                elif isinstance(event, ProtocolError):
+                    errors.append(event)
             if deltas is None:
                 for event in events:
                     _print_json(event_json(event))
@@ -92,13 +103,13 @@ def _parse(args: argparse.Namespace) -> int:
                 for delta in deltas.deltas(events):
                     _print_json({"index": 0, "delta": delta, "finish_reason": None})
             sys.stdout.flush()
-    message = session.message
+    # The events add up to the message: its text is not joined, nor printed, once more.
+    outline = Message(tool_calls=tuple(calls), errors=tuple(errors))
     if deltas is None:
-        final = {"type": "Message", "finish_reason": finish_reason(message)}
-        _print_json({**final, "message": message_json(message, field)})
+        _print_json({"type": "End", "finish_reason": finish_reason(outline)})
     else:
         _print_json({"index": 0, "delta": {}, "finish_reason": deltas.finish_reason()})
-    return _status(message, args)
+    return _status(outline, args)
 
 
 def _formats(args: argparse.Namespace) -> int:
@@ -106,11 +117,18 @@ def _formats(args: argparse.Namespace) -> int:
         return _spec(args.spec, args.python)
     if args.python:
         raise UsageError("--python applies to --spec output only")
-    described = [_describe_format(formats.get(name)) for name in formats.names()]
+    if args.models:
+        return _models(args.json)
+    names = formats.names() if args.model is None else [args.model]
+    described = [_describe_format(formats.get(name)) for name in names]
+    if args.model is not None:
+        described[0] = {"model": args.model, **described[0]}
     if args.json:
-        _print_json(described, indent=2)
+        _print_json(described if args.model is None else described[0], indent=2)
         return 0
     for entry in described:
+        if "model" in entry:
+            print(f"{entry['model']} writes format {entry['name']}")
         print(f"{entry['name']}\n    {entry['summary']}")
         for role, marker in entry["markers"].items():
             print(f"    {role:<24}{_visible(marker)}")
@@ -119,6 +137,22 @@ def _formats(args: argparse.Namespace) -> int:
             label = f"prompt ({prompt['start'] or 'nothing open'})"
             print(f"    {label:<24}{prompt['generation_prompt']!r}")
     return 0
+
+
+def _models(as_json: bool) -> int:
+    """The model names `-f` accepts beside the format names, and the format of each."""
+    table = {model: formats.get(model) for model in MODELS}
+    if as_json:
+        _print_json({model: _model_entry(fmt) for model, fmt in table.items()}, indent=2)
+        return 0
+    for model, fmt in table.items():
+        start = fmt.default_start
+        print(f"{model:<24}{fmt.name}" + (f" (starts in {start})" if start else ""))
+    return 0
+
+
+def _model_entry(fmt: Format) -> dict[str, Any]:
+    return {"format": fmt.name, "default_start": fmt.default_start}
 
 
 def _spec(name: str, python: bool) -> int:
@@ -228,8 +262,7 @@ def _print_step_json(chunks: Sequence[Chunk], number: int, events: list[Event]) 
 def _check(args: argparse.Namespace) -> int:
     fmt = formats.get(args.format)
     tools = _tools(args.tools)
-    from .testing import check_format  # Hypothesis: imported only when it is needed
-
+    check_format = _check_format()
     with _Progress(f"checking {fmt.name}", sys.stderr):
         report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
     print(report)
@@ -243,12 +276,25 @@ def _detect(args: argparse.Namespace) -> int:
     print(detection.describe())
     if not args.check:
         return 0
-    from .testing import check_format
-
+    check_format = _check_format()
     with _Progress(f"checking {detection.format.name}", sys.stderr):
         report = check_format(detection.format, max_examples=args.examples, seed=args.seed)
     print(report)
     return 0 if report.ok else ERRORS
+
+
+def _check_format() -> Callable[..., Report]:
+    """The testing kit's `check_format`, imported only when it is needed: without
+    Hypothesis (the `testing` extra) a `UsageError` names the extra."""
+    try:
+        from .testing import check_format
+    except ModuleNotFoundError as missing:
+        if missing.name != "hypothesis":
+            raise
+        raise UsageError(
+            "checking a format needs Hypothesis: pip install 'protocall[testing]'"
+        ) from None
+    return check_format
 
 
 class _Progress:
@@ -295,6 +341,7 @@ def _grammar(args: argparse.Namespace) -> int:
         reasoning=args.reasoning,
         generation_prompt=args.generation_prompt,
         special_tokens=special,
+        stop=args.stop,
     )
     print(text if args.dialect in ("lark", "gbnf") else json.dumps(json.loads(text), indent=2))
     return 0
@@ -472,6 +519,10 @@ def _parser() -> argparse.ArgumentParser:
 
     listing = command("formats", _formats, "list the registered formats")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.add_argument("--model", metavar="NAME", help="the format model NAME writes")
+    listing.add_argument(
+        "--models", action="store_true", help="the model names -f accepts, and their formats"
+    )
     listing.add_argument("--spec", metavar="NAME", help="print format NAME's spec as JSON")
     listing.add_argument("--python", action="store_true", help="print the spec as Python")
 
@@ -524,7 +575,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CHOICE",
         help="auto, required, or a tool name (default: %(default)s)",
     )
-    for flag, allowed in (("--parallel", "more than one call"), ("--reasoning", "reasoning")):
+    allowed_by = (
+        ("--parallel", "more than one call"),
+        ("--reasoning", "reasoning"),
+        ("--stop", "the turn's stop at its end (--no-stop: the engine's stop token ends it)"),
+    )
+    for flag, allowed in allowed_by:
         on_off = argparse.BooleanOptionalAction
         grammar.add_argument(flag, action=on_off, default=True, help=f"allow {allowed} (on)")
     grammar.add_argument(
@@ -544,7 +600,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-f", "--format", required=True, metavar="NAME", help="format name")
+    parser.add_argument(
+        "-f", "--format", required=True, metavar="NAME", help="format or model name (qwen3.5)"
+    )
     _add_tools_and_prompt(parser)
     parser.add_argument("--seed", type=int, help="deterministic call ids")
     parser.add_argument(
@@ -580,7 +638,11 @@ def _add_tools_and_prompt(parser: argparse.ArgumentParser) -> None:
 
 def _add_chunk_size(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--chunk-size", type=_positive, default=16, metavar="N", help="bytes per chunk (16)"
+        "--chunk-size",
+        type=_positive,
+        default=4096,
+        metavar="N",
+        help="at most N bytes per chunk, as they become available (4096)",
     )
 
 

@@ -57,8 +57,10 @@ class ProtocolError:
 
     `code` is one of `truncated` (the stream ended inside a construct), `malformed` (a
     construct that cannot be parsed), `unknown_tool`, `invalid_arguments` (schema violation
-    with rejection on) or `invalid_output` (the turn as a whole could not be parsed); `raw` is
-    the text concerned, so nothing is lost.
+    with rejection on), `unopened_reasoning` (a reasoning close where no block was open:
+    the text before it is content, though the prompt probably pre-opened reasoning) or
+    `invalid_output` (the turn as a whole could not be parsed); `raw` is the text
+    concerned, so nothing is lost.
     """
 
     code: str

@@ -27,9 +27,10 @@ def checked_reasoning_field(name: str) -> str:
 class ToolCall:
     """A completed call. `arguments_json` is the exact concatenation of its argument deltas;
     `validation_errors` lists raw values that did not convert to their declared type (kept
-    as strings) and schema violations, when validation ran. `id` is unique within the turn:
-    `model_id` is the id the model wrote (None if it wrote none), which `id` is unless an
-    earlier call of the turn already had it."""
+    as strings), schema violations, when validation ran, and bytes in the call that were
+    not UTF-8 (replaced by U+FFFD: the arguments are not what the model wrote). `id` is
+    unique within the turn: `model_id` is the id the model wrote (None if it wrote none),
+    which `id` is unless an earlier call of the turn already had it."""
 
     id: str
     name: str

@@ -11,8 +11,9 @@ import bisect
 import codecs
 import os
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 
@@ -94,6 +95,11 @@ class StrippedField:
             del pieces[:-1]
 
     @property
+    def started(self) -> bool:
+        """Whether any text (beyond whitespace) has been emitted."""
+        return bool(self._pieces)
+
+    @property
     def value(self) -> str | None:
         return "".join(self._chunks) + "".join(self._pieces) or None
 
@@ -147,15 +153,18 @@ class _ItemLog:
     def __len__(self) -> int:
         return self._starts[-1] + len(self.open)
 
-    def seal(self) -> None:
+    def seal(self, join: bool = False) -> None:
         """Move the open entries into blocks of at most `_SEALED` (the collector walks
-        `open` entry by entry, and a block holding a tracked value, a list say, whole)."""
-        entries = self.open
+        `open` entry by entry, and a block holding a tracked value, a list say, whole);
+        with `join`, each run of contiguous text entries becomes one (the same tree, the
+        same text: only the indices of later entries change, so no call may be reading
+        its arguments' runs by index)."""
+        entries = _joined(self.open) if join else self.open
         for start in range(0, len(entries), _SEALED):
             block = tuple(entries[start : start + _SEALED])
             self._blocks.append(block)
             self._starts.append(self._starts[-1] + len(block))
-        entries.clear()
+        self.open.clear()
 
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
@@ -171,6 +180,26 @@ class _ItemLog:
 
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
+
+
+def _joined(entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """`entries` with each run of contiguous text entries joined into one."""
+    joined: list[tuple[Any, ...]] = []
+    texts: list[str] = []
+    end = -1  # where the run of texts being joined ends
+    for entry in entries:
+        if len(entry) == 2 and entry[1] == end:
+            texts.append(entry[0])
+            end += len(entry[0])
+            continue
+        if len(texts) > 1:
+            joined[-1] = ("".join(texts), joined[-1][1])
+        joined.append(entry)
+        texts = [entry[0]] if len(entry) == 2 else []
+        end = entry[1] + len(entry[0]) if texts else -1
+    if len(texts) > 1:
+        joined[-1] = ("".join(texts), joined[-1][1])
+    return joined
 
 
 class _Call:
@@ -256,10 +285,12 @@ class Session:
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
         self._log = _ItemLog()
+        self._entries = self._log.open  # the log's open entries, as the run appends them
         self._run = Run(grammar, log=self._log.open)
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
+        self._replaced: list[tuple[int, int]] = []  # spans of U+FFFD put for invalid bytes
         self._content = StrippedField(ContentDelta)
         self._reasoning = StrippedField(ReasoningDelta)
         self._calls: list[ToolCall] = []
@@ -276,6 +307,7 @@ class Session:
             **dict.fromkeys(_SILENT, _drop),
         }
         self._receiver: _Call | None = None  # the call whose arguments the text is
+        self._reasoned = False  # a reasoning block was opened (or a stray close reported)
         self._finished = False
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
@@ -294,7 +326,11 @@ class Session:
         # Final text (the innermost parser took the delta without a resume, and nothing
         # waits) goes straight to the current sink, whose events come back.
         events = self._run.feed(chunk, self._sink)
-        return self._collect() if events is None else events
+        if events is None:
+            return self._collect()
+        if len(self._entries) >= _SEALED:  # text taken straight to the sink, entry by entry
+            self._seal()
+        return events
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -309,21 +345,43 @@ class Session:
         tail = ""
         if isinstance(chunk, bytes):
             if self._decoder is None:
-                self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+                self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
                 self._guarded = True
             chunk = self._decoder.decode(chunk)
         elif self._decoder is not None:
             # Text after bytes: a character the bytes left incomplete is invalid now.
             tail = self._decoder.decode(b"", final=True)
             self._decoder.reset()
-        if self._special is None:
-            return tail + chunk
-        if special:
-            chunk = self._special.ordinary(tail) + self._special.special(chunk)
+        if self._special is not None:
+            if special:
+                chunk = self._special.ordinary(tail) + self._special.special(chunk)
+            else:
+                chunk = self._special.ordinary(tail + chunk)
+            self._unmasking()
         else:
-            chunk = self._special.ordinary(tail + chunk)
-        self._unmasking()
-        return chunk
+            chunk = tail + chunk
+        return self._replacing(chunk) if self._decoder is not None else chunk
+
+    def _replacing(self, text: str) -> str:
+        """`text` (to be parsed next) with each run of invalid bytes, which the decoder
+        kept as lone surrogates, replaced by U+FFFD as UTF-8's `replace` does; where the
+        replacement characters stand in the stream is noted (`_replaced`)."""
+        if not _INVALID.search(text):
+            return text
+        pieces: list[str] = []
+        at = 0
+        position = self._run.offset  # in the stream, of the text's next piece
+        for invalid in _INVALID.finditer(text):
+            pieces.append(text[at : invalid.start()])
+            position += invalid.start() - at
+            raw = bytes(ord(c) - 0xDC00 for c in invalid.group())
+            replacement = raw.decode("utf-8", errors="replace")
+            pieces.append(replacement)
+            self._note_replaced(position, position + len(replacement))
+            position += len(replacement)
+            at = invalid.end()
+        pieces.append(text[at:])
+        return "".join(pieces)
 
     def _unmasking(self) -> None:
         """Once the special tokens' masks are in the text parsed, they are put back in all
@@ -342,6 +400,8 @@ class Session:
         if self._special is not None:
             tail = self._special.ordinary(tail) + self._special.flush()
             self._unmasking()
+        if self._decoder is not None:
+            tail = self._replacing(tail)
         self._finished = self._guarded = True
         if tail:
             self._run.feed(tail)
@@ -382,8 +442,10 @@ class Session:
 
     def _seal(self) -> None:
         """Seal the item log's open entries into a block and join the fields' deltas so
-        far: the collector's full passes walk lists entry by entry (see `_ItemLog`)."""
-        self._log.seal()
+        far: the collector's full passes walk lists entry by entry (see `_ItemLog`). Text
+        entries are joined too where no call is open (a long turn then keeps its text in
+        a few long strings, not one per delta)."""
+        self._log.seal(join=self._call is None and self._receiver is None)
         self._content.compact()
         self._reasoning.compact()
 
@@ -456,6 +518,8 @@ class Session:
             self._call = _Call(item.start)
         elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
             self._announce(self._call, events)
+        elif item.tag == ast.REASONING:
+            self._reasoned = True
 
     def _on_close(self, start: int, item: Close, events: list[Event]) -> None:
         """Fold a `Close` of `_CLOSING`, or any inside a call."""
@@ -463,6 +527,9 @@ class Session:
         tag = item.tag
         if tag == ast.ERROR:
             self._on_error(item.value, events)
+            return
+        if tag == ast.REASONING_CLOSE:
+            self._on_reasoning_close(start, item.value, events)
             return
         if tag == ast.TOOL_CALLS:
             for index, done in self._enveloped or ():
@@ -481,6 +548,29 @@ class Session:
         elif tag == ast.TOOL_CALL:
             self._call = None
             self._complete(call, start, item.end, events)
+
+    def _on_reasoning_close(self, start: int, closes: str | list[str], events: list[Event]) -> None:
+        """A reasoning close where the prompt opened no block: if the turn opened none
+        either, the content before it was probably reasoning in a block the prompt
+        pre-opened. Reported once (`unopened_reasoning`), and only after content (a close
+        before any closes an empty block: nothing was misread); the close stays out of the
+        content, as any stray close does."""
+        if self._reasoned:
+            return
+        self._reasoned = True
+        if not self._content.started:
+            return
+        raw = self._restore(closes if isinstance(closes, str) else closes[0])  # the first
+        self._error(
+            "unopened_reasoning",
+            f"reasoning close {raw!r} at offset {start} with no reasoning block open (the "
+            "text before it is content): the prompt probably pre-opened reasoning: pass "
+            "generation_prompt",
+            start,
+            raw,
+            events,
+            passthrough=False,
+        )
 
     def _announce(self, call: _Call, events: list[Event]) -> None:
         if call.announced or call.name is None or not self._declared(call.name):
@@ -531,6 +621,7 @@ class Session:
             events.append(ToolCallArgumentsDelta(call.index, "{}"))
         if self._validator_for is not None:
             problems += self._validator_for(call.name)(arguments)
+        problems += self._invalid_bytes(start, end)
         if problems and self._reject_invalid:
             self._error(
                 "invalid_arguments",
@@ -546,6 +637,28 @@ class Session:
             self._enveloped.append((call.index, done))  # complete when its envelope closes
         else:
             self._release(call.index, done, events)
+
+    def _note_replaced(self, start: int, end: int) -> None:
+        """Note replacement characters at `[start, end)`, one span with any just before
+        (so the spans are the same however the bytes were split into chunks)."""
+        replaced = self._replaced
+        if replaced and replaced[-1][1] == start:
+            replaced[-1] = (replaced[-1][0], end)
+        else:
+            replaced.append((start, end))
+
+    def _invalid_bytes(self, start: int, end: int) -> tuple[str, ...]:
+        """A problem when bytes that were not valid UTF-8 (replaced by U+FFFD) stand in the
+        call at `[start, end)`: its arguments are then not what the model wrote."""
+        replaced = self._replaced
+        first = bisect.bisect_right(replaced, (start, -1))
+        if first == len(replaced) or replaced[first][0] >= end:
+            return ()
+        more = sum(1 for span in replaced[first + 1 :] if span[0] < end)
+        return (
+            f"bytes that are not UTF-8 replaced by U+FFFD in the call at offset "
+            f"{replaced[first][0]}" + (f" (and {more} more)" if more else ""),
+        )
 
     def _arguments_text(self, call: _Call) -> str:
         """The arguments text of `call`: the text of its runs in the item log."""
@@ -645,11 +758,28 @@ class Session:
         return any(error.code == "truncated" for error in self._errors)
 
 
+_INVALID = re.compile("[\udc80-\udcff]+")
+"""A run of bytes the decoder found invalid (`surrogateescape` keeps each as a surrogate)."""
+
+
+class SessionOptions(TypedDict, total=False):
+    """The keyword options of a `Session` (see it), as `Format.parser` and
+    `protocall.parse` take them: a misspelt option is a type error, not a silent default."""
+
+    id_factory: IdFactory | None
+    seed: int | None
+    passthrough_malformed: bool
+    truncated_as_content: bool
+    validate: bool
+    reject_invalid: bool
+    special_tokens: Iterable[str]
+
+
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
 """Tags whose own text is not content (see `Session._innermost_sink`)."""
-_OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS))
+_OPENING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.TOOL_CALL, ast.TOOL_ARGUMENTS, ast.REASONING))
 """The nodes whose `Open` the session folds (`_on_open`); the others only say where text goes."""
-_CLOSING = frozenset((ast.ERROR, ast.TOOL_CALLS))
+_CLOSING = frozenset((ast.ERROR, ast.TOOL_CALLS, ast.REASONING_CLOSE))
 """The nodes whose `Close` the session folds outside a call (`_on_close`)."""
 
 
@@ -670,11 +800,14 @@ def _random_ids(seed: int | None) -> IdFactory:
     """`call_` + 24 alphanumerics (144 random bits in base 64, `x` and `y` standing for its
     two non-alphanumeric digits); deterministic for a given seed, else from a generator
     seeded once per session by the OS (ids must be unique, not secret: one system call per
-    session instead of one per character)."""
-    rng = random.Random(seed if seed is not None else os.urandom(16))
+    session instead of one per character), when the first id is drawn (a turn without
+    calls seeds nothing)."""
+    generators: list[random.Random] = []
 
     def new_id(index: int) -> str:
-        return "call_" + base64.b64encode(rng.randbytes(18), b"xy").decode()
+        if not generators:
+            generators.append(random.Random(seed if seed is not None else os.urandom(16)))
+        return "call_" + base64.b64encode(generators[0].randbytes(18), b"xy").decode()
 
     return new_id
 
@@ -683,4 +816,4 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-__all__ = ["IdFactory", "Mapping", "Session", "StrippedField", "dumps"]
+__all__ = ["IdFactory", "Mapping", "Session", "SessionOptions", "StrippedField", "dumps"]

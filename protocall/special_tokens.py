@@ -85,10 +85,8 @@ class SpecialTokens:
             raise UsageError("a special token cannot start with a noncharacter or a surrogate")
         self.tokens = tokens
         self._stand_in, self._shift, self._masks, self._top = _tables(firsts)
-        self._tokens = re.compile(longest_first(tokens))
-        self._hold = re.compile(f"(?:{proper_prefixes(sorted(tokens))})\\Z")
+        self._tokens, self._hold, self._maybe = _patterns(tokens, firsts)
         self._longest = max(map(len, tokens))
-        self._maybe = re.compile(f"[{re.escape(firsts)}{_IN_SEQUENCE}]")
         self._held = ""
         self.masked = False
 
@@ -163,6 +161,20 @@ class SpecialTokens:
             chars[start] = self._stand_in[text[start]]
             match = self._tokens.search(text, start + 1)
         return text if chars is None else "".join(chars)
+
+
+@functools.lru_cache(maxsize=64)
+def _patterns(
+    tokens: tuple[str, ...], firsts: str
+) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """For `tokens` starting with the characters `firsts`: the regexes that find a token,
+    a proper prefix of one ending the text, and a character that may start one (built
+    once per set: a server passes the same special tokens to every session)."""
+    return (
+        re.compile(longest_first(tokens)),
+        re.compile(f"(?:{proper_prefixes(sorted(tokens))})\\Z"),
+        re.compile(f"[{re.escape(firsts)}{_IN_SEQUENCE}]"),
+    )
 
 
 @functools.lru_cache(maxsize=64)

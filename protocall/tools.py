@@ -151,9 +151,7 @@ class _SchemaProblem(Exception):
 def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
     """The normalised schema (None when normalising changed nothing) and its validator."""
     try:
-        import jsonschema
-        import referencing
-        import referencing.exceptions
+        import jsonschema  # and referencing, which it requires
     except ImportError:
         raise UsageError(
             "checking tool schemas needs the jsonschema package, a dependency of protocall: "
@@ -164,12 +162,114 @@ def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
     schema = _normalized(original, (), refs)
     checker = jsonschema.validators.validator_for(schema)
     try:
-        checker.check_schema(schema)
+        if "$schema" in schema or not _well_formed(schema):
+            checker.check_schema(schema)
     except jsonschema.SchemaError as error:
         message = error.message
         if error.validator == "format" and error.cause is not None:  # `regex`: re's error
             message = f"{error.instance!r} is not a valid {error.validator_value}: {error.cause}"
         raise _SchemaProblem(error.absolute_path, message) from None
+    if refs:
+        _resolve(schema, refs)
+    validate = checker(schema)
+    quick = _quick(schema) if "$schema" not in schema else None
+
+    def problems(arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        if quick is not None and quick(arguments):
+            return ()
+        errors = sorted(validate.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+        return tuple(
+            f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors
+        )
+
+    return (None if schema is original else schema), problems
+
+
+Check = Callable[[Any], bool]
+
+_QUICK_TYPES: dict[str, Check] = {
+    "string": lambda value: type(value) is str,
+    "integer": lambda value: type(value) is int,  # 3.0 is one too: jsonschema decides
+    "number": lambda value: type(value) is int or type(value) is float,
+    "boolean": lambda value: type(value) is bool,
+    "null": lambda value: value is None,
+    "object": lambda value: type(value) is dict,
+    "array": lambda value: type(value) is list,
+}
+_BOUNDS: dict[str, tuple[Check, Callable[[Any, Any], bool]]] = {
+    "minimum": (_QUICK_TYPES["number"], lambda value, bound: value >= bound),
+    "maximum": (_QUICK_TYPES["number"], lambda value, bound: value <= bound),
+    "exclusiveMinimum": (_QUICK_TYPES["number"], lambda value, bound: value > bound),
+    "exclusiveMaximum": (_QUICK_TYPES["number"], lambda value, bound: value < bound),
+    "minLength": (_QUICK_TYPES["string"], lambda value, bound: len(value) >= bound),
+    "maxLength": (_QUICK_TYPES["string"], lambda value, bound: len(value) <= bound),
+}
+_ANNOTATIONS = frozenset(["description", "title", "default", "examples", "$comment", "format"])
+_DEEPEST = 16
+"""The nesting `_quick` checks (a deeper schema is the validator's)."""
+_QUICK = frozenset(
+    ["type", "enum", "properties", "required", "additionalProperties", "items", *_BOUNDS]
+)
+
+
+def _quick(schema: Any, depth: int = 0) -> Check | None:
+    """For a schema of the shapes tools mostly declare (types, string enums, numeric and
+    length bounds, properties, required, additionalProperties, items, annotations), a
+    check that tells in a few dict lookups that a value is valid: True only where the
+    validator finds nothing (any doubt is False: the validator decides, and words the
+    problems). None for any other schema. (`format` only annotates: the validators are
+    built without a format checker.)"""
+    if not isinstance(schema, dict) or not schema.keys() <= _QUICK | _ANNOTATIONS:
+        return None
+    checks: list[Check] = []
+    if "type" in schema:
+        declared = schema["type"]
+        names = declared if isinstance(declared, list) else [declared]
+        if not all(isinstance(name, str) and name in _QUICK_TYPES for name in names):
+            return None
+        tests = [_QUICK_TYPES[name] for name in names]
+        checks.append(lambda value: any(test(value) for test in tests))
+    if "enum" in schema:
+        if not isinstance(schema["enum"], list) or not all(type(e) is str for e in schema["enum"]):
+            return None
+        allowed = frozenset(schema["enum"])
+        checks.append(lambda value: type(value) is str and value in allowed)
+    for keyword, (applies, holds) in _BOUNDS.items():
+        bound = schema.get(keyword)
+        if bound is None:
+            continue
+        if type(bound) is not int and type(bound) is not float:
+            return None
+        checks.append(lambda v, b=bound, a=applies, h=holds: not a(v) or h(v, b))  # type: ignore[misc]
+    properties = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    required = schema.get("required", [])
+    if not isinstance(properties, dict) or not isinstance(required, list) or depth > _DEEPEST:
+        return None
+    inner = {name: _quick(sub, depth + 1) for name, sub in properties.items()}
+    other = _quick(extra, depth + 1) if isinstance(extra, dict) else None
+    if None in inner.values() or (other is None and not isinstance(extra, bool)):
+        return None
+    if not all(isinstance(name, str) for name in required):
+        return None
+    if inner or required or extra is not True:
+        checks.append(
+            lambda value: type(value) is not dict or _fits(value, inner, required, extra, other)
+        )
+    if "items" in schema:
+        each = _quick(schema["items"], depth + 1)
+        if each is None:
+            return None
+        checks.append(lambda value: type(value) is not list or all(map(each, value)))
+    return lambda value: all(check(value) for check in checks)
+
+
+def _resolve(schema: dict[str, Any], refs: list[tuple[tuple[str | int, ...], str]]) -> None:
+    """A `_SchemaProblem` for the first of `refs` that does not resolve within `schema`."""
+    import referencing
+    import referencing.exceptions
+    import referencing.jsonschema
+
     root = referencing.Resource.from_contents(
         schema, default_specification=referencing.jsonschema.DRAFT202012
     )
@@ -179,15 +279,58 @@ def _compiled(key: str) -> tuple[dict[str, Any] | None, Validator]:
             resolver.lookup(ref)
         except referencing.exceptions.Unresolvable:
             raise _SchemaProblem(path, f"$ref {ref!r} does not resolve within the schema") from None
-    validate = checker(schema)
 
-    def problems(arguments: Mapping[str, Any]) -> tuple[str, ...]:
-        errors = sorted(validate.iter_errors(dict(arguments)), key=lambda e: list(e.path))
-        return tuple(
-            f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors
-        )
 
-    return (None if schema is original else schema), problems
+def _well_formed(schema: Any, depth: int = 0) -> bool:
+    """True when `schema` (draft 2020-12, the default), of the shapes `_quick` knows, is
+    certainly valid under its metaschema, whose check (the bulk of a new schema's cost)
+    is then skipped; False: the metaschema check decides."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or depth > _DEEPEST:
+        return False
+    for key, value in schema.items():
+        if key == "type":
+            names = value if isinstance(value, list) else [value]
+            known = all(isinstance(name, str) and name in JSON_TYPES for name in names)
+            good = known and bool(names) and len(set(names)) == len(names)
+        elif key in ("enum", "examples"):
+            good = isinstance(value, list)
+        elif key in _BOUNDS:
+            good = type(value) is int or (type(value) is float and not key.endswith("Length"))
+            good = good and (value >= 0 or not key.endswith("Length"))
+        elif key == "properties":
+            good = isinstance(value, dict) and all(
+                _well_formed(s, depth + 1) for s in value.values()
+            )
+        elif key == "required":
+            names = value if isinstance(value, list) else [None]
+            good = all(isinstance(name, str) for name in names) and len(set(names)) == len(names)
+        elif key in ("additionalProperties", "items"):
+            good = _well_formed(value, depth + 1)
+        elif key in ("description", "title", "$comment", "format"):
+            good = isinstance(value, str)
+        else:
+            good = key == "default"  # any value
+        if not good:
+            return False
+    return True
+
+
+def _fits(
+    value: dict[str, Any], inner: dict[str, Any], required: list[str], extra: Any, other: Any
+) -> bool:
+    """An object `value` passes `_quick`'s checks of its properties."""
+    if not all(name in value for name in required):
+        return False
+    for name, item in value.items():
+        check = inner.get(name)
+        if check is None:
+            if extra is False or (other is not None and not other(item)):
+                return False
+        elif not check(item):
+            return False
+    return True
 
 
 _ONE = frozenset(

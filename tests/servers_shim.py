@@ -117,7 +117,6 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__path__ = []
         if spec.name == "torch":
             module.__version__ = "2.9.0"  # type: ignore[attr-defined]
-        if spec.name == "torch":
             module.iinfo = _iinfo  # type: ignore[attr-defined]
             for name, size in _ITEMSIZES.items():
                 setattr(module, name, _Placeholder(name, (), {"_stand_in": True, "itemsize": size}))
@@ -211,3 +210,34 @@ def sglang_packages() -> None:
         package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
         package.__spec__.submodule_search_locations = [path]
         sys.modules[name] = package
+
+
+class _ModuleFinder(_Finder):
+    """A finder standing in for whole subtrees of an installed package by dotted name."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if any(fullname == root or fullname.startswith(root + ".") for root in self.roots):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+
+SGLANG_RUNTIME = ("sglang.srt.managers.schedule_batch", "sglang.srt.configs", "sgl_kernel")
+"""What the import chains of SGLang's chat endpoint and of its xgrammar backend reach that
+holds the model runtime: the scheduler's batch (`io_struct` takes five names from it:
+enums and a multimodal output type), the model configurations (every architecture's
+config class, which imports torchvision, dill and the quantization kernels) and the CUDA
+kernels package (the xgrammar backend's in-place bitmask). Nothing the tests run reads
+them; they load as placeholders (`sgl_kernel` only where it is not installed)."""
+
+
+def sglang_serving() -> None:
+    """Make SGLang's chat endpoint (`serving_chat`) and grammar backends importable: the
+    bare packages of `sglang_packages`, torch and triton stood in for (`install`), and the
+    runtime modules of `SGLANG_RUNTIME` placeholders (idempotent)."""
+    install()
+    sglang_packages()
+    if not any(isinstance(finder, _ModuleFinder) for finder in sys.meta_path):
+        absent = {
+            name for name in SGLANG_RUNTIME if "." in name or not importlib.util.find_spec(name)
+        }
+        sys.meta_path.insert(0, _ModuleFinder(absent))

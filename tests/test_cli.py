@@ -3,6 +3,7 @@ demo examples, and the examples/ scripts, executed so that they cannot rot."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 import re
@@ -104,9 +105,9 @@ def test_parse_events_streams_json_lines_that_add_up_to_the_message() -> None:
     done = protocall_cli("parse", "-f", "ling-3", "--events", "--chunk-size", "3", stdin=LING)
     assert done.returncode == 0
     *events, final = lines(done.stdout)
-    assert final["type"] == "Message" and final["finish_reason"] == "tool_calls"
+    assert final == {"type": "End", "finish_reason": "tool_calls"}  # no second copy of the text
     reasoning = "".join(e["text"] for e in events if e["type"] == "ReasoningDelta")
-    assert reasoning == final["message"]["reasoning_content"]
+    assert reasoning == protocall.parse(LING, "ling-3").reasoning_content
     arguments = "".join(e["text"] for e in events if e["type"] == "ToolCallArgumentsDelta")
     [end] = [e for e in events if e["type"] == "ToolCallEnd"]
     assert arguments == end["call"]["arguments_json"] == '{"location": "Paris"}'
@@ -119,7 +120,8 @@ def test_parse_events_reads_bytes_so_characters_split_across_chunks_survive(
     text = "Café ☕ über alles<|im_end|>"
     done = in_process("parse", "-f", "hermes", "--events", "--chunk-size", "1", stdin=text)
     *events, final = lines(done.stdout)
-    assert "".join(e["text"] for e in events) == final["message"]["content"] == text[:-10]
+    assert "".join(e["text"] for e in events) == text[:-10]
+    assert final == {"type": "End", "finish_reason": "stop"}
 
 
 def sdk_message(choices: list[dict[str, Any]], field: str = "reasoning_content") -> dict[str, Any]:
@@ -171,7 +173,7 @@ def test_protocol_errors_exit_1_unless_allowed() -> None:
 def test_bad_usage_exits_2_with_one_line_on_stderr() -> None:
     done = protocall_cli("parse", "--format", "no-such-format", stdin="x")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("protocall: unknown format 'no-such-format'; registered formats:")
+    assert done.stderr.startswith("protocall: unknown format 'no-such-format' (nor a model name);")
     assert len(done.stderr.splitlines()) == 1
 
 
@@ -296,9 +298,29 @@ def test_replay_exits_3_when_streamed_and_one_shot_differ(
     assert "a parser bug" in err
 
 
-def test_version(in_process: Runner) -> None:
+def test_version_is_the_installed_distribution_s(in_process: Runner) -> None:
     done = in_process("--version")
     assert done.stdout.strip() == f"protocall {protocall.__version__}"
+    assert protocall.__version__ == importlib.metadata.version("protocall")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'\nversion = "{protocall.__version__}"\n' in pyproject
+
+
+TEMPLATE = str(ROOT / "tests" / "chat_templates" / "xml-invoke.jinja")
+
+
+@pytest.mark.parametrize("command", [["check", "hermes"], ["detect", "--check", TEMPLATE]])
+def test_checking_without_hypothesis_names_the_extra_in_one_line(
+    command: list[str], in_process: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [name for name in sys.modules if name.startswith("protocall.testing")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # what a base install lacks
+    done = in_process(*command)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "protocall: checking a format needs Hypothesis: pip install 'protocall[testing]'\n"
+    )
 
 
 # -- the bundled demo examples mean what they say ----------------------------------------------
@@ -388,3 +410,13 @@ def test_the_readme_shows_the_embedding_example_verbatim() -> None:
     ]
     assert shown
     assert all(block == code.lstrip("\n") for block in shown)
+
+
+def test_parse_events_prints_the_text_once(tmp_path: Path, in_process: Runner) -> None:
+    text = "A long answer. " * 20_000  # 300 KB
+    path = tmp_path / "long.txt"
+    path.write_text(text + "<|im_end|>", encoding="utf-8")
+    done = in_process("parse", "-f", "hermes", "--events", str(path))
+    assert len(done.stdout) < 1.1 * len(text)
+    *events, end = lines(done.stdout)
+    assert "".join(e["text"] for e in events) == text.strip() and end["type"] == "End"

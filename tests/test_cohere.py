@@ -123,8 +123,16 @@ def test_citations_stay_text() -> None:
 
 
 def test_stray_closes_are_dropped_and_stray_tokens_are_text() -> None:
-    message = verified("a <|b|> c" + END_ACTION + END_RESPONSE + END_THINK + " d" + EOT)
+    message = verified("a <|b|> c" + END_ACTION + END_RESPONSE + " d" + EOT)
     assert message.content == "a <|b|> c d" and message.errors == ()
+
+
+def test_a_thinking_close_with_no_thinking_open_is_dropped_and_reported() -> None:
+    message = verified("a" + END_THINK + " d" + EOT)
+    assert message.content == "a d"
+    assert [(error.code, error.raw) for error in message.errors] == [
+        ("unopened_reasoning", END_THINK)
+    ]
 
 
 def test_an_action_opener_that_heads_no_call_is_text() -> None:

@@ -20,6 +20,7 @@ from llguidance.gbnf_to_lark import any_to_lark
 
 from protocall import formats
 from protocall.combinators import UsageError
+from protocall.grammar.walk import spec_of
 from protocall.testing import cases
 from protocall.testing.strategies import render
 
@@ -47,6 +48,27 @@ def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
         assert Recognizer(gbnf).accepts(text)
         assert not Recognizer(gbnf).accepts(text[:-1])
         compiles(gbnf)
+
+    accepted()
+
+
+@pytest.mark.parametrize("name", [n for n in EXPORTABLE if n != "gpt-oss"])
+def test_without_its_stop_a_turn_ends_where_the_stop_would_begin(name: str) -> None:
+    """`stop=False` (for engines whose stop token ends the turn): the turn without its stop
+    is accepted, and with the stop's text it is not (free text never holds a marker)."""
+    fmt = formats.get(name)
+
+    @SETTINGS
+    @given(cases(fmt))
+    def accepted(case: Any) -> None:
+        text = _ordered(case, fmt)
+        stop = next((s for s in spec_of(fmt).stops if text.endswith(s)), None)
+        assume(DEL not in text and stop is not None)
+        prompt = case.generation_prompt
+        gbnf = fmt.decoding_grammar(case.tools, "gbnf", generation_prompt=prompt, stop=False)
+        note(f"text {text!r}\n{gbnf}")
+        assert Recognizer(gbnf).accepts(text[: -len(stop)])
+        assert not Recognizer(gbnf).accepts(text)
 
     accepted()
 

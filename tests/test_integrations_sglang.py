@@ -1,280 +1,431 @@
-"""The SGLang adapter driven the way SGLang 0.5.23's chat endpoint drives it: its real
-`ReasoningParser` and `FunctionCallParser` (built with the arguments `serving_chat` gives
-them) and its protocol types, from the sglang wheel imported through tests/servers_shim.py
-(without torch, and without running `sglang/__init__`), compared with a plain session.
-
-`serving_chat` itself imports the model runtime, so `stream` and `whole` repeat its order
-of calls: per delta `_process_reasoning_stream` (the reasoning parser first, its end
-flushed on the last delta) and then `_process_tool_call_stream` on the normal text (the
-function-call parser built on first use, flushed on the last delta); whole, the reasoning
-parser's `parse_non_stream`, then `has_tool_call` and `parse_non_stream` of the tool
-parser on the text it left."""
+"""The SGLang adapter inside SGLang 0.5.23's own chat endpoint: `OpenAIServingChat` over a
+stand-in engine (tests/sglang_loop.py says what runs for real and what stands in), its
+answers read by the official `openai` SDK from the bytes SGLang sends, compared with
+protocall's own `session.message` for the text the engine generated."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 from typing import Any
 
 import pytest
-import servers_shim
-from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server_samples import LING3_IN_REASONING, LING3_READ, TOOLS, TURNS, chunkings, cover, normal
+from server_samples import CALL, LING3_IN_REASONING, LING3_READ, TOOLS
+from sglang_loop import (
+    ChatCompletionRequest,
+    ChatTokenizer,
+    FunctionCallParser,
+    Generation,
+    ReasoningParser,
+    Server,
+    adapter,
+    message_of,
+    normal,
+    sdk_replies,
+    special_tokens,
+    through_sglang,
+)
 
 import protocall
-from protocall.formats.turns import Turn
+from protocall.formats.base import Format
+from protocall.formats.turns import ToolUse, Turn
 
-servers_shim.sglang_packages()
-servers_shim.require("sglang.srt.function_call.function_call_parser")
-
-from sglang.srt.entrypoints.openai.protocol import (  # noqa: E402
-    ChatCompletionRequest,
-    ChatCompletionResponseStreamChoice,
-    ChatCompletionStreamResponse,
-    DeltaMessage,
-    FunctionResponse,
-    ToolCall,
-)
-from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
-from sglang.srt.parser.reasoning_parser import ReasoningParser  # noqa: E402
-
-import protocall.integrations.sglang as adapter  # noqa: E402  (registers protocall-<format>)
-
-
-def case(name: str, start: str | None, turn: Turn) -> tuple[Any, bool, str]:
-    return (
-        protocall.formats.get(name),
-        start is not None,
-        protocall.formats.get(name).render(turn, start),
-    )
-
-
-CASES = {name: case(name, start, turn) for name, (start, turn) in TURNS.items()}
-CASES["ling-3 call inside pre-opened reasoning"] = (
-    protocall.formats.get("ling-3"),
-    True,  # the template opened `<think>`
-    LING3_IN_REASONING,
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:max_tokens is deprecated:DeprecationWarning",  # a field clients still send
+    "ignore:max_rollback_tokens is deprecated:DeprecationWarning",  # SGLang's xgrammar call
 )
 
+PATH = CALL.arguments["path"]
+OTHER = ToolUse("write_file", {"path": "b.txt", "lines": 1})
+REQUEST = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
 
-def expected(fmt: Any, thinking: bool, output: str, tools: Any = TOOLS) -> dict[str, Any]:
-    """A plain session's message, its generation prompt the format's for `thinking`."""
-    session = fmt.parser(tools, fmt.prompt_for("reasoning" if thinking else None))
-    session.feed(output)
-    session.finish()
-    return normal(session.message.to_openai())
-
-
-def request(tools: Any = TOOLS, stream: bool = True, **fields: Any) -> ChatCompletionRequest:
-    return ChatCompletionRequest(
-        model="m",
-        messages=[{"role": "user", "content": "hi"}],
-        tools=tools,
-        stream=stream,
-        **fields,
-    )
+MAIN = ("qwen3-coder", "kimi-k2", "deepseek-v3.2", "glm-4.7")
+"""The families the issue recorded outputs of: every scenario at every delta size."""
+OTHERS = ("hermes", "deepseek-v3.1", "minimax-m2", "ling-3", "glm-4.5", "seed-oss", "mistral")
+"""Other families with a plug-in, at fewer delta sizes."""
+SIZES = {"1": (1,), "2": (2,), "3": (3,), "5": (5,), "8": (8,), "bursts": (1, 7, 2, 8, 3, 1, 5)}
+"""Tokens per delta: `--stream-interval`, speculative decoding's accepted bursts."""
 
 
-def sse(delta: DeltaMessage) -> dict[str, Any]:
-    """The chunk SGLang serialises for `delta`, read back as the client reads it."""
-    choice = ChatCompletionResponseStreamChoice(index=0, delta=delta, finish_reason=None)
-    response = ChatCompletionStreamResponse(id="chat", created=0, model="m", choices=[choice])
-    return dict(json.loads(response.model_dump_json()))
+def opened(fmt: Format) -> str | None:
+    """The channel the chat template's generation prompt leaves open: reasoning where the
+    format's template opens it."""
+    return "reasoning" if fmt.prompt_for("reasoning") is not None else None
 
 
-def stream(fmt: Any, thinking: bool, output: str, sizes: list[int], **options: Any) -> dict:
-    """`output` in chunks of `sizes` characters through SGLang's per-delta calls, as the
-    client ends up with it (`options`: those of `deltas`)."""
-    return accumulated(deltas(fmt, thinking, output, sizes, **options))
+def marker_in_argument(fmt: Format) -> ToolUse:
+    """A call whose argument holds the format's own markers as text."""
+    return ToolUse("write_file", {"path": "".join(fmt.reserved[:4]), "lines": 2})
 
 
-def accumulated(deltas: list[DeltaMessage]) -> dict[str, Any]:
-    """What the official SDK's accumulator builds from SGLang's chunks for `deltas`."""
-    first = DeltaMessage(role="assistant", content="")
-    return normal(seen(sdk_accumulated([sse(d) for d in (first, *deltas)]))["message"])
-
-
-def deltas(
-    fmt: Any,
-    thinking: bool,
-    output: str,
-    sizes: list[int],
-    tool: bool = True,
-    reasoning: bool = True,
-    tools: Any = TOOLS,
-    **fields: Any,
-) -> list[DeltaMessage]:
-    """The deltas SGLang's chat endpoint sends for `output` in chunks of `sizes`, with a
-    function-call parser (`tool`) and a reasoning parser (`reasoning`) or not; `fields`
-    are request fields."""
-    name = adapter.PREFIX + fmt.name
-    req = request(tools, **fields)
-    active = tool and bool(req.tools)
-    chunks: list[DeltaMessage] = []
-    reasoner = parser = None
-    at = 0
-    for size in sizes:
-        if at >= len(output):
-            break
-        delta, at = output[at : at + size], at + size
-        last = at >= len(output)
-        if reasoning:
-            if reasoner is None:
-                reasoner = ReasoningParser(
-                    name, req.stream_reasoning, thinking, req, tool_call_parser_active=active
-                )
-            reasoning_text, delta = reasoner.parse_stream_chunk(delta)
-            if last:
-                end_reasoning, end_normal = reasoner.parse_stream_end()
-                reasoning_text = (reasoning_text or "") + (end_reasoning or "")
-                delta = (delta or "") + (end_normal or "")
-            if reasoning_text:
-                chunks.append(DeltaMessage(reasoning_content=reasoning_text))
-        if active:
-            if parser is None:
-                parser = FunctionCallParser(tools=req.tools, tool_call_parser=name, tokenizer=None)
-            normal_text, calls = parser.parse_stream_chunk(delta)
-            if last:
-                end_text, end_calls = parser.parse_stream_end()
-                normal_text, calls = (normal_text or "") + end_text, [*calls, *end_calls]
-            if normal_text:
-                chunks.append(DeltaMessage(content=normal_text))
-            for item in calls:
-                call_id = f"call_{item.tool_index}" if item.name else None
-                function = FunctionResponse(name=item.name, arguments=item.parameters)
-                call = ToolCall(id=call_id, index=item.tool_index, function=function)
-                chunks.append(DeltaMessage(tool_calls=[call]))
-        elif delta:
-            chunks.append(DeltaMessage(content=delta))
-    return chunks
-
-
-def whole(fmt: Any, thinking: bool, output: str, reasoning: bool = True) -> dict[str, Any]:
-    """`output` through SGLang's non-streaming calls."""
-    name = adapter.PREFIX + fmt.name
-    req = request(TOOLS, stream=False)
-    reasoning_text, text = None, output
-    if reasoning:
-        reasoner = ReasoningParser(
-            name, False, thinking, request=req, tokenizer=None, tool_call_parser_active=True
-        )
-        reasoning_text, text = reasoner.parse_non_stream(output)
-    parser = FunctionCallParser(req.tools, name, tokenizer=None, tool_choice=req.tool_choice)
-    calls: list[Any] = []
-    if parser.has_tool_call(text):
-        text, calls = parser.parse_non_stream(text)
+def turns(fmt: Format) -> dict[str, Turn]:
+    reasoning = "Plan it." if opened(fmt) else None
     return {
-        "content": text or None,
-        "reasoning_content": reasoning_text or None,
-        "tool_calls": [(c.name, json.loads(c.parameters)) for c in calls],
+        "reasoning then a call": Turn(reasoning, (CALL,)),
+        "parallel calls": Turn(reasoning, ("Two.", CALL, OTHER)),
+        "marker text inside an argument": Turn(reasoning, (marker_in_argument(fmt),)),
+        "text after a call": Turn(reasoning, ("Sure.", CALL, "Done.")),
+        "no call": Turn(reasoning, ("Just text.",)),
     }
 
 
-@pytest.mark.parametrize("label", sorted(CASES))
-@pytest.mark.parametrize("chunking", [0, 1, 2], ids=["one-shot", "per-character", "random"])
-def test_streamed_through_sglang_calls_equals_session(label: str, chunking: int) -> None:
-    fmt, thinking, output = CASES[label]
-    want = expected(fmt, thinking, output)
-    assert want["tool_calls"], "the sample has a call"
-    assert stream(fmt, thinking, output, chunkings(len(output), 7)[chunking]) == want
+def split_stop(fmt: Format, output: str) -> tuple[str, str | None]:
+    """`output` without its last special token, and that token (the stop token)."""
+    stop = next((s for s in special_tokens(fmt) if output.endswith(s)), None)
+    return (output[: -len(stop)], stop) if stop else (output, None)
 
 
-@pytest.mark.parametrize("label", sorted(CASES))
-def test_non_streaming_parse_equals_session(label: str) -> None:
-    fmt, thinking, output = CASES[label]
-    assert whole(fmt, thinking, output) == expected(fmt, thinking, output)
+_SERVERS: dict[str, Server] = {}
 
 
+def server_for(name: str) -> Server:
+    """One server per family (as one is started per model), its template opening
+    reasoning where the format's does."""
+    if name not in _SERVERS:
+        fmt = protocall.formats.get(name)
+        _SERVERS[name] = Server(fmt, thinking=True if opened(fmt) else None)
+    return _SERVERS[name]
+
+
+def scenario(fmt: Format, label: str) -> tuple[str, str | None, int | None]:
+    """The generated text, its stop token and the request's `max_tokens` of `label`."""
+    start = opened(fmt)
+    if label in turns(fmt):
+        text, stop = split_stop(fmt, fmt.render(turns(fmt)[label], start))
+        return text, stop, None
+    text, stop = split_stop(fmt, fmt.render(turns(fmt)["reasoning then a call"], start))
+    value = text.index("a <b>")
+    if label == "cut by max_tokens":
+        return text, stop, len(ChatTokenizer(fmt).encode(text[: value + 3]))
+    if label == "unknown tool":
+        return text.replace("write_file", "wipe_disk"), stop, None
+    assert label == "broken arguments"
+    return text[: value + 4] + text[text.rindex("3") + 1 :], stop, None
+
+
+LABELS = [
+    "reasoning then a call",
+    "parallel calls",
+    "marker text inside an argument",
+    "text after a call",
+    "no call",
+    "cut by max_tokens",
+    "unknown tool",
+    "broken arguments",
+]
+
+
+def expected(fmt: Format, text: str, max_tokens: int | None) -> tuple[dict[str, Any], str]:
+    """protocall's message for what the engine generates, and the finish reason: `length`
+    where the token limit cut the output, else `tool_calls` where calls were made, else
+    `stop` (the engine's word: a model that ends its turn inside a call stopped, though
+    protocall's own `finish_reason`, which cannot know, reads any cut-off as `length`)."""
+    if max_tokens is not None:
+        tokenizer = ChatTokenizer(fmt)
+        text = tokenizer.decode(tokenizer.encode(text)[:max_tokens])
+    message = normal(message_of(fmt, TOOLS, fmt.prompt_for(opened(fmt)), text))
+    if max_tokens is not None:
+        return message, "length"
+    return message, "tool_calls" if message["tool_calls"] else "stop"
+
+
+def served(
+    name: str, label: str, sizes: tuple[int, ...], stream: bool
+) -> tuple[Any, dict[str, Any], str]:
+    fmt = protocall.formats.get(name)
+    text, stop, max_tokens = scenario(fmt, label)
+    fields: dict[str, Any] = {"tools": TOOLS}
+    if max_tokens is not None:
+        fields["max_tokens"] = max_tokens
+    reply = through_sglang(server_for(name), Generation(text, stop, sizes), stream, **fields)
+    want, finish = expected(fmt, text, max_tokens)
+    return reply, want, finish
+
+
+def assert_calls_whole(reply: Any) -> None:
+    """Each call reached the client in one delta: id, name and complete arguments."""
+    for delta in reply.call_deltas:
+        assert delta.get("id") and delta["function"].get("name"), delta
+        json.loads(delta["function"]["arguments"])
+    assert len(reply.call_deltas) == len(reply.message["tool_calls"])
+
+
+STREAMED = [(name, size) for name in MAIN for size in SIZES] + [
+    (name, size) for name in OTHERS for size in ("1", "3", "8", "bursts")
+]
+
+
+@pytest.mark.parametrize("label", LABELS)
+@pytest.mark.parametrize(("name", "size"), STREAMED)
+def test_streamed_equals_session(name: str, label: str, size: str) -> None:
+    reply, want, finish = served(name, label, SIZES[size], stream=True)
+    assert normal(reply.message) == want
+    assert reply.finish_reason == finish
+    assert_calls_whole(reply)
+
+
+@pytest.mark.parametrize("label", LABELS)
+@pytest.mark.parametrize("name", MAIN + OTHERS)
+def test_non_streaming_response_equals_session(name: str, label: str) -> None:
+    reply, want, finish = served(name, label, (1,), stream=False)
+    assert normal(reply.message) == want
+    assert reply.finish_reason == finish
+
+
+def test_a_cut_call_never_reaches_the_client() -> None:
+    """The case the issue found: the name and part of the arguments sent, then the limit."""
+    fmt = protocall.formats.get("qwen3-coder")
+    text, stop, max_tokens = scenario(fmt, "cut by max_tokens")
+    server = Server(fmt)
+    for sizes in ((1,), (4,)):
+        reply = through_sglang(
+            server, Generation(text, stop, sizes), True, tools=TOOLS, max_tokens=max_tokens
+        )
+        assert reply.call_deltas == [] and reply.message["tool_calls"] == []
+        assert reply.finish_reason == "length"
+
+
+def test_tentative_calls_stream_as_written_when_the_server_opts_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`PROTOCALL_SGLANG_TENTATIVE_CALLS=1`: the name first, then argument fragments; a
+    call then cut off reaches the client in part (for progress displays only)."""
+    monkeypatch.setenv(adapter.TENTATIVE_CALLS, "1")
+    fmt = protocall.formats.get("qwen3-coder")
+    server = Server(fmt)
+    text, stop, max_tokens = scenario(fmt, "reasoning then a call")
+    whole = through_sglang(server, Generation(text, stop, (2,)), True, tools=TOOLS)
+    assert (normal(whole.message), whole.finish_reason) == expected(fmt, text, None)
+    first, *rest = whole.call_deltas
+    assert first["function"] == {"name": "write_file", "arguments": ""} and len(rest) > 2
+    text, stop, max_tokens = scenario(fmt, "cut by max_tokens")
+    generation = Generation(text, stop, (2,))
+    cut = through_sglang(server, generation, True, tools=TOOLS, max_tokens=max_tokens)
+    assert [c["name"] for c in cut.message["tool_calls"]] == ["write_file"]
+    assert cut.message["tool_calls"][0]["arguments"].startswith('{"path": "a')
+    assert cut.finish_reason == "length"
+    fmt = protocall.formats.get("kimi-k2")
+    text, stop, _ = scenario(fmt, "broken arguments")
+    broken = through_sglang(server_for("kimi-k2"), Generation(text, stop, (2,)), True, tools=TOOLS)
+    assert broken.call_deltas and broken.finish_reason == "stop"  # not `tool_calls`
+
+
+READ = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+}
+CHOICES: dict[str, Any] = {
+    "required": "required",
+    "named": {"type": "function", "function": {"name": "write_file"}},
+    "strict auto": "auto",
+}
+"""The requests for which SGLang asks the tool parser for a grammar."""
+
+
+def constrained(server: Server, choice: str, text: str, stop: str | None, **fields: Any) -> Any:
+    """SGLang serves `text` for a request of `choice` (two tools, strict for `strict
+    auto`; other request `fields`); the grammar it passed to the engine, compiled by its
+    xgrammar backend."""
+    tools = [*TOOLS, READ]
+    if choice == "strict auto":
+        tools = [{**t, "function": {**t["function"], "strict": True}} for t in tools]
+    generation = Generation(text, stop, (3,))
+    fields |= {"tools": tools, "tool_choice": CHOICES[choice]}
+    reply = through_sglang(server, generation, True, **fields)
+    assert normal(reply.message)["tool_calls"], "the request is served"
+    params = server.engine.requests[-1].sampling_params
+    backend = server.engine.tokenizer.grammar_backend()
+    return lambda: backend.dispatch_structural_tag(params["structural_tag"])
+
+
+def answer(fmt: Format, *parts: str | ToolUse) -> str:
+    """What the model writes after its reasoning: `parts`, without the stop token."""
+    return split_stop(fmt, fmt.render(Turn(None, parts), None))[0]
+
+
+def admits(grammar: Any, tokenizer: Any, text: str, stop: str | None) -> bool:
+    """Whether `grammar` admits the tokens of `text`, then the stop token, to its end."""
+    ids = tokenizer.encode(text) + ([tokenizer.vocab[stop]] if stop else [])
+    try:
+        for token in ids:
+            grammar.accept_token(token)
+    except ValueError:  # SGLang's grammar object refuses the token
+        return False
+    return bool(grammar.is_terminated())
+
+
+GRAMMAR_FAMILIES = (*MAIN, "hermes", "minimax-m2", "deepseek-v3.1", "ling-3")
+
+
+@pytest.mark.parametrize("choice", sorted(CHOICES))
+@pytest.mark.parametrize("name", GRAMMAR_FAMILIES)
+def test_the_format_grammar_reaches_the_engine(name: str, choice: str) -> None:
+    """`tool_choice` required, a named tool and `strict` tools: SGLang's sampling
+    parameters carry protocall's grammar of the format for the request's tools, which its
+    xgrammar backend compiles; after the reasoning (the reasoning parser's part) it admits
+    the model's own call and refuses what the request excludes."""
+    fmt = protocall.formats.get(name)
+    server = server_for(name)
+    text, stop = split_stop(fmt, fmt.render(Turn("Plan.", ("Writing.", CALL)), opened(fmt)))
+    grammar = constrained(server, choice, text, stop)
+    tokenizer = server.engine.tokenizer
+    assert admits(grammar(), tokenizer, answer(fmt, CALL), stop)
+    assert admits(grammar(), tokenizer, answer(fmt, CALL, OTHER), stop)
+    no_call = admits(grammar(), tokenizer, answer(fmt, "Just text."), stop)
+    assert no_call == (choice == "strict auto")
+    other_tool = ToolUse("read_file", {"path": "x"})
+    assert admits(grammar(), tokenizer, answer(fmt, other_tool), stop) == (choice != "named")
+    wrong_type = ToolUse("write_file", {"path": "x", "lines": "three"})
+    assert not admits(grammar(), tokenizer, answer(fmt, wrong_type), stop)
+
+
+@pytest.mark.parametrize("name", ["qwen3-coder", "kimi-k2"])
+def test_parallel_tool_calls_false_admits_one_call(name: str) -> None:
+    fmt = protocall.formats.get(name)
+    server = server_for(name)
+    text, stop = split_stop(fmt, fmt.render(Turn("Plan.", (CALL,)), opened(fmt)))
+    grammar = constrained(server, "required", text, stop, parallel_tool_calls=False)
+    assert admits(grammar(), server.engine.tokenizer, answer(fmt, CALL), stop)
+    assert not admits(grammar(), server.engine.tokenizer, answer(fmt, CALL, OTHER), stop)
+
+
+def test_a_grammar_asked_with_thinking_mode_starts_inside_the_reasoning() -> None:
+    """SGLang sets `thinking_mode` when no reasoning parser owns the reasoning: the grammar
+    then starts inside the reasoning the template opened."""
+    fmt = protocall.formats.get("qwen3-coder")
+    server = server_for("qwen3-coder")
+    parser = FunctionCallParser(ChatCompletionRequest(**REQUEST).tools, "protocall-qwen3-coder")
+    tag = parser.detector.get_structural_tag(TOOLS, "required", thinking_mode=True)
+    grammar = server.engine.tokenizer.grammar_backend().dispatch_structural_tag(
+        tag.model_dump_json()
+    )
+    text, stop = split_stop(fmt, fmt.render(Turn("Plan.", ("Writing.", CALL)), "reasoning"))
+    assert admits(grammar, server.engine.tokenizer, text, stop)
+
+
+def test_a_schema_the_format_cannot_constrain_leaves_the_request_unconstrained() -> None:
+    """Qwen3-Coder writes string values raw: a `pattern` has no grammar there, so SGLang
+    gets no constraint (a warning says why) and the model's own format is parsed."""
+    fmt = protocall.formats.get("qwen3-coder")
+    server = server_for("qwen3-coder")
+    tools = json.loads(json.dumps(TOOLS))
+    tools[0]["function"]["parameters"]["properties"]["path"]["pattern"] = "^[a-z]"
+    text, stop, _ = scenario(fmt, "reasoning then a call")
+    generation = Generation(text, stop, (3,))
+    reply = through_sglang(server, generation, True, tools=tools, tool_choice="required")
+    assert "structural_tag" not in server.engine.requests[-1].sampling_params
+    assert normal(reply.message) == expected(fmt, text, None)[0]
+
+
+@pytest.mark.parametrize("stream", [True, False])
 @pytest.mark.parametrize("size", [1, 3, 200])
-def test_ling3_call_inside_pre_opened_reasoning_is_a_call(size: int) -> None:
-    """Streamed (in deltas of `size` characters) and whole."""
-    fmt, thinking, output = CASES["ling-3 call inside pre-opened reasoning"]
-    for got in (stream(fmt, thinking, output, [size] * len(output)), whole(fmt, thinking, output)):
-        assert (got["reasoning_content"], got["tool_calls"]) == LING3_READ
-
-
-def test_schema_types_raw_values_from_the_first_delta() -> None:
-    """The request's tools reach the session before the reasoning parser reads anything."""
-    fmt, thinking, output = CASES["qwen3-coder"]
-    got = stream(fmt, thinking, output, [len(output)])
-    assert got["tool_calls"] == [("write_file", {"path": 'a <b> "c".py', "lines": 3})]
+def test_ling3_call_inside_pre_opened_reasoning_is_a_call(size: int, stream: bool) -> None:
+    fmt = protocall.formats.get("ling-3")
+    text, stop = split_stop(fmt, LING3_IN_REASONING)
+    generation = Generation(text, stop, (size,))
+    got = normal(through_sglang(server_for("ling-3"), generation, stream, tools=TOOLS).message)
+    assert (got["reasoning_content"], got["tool_calls"]) == LING3_READ
 
 
 def test_tools_a_system_message_declares_are_declared() -> None:
     """SGLang's function-call parser gets the request's tools and those of its system
-    messages; the session declares the same."""
+    messages; the session declares the same (an undeclared name would stay content)."""
+    fmt = protocall.formats.get("qwen3-coder")
+    text, stop, _ = scenario(fmt, "reasoning then a call")
     system = {"role": "system", "content": "Tools.", "tools": TOOLS}
-    req = ChatCompletionRequest(model="m", messages=[system, {"role": "user", "content": "hi"}])
-    parser = ReasoningParser("protocall-qwen3-coder", True, True, req, tool_call_parser_active=True)
-    assert [t["function"]["name"] for t in parser.detector.turn.tools] == ["write_file"]
+    messages = [system, {"role": "user", "content": "hi"}]
+    for stream in (True, False):
+        reply = through_sglang(Server(fmt), Generation(text, stop, (2,)), stream, messages=messages)
+        assert normal(reply.message)["tool_calls"] == [("write_file", {"path": PATH, "lines": 3})]
 
 
-def test_request_without_tools_keeps_a_call_as_content() -> None:
-    fmt, thinking, output = CASES["qwen3-coder"]
-    got = stream(fmt, thinking, output, [4] * len(output), tools=None)
-    assert got == expected(fmt, thinking, output, tools=[])  # no tool declared
-    assert got["tool_calls"] == [] and "<function=write_file>" in got["content"]
+@pytest.mark.parametrize("stream", [True, False])
+def test_request_without_tools_keeps_a_call_as_content(stream: bool) -> None:
+    """No tool parser runs; the reasoning parser's session declares no tool, so the call's
+    text stays in the content, special tokens and all (the request keeps them)."""
+    fmt = protocall.formats.get("qwen3-coder")
+    text, stop, _ = scenario(fmt, "reasoning then a call")
+    generation = Generation(text, stop, (4,))
+    reply = through_sglang(Server(fmt), generation, stream, skip_special_tokens=False)
+    prompt = fmt.prompt_for("reasoning")
+    assert normal(reply.message) == normal(message_of(fmt, [], prompt, text))
+    assert "<function=write_file>" in reply.message["content"]
 
 
-@pytest.mark.parametrize("label", ["qwen3-coder", "glm-4.7"])
-def test_unstreamed_reasoning_arrives_in_one_piece(label: str) -> None:
-    fmt, thinking, output = CASES[label]
-    sent = deltas(fmt, thinking, output, [2] * len(output), stream_reasoning=False)
-    pieces = [d.reasoning_content for d in sent if d.reasoning_content]
-    assert pieces == [expected(fmt, thinking, output)["reasoning_content"]]
-    assert accumulated(sent) == expected(fmt, thinking, output)
+@pytest.mark.parametrize("name", ["qwen3-coder", "glm-4.7"])
+def test_unstreamed_reasoning_arrives_in_one_piece(name: str) -> None:
+    fmt = protocall.formats.get(name)
+    text, stop, _ = scenario(fmt, "text after a call")
+    server = Server(fmt)
+    body = server.respond(
+        {"tools": TOOLS, "stream": True, "stream_reasoning": False}, Generation(text, stop, (2,))
+    )
+    pieces = [
+        json.loads(line[6:])["choices"][0]["delta"].get("reasoning_content")
+        for line in body.decode().split("\n\n")
+        if line.startswith("data: {") and json.loads(line[6:])["choices"]
+    ]
+    assert [p for p in pieces if p] == ["Plan it."]
 
 
-def test_reasoning_parser_alone_keeps_a_call_as_content() -> None:
-    fmt, thinking, output = CASES["qwen3-coder"]
-    got = stream(fmt, thinking, output, [4] * len(output), tool=False)
-    assert got == expected(fmt, thinking, output, tools=[])  # no tool declared
+@pytest.mark.parametrize("stream", [True, False])
+def test_reasoning_parser_alone_keeps_a_call_as_content(stream: bool) -> None:
+    fmt = protocall.formats.get("qwen3-coder")
+    text, stop, _ = scenario(fmt, "reasoning then a call")
+    server = Server(fmt, tool=False)
+    reply = through_sglang(server, Generation(text, stop, (4,)), stream, tools=TOOLS)
+    got = normal(reply.message)
+    assert got == normal(message_of(fmt, [], fmt.prompt_for("reasoning"), text))
     assert got["reasoning_content"] == "Plan it." and "<function=write_file>" in got["content"]
 
 
-def test_tool_parser_alone_reports_reasoning_as_content() -> None:
-    fmt, thinking, output = CASES["deepseek-v3.2"]
-    want = expected(fmt, thinking, output)
-    got = stream(fmt, thinking, output, [2] * len(output), reasoning=False)
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("name", ["deepseek-v3.2", "glm-4.7"])
+def test_tool_parser_alone_reports_reasoning_as_content(name: str, stream: bool) -> None:
+    """Without a reasoning parser SGLang's detector result has no reasoning field: the
+    reasoning (without its markers) reaches the client as content."""
+    fmt = protocall.formats.get(name)
+    text, stop, _ = scenario(fmt, "text after a call")
+    server = Server(fmt, reasoning=False)
+    got = normal(through_sglang(server, Generation(text, stop, (2,)), stream, tools=TOOLS).message)
+    want = normal(message_of(fmt, TOOLS, fmt.prompt_for("reasoning"), text))
     assert got["tool_calls"] == want["tool_calls"]
     assert got["content"] == want["reasoning_content"] + want["content"]
 
 
-def test_tool_parser_alone_non_streaming_reports_reasoning_as_content() -> None:
-    fmt, thinking, output = CASES["glm-4.7"]
-    want = expected(fmt, thinking, output)
-    got = whole(fmt, thinking, output, reasoning=False)
-    assert got["tool_calls"] == want["tool_calls"]
-    assert got["content"] == want["reasoning_content"] + want["content"]
-
-
-def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
-    fmt, thinking, output = CASES["qwen3-coder"]
-    cut = output[: output.index("</parameter>")]
-    got = whole(fmt, thinking, cut)
-    assert got == expected(fmt, thinking, cut)
-    assert got["tool_calls"] == [] and "<tool_call>" not in (got["content"] or "")
-    with pytest.raises(json.JSONDecodeError):
-        stream(fmt, thinking, cut, [4] * len(cut))  # the arguments never close
+@pytest.mark.parametrize("stream", [True, False])
+def test_each_choice_of_a_request_has_its_own_session(stream: bool) -> None:
+    """`n=3`: SGLang builds a reasoning and a function-call parser per choice as the
+    choice's first output arrives, choices interleaved; each pair shares its own turn."""
+    fmt = protocall.formats.get("glm-4.7")
+    labels = ["reasoning then a call", "no call", "text after a call"]
+    texts = [scenario(fmt, label)[:2] for label in labels]
+    generations = [Generation(text, stop, (3,)) for text, stop in texts]
+    fields = {"tools": TOOLS, "stream": stream, "n": 3}
+    replies = sdk_replies(server_for("glm-4.7").respond(fields, generations), fields)
+    assert [normal(reply.message) for reply in replies] == [
+        expected(fmt, text, None)[0] for text, _ in texts
+    ]
 
 
 def test_concurrent_requests_keep_their_own_turns() -> None:
     """Two requests interleaved in one thread, each in its own context (as SGLang's
     requests run in their own asyncio tasks), do not swap sessions."""
-    import contextvars
-
-    fmt, thinking, _ = CASES["kimi-k2"]
-    name = adapter.PREFIX + fmt.name
+    name = adapter.PREFIX + "kimi-k2"
     first, second = contextvars.copy_context(), contextvars.copy_context()
-    made = {}
-    for label, context in (("a", first), ("b", second)):
-        made[label] = context.run(
-            ReasoningParser, name, True, thinking, request(), tool_call_parser_active=True
-        )
-    tools = request().tools
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
+    req = ChatCompletionRequest(**request)
+    made = {
+        label: context.run(ReasoningParser, name, True, True, req, tool_call_parser_active=True)
+        for label, context in (("a", first), ("b", second))
+    }
     parsers = {
-        label: context.run(FunctionCallParser, tools, name)
+        label: context.run(FunctionCallParser, req.tools, name)
         for label, context in (("a", first), ("b", second))
     }
     for label in "ab":
@@ -297,38 +448,46 @@ def test_declared_as_an_sglang_general_plugin() -> None:
     assert len(adapter._hooked) == 1
 
 
-@pytest.mark.parametrize("choice", ["auto", "required"])
-@pytest.mark.parametrize("strict", [False, True])
-def test_no_constraint_the_model_writes_its_own_format(choice: str, strict: bool) -> None:
-    """SGLang asks the parser for a generation constraint when it builds the request:
-    there is none (no structural tag, no JSON schema), and `required` reads the model's
-    own format."""
-    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "strict": strict}}]
-    parser = FunctionCallParser(request(tools).tools, "protocall-qwen3-coder", tool_choice=choice)
-    assert parser.get_structure_constraint(choice) is None
-    assert parser.owns_tool_format()
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("name", ["kimi-k2", "hermes", "qwen3-coder"])
+def test_a_template_without_a_reasoning_toggle_leaves_the_format_default_start(
+    name: str, stream: bool
+) -> None:
+    """SGLang's template detection finds no reasoning toggle (an instruct model's
+    template): SGLang then asks the reasoning detector's `reasoning_default`, and the
+    session starts where the format's does, so a turn without reasoning is content."""
+    fmt = protocall.formats.get(name)
+    text, stop = split_stop(fmt, fmt.render(Turn(None, ("Sure.", CALL)), None))
+    reply = through_sglang(Server(fmt, thinking=None), Generation(text, stop), stream, tools=TOOLS)
+    assert normal(reply.message) == normal(message_of(fmt, TOOLS, None, text))
+    assert normal(reply.message)["content"] == "Sure."
 
 
 def test_template_detector_the_server_builds_at_start_has_the_format_markers() -> None:
     """SGLang builds one reasoning detector at start (no request) for the template's
     think markers; it shares nothing with the requests' turns."""
-    detector = ReasoningParser("protocall-qwen3-coder", stream_reasoning=True).detector
+    server = Server(protocall.formats.get("qwen3-coder"))
+    detector = server.chat._reasoning_detector
     assert (detector.think_start_token, detector.think_end_token) == ("<think>", "</think>")
-    alone = FunctionCallParser(request().tools, "protocall-qwen3-coder").detector
-    assert alone.turn is not detector.turn and not alone.shared
 
 
-@settings(max_examples=40)
+@settings(max_examples=30, deadline=None)
 @given(
-    label=st.sampled_from(sorted(CASES)),
-    sizes=st.lists(st.integers(1, 9), min_size=1),
+    name=st.sampled_from(MAIN),
+    label=st.sampled_from(LABELS),
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=6).map(tuple),
     stream_reasoning=st.booleans(),
 )
-def test_any_chunking_through_sglang_calls_equals_session(
-    label: str, sizes: list[int], stream_reasoning: bool
+def test_any_delta_sizes_equal_session(
+    name: str, label: str, sizes: tuple[int, ...], stream_reasoning: bool
 ) -> None:
     """Whatever the deltas, and whether reasoning streams or arrives in one piece."""
-    fmt, thinking, output = CASES[label]
-    sizes = cover(sizes, len(output))
-    got = stream(fmt, thinking, output, sizes, stream_reasoning=stream_reasoning)
-    assert got == expected(fmt, thinking, output)
+    fmt = protocall.formats.get(name)
+    text, stop, max_tokens = scenario(fmt, label)
+    fields: dict[str, Any] = {"tools": TOOLS, "stream_reasoning": stream_reasoning}
+    if max_tokens is not None:
+        fields["max_tokens"] = max_tokens
+    server = server_for(name)
+    reply = through_sglang(server, Generation(text, stop, sizes), True, **fields)
+    want, finish = expected(fmt, text, max_tokens)
+    assert (normal(reply.message), reply.finish_reason) == (want, finish)

@@ -14,8 +14,17 @@ from protocall import formats
 from protocall.combinators import UsageError
 from protocall.formats import Format
 from protocall.formats.turns import ToolUse, Turn
-from protocall.message import Message
-from protocall.openai import DeltaStream
+from protocall.message import Message, ToolCall
+from protocall.openai import (
+    SSE_DONE,
+    DeltaStream,
+    bad_request,
+    chunk,
+    completion,
+    sse,
+    usage,
+    usage_chunk,
+)
 from protocall.session import Session
 from protocall.testing import byte_chunkings, chunkings
 from protocall.testing.strategies import start_states
@@ -198,3 +207,39 @@ def test_an_unknown_reasoning_field_is_a_usage_error(make: object) -> None:
         UsageError, match="reasoning field must be one of reasoning_content, reasoning"
     ):
         make()  # type: ignore[operator]
+
+
+# -- the envelopes a server sends ---------------------------------------------------------------
+
+
+def test_sse_frames_one_json_event_and_done_ends_the_stream() -> None:
+    assert sse({"a": "é"}) == 'data: {"a":"é"}\n\n'.encode()
+    assert SSE_DONE == b"data: [DONE]\n\n"
+
+
+def test_a_completion_has_a_choice_per_message_and_usage_only_when_given() -> None:
+    called = Message(tool_calls=(ToolCall("call_1", "f", {}, "{}"),))
+    body = completion([Message(content="Hi"), called], id="c", model="m", created=0)
+    assert [(c["index"], c["finish_reason"]) for c in body["choices"]] == [
+        (0, "stop"),
+        (1, "tool_calls"),
+    ]
+    assert body["choices"][0]["message"]["content"] == "Hi" and "usage" not in body
+    counted = completion(Message(), id="c", model="m", usage=usage(3, 4))
+    assert counted["usage"] == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}
+    with pytest.raises(UsageError, match="2 messages but 1 finish reasons"):
+        completion([Message(), Message()], id="c", model="m", finish_reasons=["stop"])
+
+
+def test_a_bad_tool_schema_maps_to_a_400_error_object() -> None:
+    with pytest.raises(UsageError) as raised:
+        formats.get("hermes").parser([{"name": "f", "parameters": {"type": "nonsense"}}])
+    status, body = bad_request(raised.value, "tools")
+    assert status == 400
+    assert body["error"]["type"] == "invalid_request_error" and body["error"]["param"] == "tools"
+    assert body["error"]["message"] == str(raised.value)
+
+
+def test_a_chunk_names_its_choice_and_a_usage_chunk_has_none() -> None:
+    assert chunk({}, id="c", model="m", created=0, index=2)["choices"][0]["index"] == 2
+    assert usage_chunk(usage(1, 2), id="c", model="m", created=0)["choices"] == []

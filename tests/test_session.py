@@ -12,7 +12,7 @@ from protocall import formats
 from protocall import session as session_module
 from protocall.combinators import NEED_MORE, Run, Text, until
 from protocall.events import ContentDelta, ProtocolError
-from protocall.session import StrippedField, _ItemLog
+from protocall.session import Session, StrippedField, _ItemLog
 from protocall.testing import chunkings
 from protocall.testing.degenerate import TOOLS
 
@@ -81,3 +81,24 @@ def test_a_rejected_call_keeps_its_raw_text_after_the_buffer_released_it(
     events = [event for chunk in chunks for event in session.feed(chunk)]
     errors = [e for e in [*events, *session.finish()] if isinstance(e, ProtocolError)]
     assert [(e.code, e.offset, e.raw) for e in errors] == [("unknown_tool", text.index(call), call)]
+
+
+def test_a_long_text_is_kept_in_few_entries_with_the_same_tree() -> None:
+    """Contiguous text outside calls is joined where the item log is sealed: a long turn
+    keeps a few long strings, not one entry per delta (a work count, not a timing)."""
+    call = '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
+    text = ("A long answer. " * 30_000 + call) * 2
+    streamed = formats.get("hermes").parser(seed=0)
+    for start in range(0, len(text), 4):
+        streamed.feed(text[start : start + 4])
+    streamed.finish()
+    assert len(streamed._log) < len(text) // 4 // 20  # at most one open block unjoined
+    whole = formats.get("hermes").parser(seed=0)
+    whole.feed(text)
+    whole.finish()
+    assert streamed.message == whole.message and len(streamed.message.tool_calls) == 2
+
+    def tree(session: Session) -> list[tuple[str, int, int | None, str]]:
+        return [(node.tag, node.start, node.end, node.text) for node in session.ast.walk()]
+
+    assert tree(streamed) == tree(whole)

@@ -65,15 +65,18 @@ class Alt(Parser[T]):
             at = pos - inp.base
         if at < len(inp.buf):
             char = inp.buf[at]
-            planned = self.plans.get(char)
+            plans = self.plans if inp.learned is None else inp.learned.cache(self, "plans")
+            planned = plans.get(char)
             if planned is None:
-                planned = self._plan(char)
+                planned = _kept(plans, char, self._plan(char))
             plan, width = planned
             while width:  # glances at up to `width` characters: decided by them, once
                 window = inp.buf[at : at + width]
-                decided = self.windows.get(window)
+                learned = inp.learned  # its caches are the run's once it has learned
+                windows = self.windows if learned is None else learned.cache(self, "windows")
+                decided = windows.get(window)
                 if decided is None:
-                    decided = self._decide(plan, window)
+                    decided = _kept(windows, window, self._decide(plan, window))
                 if decided is not _WAIT:
                     plan = decided
                     break
@@ -137,11 +140,8 @@ class Alt(Parser[T]):
             plan.append((parser, width if width > 1 else 0))
         if ruled_out:
             plan.append((glances.tried(ruled_out), -1))
-        if len(self.plans) >= _MEMO:
-            self.plans.clear()
         width = max(width for _, width in plan) if plan else 0
-        self.plans[char] = result = tuple(plan), width
-        return result
+        return tuple(plan), width
 
     def _decide(self, plan: Plan, window: str) -> Plan:
         """`plan` where the input starts with `window` (as wide as it glances, or all the
@@ -152,8 +152,6 @@ class Alt(Parser[T]):
         `_WAIT` if every branch before that one is ruled out (waiting for its characters
         first, the choice records nothing meanwhile: nobody reads the records while it
         waits)."""
-        if len(self.windows) >= _MEMO:
-            self.windows.clear()
         decided: list[tuple[Any, int]] = []
         ruled_out: list[Glance] = []
         rest: Plan = ()
@@ -163,7 +161,6 @@ class Alt(Parser[T]):
                 glance = parser if width < 0 else parser.glance(window[:width])
                 if glance is not None and glance.waits:
                     if not decided and len(window) < width:
-                        self.windows[window] = _WAIT
                         return _WAIT
                     rest = plan[index:]
                     break
@@ -177,8 +174,7 @@ class Alt(Parser[T]):
             decided.append((parser, undecided))
         if ruled_out:
             decided.append((glances.tried(ruled_out), -1))
-        self.windows[window] = result = (*decided, *rest)
-        return result
+        return (*decided, *rest)
 
     def _glance(self, window: str) -> Glance | None:
         outcomes = []
@@ -228,8 +224,13 @@ class Undecided:
         alt, pos = self.alt, self.pos
         start = pos - inp.base
         head = inp.buf[start:] + text  # all the input from `pos`: the choice waits on it
-        planned = alt.plans.get(head[0])
-        if planned is None or len(head) >= planned[1] or alt.windows.get(head) is not _WAIT:
+        learned = inp.learned  # its caches are the run's once it has learned
+        plans = alt.plans if learned is None else learned.cache(alt, "plans")
+        planned = plans.get(head[0])
+        if planned is None or len(head) >= planned[1]:
+            return None
+        windows = alt.windows if learned is None else learned.cache(alt, "windows")
+        if windows.get(head) is not _WAIT:
             return None
         inp.append(text)
         return "", pos
@@ -274,6 +275,32 @@ def _failure_at(char: str) -> Any:
     return failure
 
 
+def _kept(cache: dict[str, T], key: str, value: T) -> T:
+    """`value`, kept in `cache` under `key` (a cache of a choice's shortcuts: cleared
+    when full)."""
+    if len(cache) >= _MEMO:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def _failure_at_end(parser: Parser[Any]) -> Glance | None:
+    """How `parser` fails at a position where the input has ended, as its glance: worked
+    out on a scratch input (it depends on nothing else: no input is there to read), so a
+    loop at the end of the turn does not run every branch of its repetition once more.
+    None where it matches there, or fails after a cut."""
+    inp = Input()
+    inp.eof = True
+    choice = inp.open_choice(0)  # as the loop runs it
+    try:
+        next(parser.step(inp, 0))  # never yields: the input has ended
+    except Backtrack as failure:
+        return None if choice.committed else glances.scratch_glance(failure, inp.far)
+    except (StopIteration, Committed):
+        return None
+    return None
+
+
 _WAIT: Plan = ((None, 0),)
 """A choice's plan where it waits for more characters before it tries any branch."""
 _MEMO = 256
@@ -291,7 +318,8 @@ class Many(Wrapper[list[T]]):
     Each repetition is an undecided choice until it matches or cuts; a repetition that fails
     before a cut ends the loop there (its output dropped). A repetition that matches nothing
     ends the loop too, so `many` never spins. Needs more while a repetition does. A
-    repetition that the character at its start rules out (see `Parser.glance`) is not run.
+    repetition that the character at its start rules out (see `Parser.glance`), or that
+    fails where the input has ended (`_failure_at_end`), is not run.
     Without `keep`, the values are not kept: the value is an empty list.
     """
 
@@ -307,20 +335,22 @@ class Many(Wrapper[list[T]]):
 
     def step(self, inp: Input, pos: int) -> Step[list[T]]:
         values: list[T] = []
-        skips, keep, count = self.skips, self.keep, 0
+        keep, count = self.keep, 0
         while True:
+            skips = self.skips if inp.learned is None else inp.learned.cache(self, "skips")
             at = pos - inp.base
             if at == len(inp.buf) and not inp.eof and self.waiting:
                 while pos == inp.end and not inp.eof:  # the repetition would only wait
                     yield pos
                 at = pos - inp.base
-            if at < len(inp.buf):
-                char = inp.buf[at]
+            if at < len(inp.buf) or inp.eof:
+                char = inp.buf[at] if at < len(inp.buf) else ""  # "": the end of the input
                 skip = skips.get(char, _UNSEEN)
                 if skip is _UNSEEN:
                     if len(skips) >= _MEMO:
                         skips.clear()
-                    skip = skips[char] = _failure_at(char)(self.parser)
+                    failure = _failure_at(char) if char else _failure_at_end
+                    skip = skips[char] = failure(self.parser)
                 if skip is not None:
                     if count < self.minimum:
                         raise glances.refused(pos, skip, inp.refuse(pos, skip, record=False))
@@ -402,7 +432,7 @@ class Runs(Wrapper[T]):
         return max(parser.reach() for parser in (*self.ahead, self.separator))
 
     def step(self, inp: Input, pos: int) -> Step[T]:
-        tagged, windows, skips = self.parser, self.windows, self.skips
+        tagged = self.parser
         start, choice = pos, None
         while True:
             try:
@@ -421,6 +451,8 @@ class Runs(Wrapper[T]):
                 inp.close_choice(choice, keep_output=True)
             at = end - inp.base
             window = inp.buf[at : at + self.width]
+            learned = inp.learned  # its caches are the run's once it has learned
+            windows = self.windows if learned is None else learned.cache(self, "windows")
             follows = windows.get(window)
             if follows is None:
                 if len(windows) >= _MEMO:
@@ -434,6 +466,8 @@ class Runs(Wrapper[T]):
                     return value, start
                 yield start  # as the loop waits for the character
             char = inp.buf[at]
+            learned = inp.learned
+            skips = self.skips if learned is None else learned.cache(self, "skips")
             free = skips.get(char)
             if free is None:
                 if len(skips) >= _MEMO:

@@ -16,9 +16,12 @@ of the first recorded there. So a glance keeps that one record.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from .result import Backtrack
+from .result import Backtrack, ParseFailure
+
+if TYPE_CHECKING:
+    from .stream import Far
 
 
 class Record(NamedTuple):
@@ -88,6 +91,16 @@ def refused(pos: int, glance: Glance, context: list[str]) -> Backtrack:
     failure = Backtrack(pos + glance.at, glance.expected or ())
     failure.context = context
     return failure
+
+
+def scratch_glance(raised: ParseFailure, far: Far | None) -> Glance:
+    """The glance of a parser that raised `raised` on a scratch input, having recorded
+    `far` there (a record whose context is the raised failure's is kept as None)."""
+    record = None
+    if far is not None:
+        at, expected, context = far
+        record = Record(at, expected, None if context is raised.context else tuple(context))
+    return Glance(raised.position, raised.expected, tuple(raised.context), record)
 
 
 def failing(expected: tuple[str, ...], at: int = 0) -> Glance:

@@ -569,7 +569,6 @@ class NestedObjects(Parser[dict[str, Any]]):
     def __init__(self, *, max_depth: int, max_size: int) -> None:
         self.bounds = JsonValue("object", max_depth, max_size)
         self.automaton = JsonValue("object", _DEEPEST, max_size)
-        self.latest: _Scan | None = None
 
     def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
         while (outcome := self._outcome(inp, pos)) is None:
@@ -582,12 +581,13 @@ class NestedObjects(Parser[dict[str, Any]]):
     def _outcome(self, inp: Input, pos: int) -> _Outcome | None:
         """How the object at `pos` is decided, as far as the input that has arrived tells
         (None: not yet): by the latest scan, advanced, or by a new one from `pos` where
-        that one does not read it or its own bounds left it undecided."""
-        scan = self.latest
-        if scan is None or scan.inp is not inp:
-            scan = self.latest = _Scan(self, inp, pos)
+        that one does not read it or its own bounds left it undecided. The latest scan is
+        the run's (`Input.local`): the grammar is shared."""
+        scan: _Scan | None = inp.local.get(self)
+        if scan is None:
+            scan = inp.local[self] = _Scan(self, inp, pos)
         while (outcome := scan.decide(pos)) is _UNREAD:
-            scan = self.latest = _Scan(self, inp, pos)
+            scan = inp.local[self] = _Scan(self, inp, pos)
         if outcome is not None:
             scan.prune(pos)
         return outcome

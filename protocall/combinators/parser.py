@@ -26,7 +26,7 @@ from .result import (
     UsageError,
     describe_expected,
 )
-from .stream import APPENDED, RELEASE, Input, Item, new_text
+from .stream import APPENDED, RELEASE, Input, Item, new_text, running
 
 if TYPE_CHECKING:
     from .choice import Alt
@@ -48,21 +48,32 @@ class Parser(Generic[T_co]):
     def glance(self, window: str) -> Glance | None:
         """What this parser does at a position where the input starts with `window`, when
         those characters decide it whatever follows (see `Glance`), or None: it may read
-        further, or is not analysed. Worked out once per window (a small cache; None
+        further, or is not analysed. Worked out once per window (a small cache, the
+        grammar's, or the run's once it has learned something: see `Learned`; None
         meanwhile: a recursive grammar's cycle is undecided). An empty window (a sequence
         glancing past the characters there are) is `WAITING` for a parser that `waits`:
         the characters after it decide, so a choice waits for them rather than run it."""
         if not window:
             return WAITING if self.waits() else None
-        memo: dict[str, Glance | None] | None = self.__dict__.get("_glances")
-        if memo is None:
-            memo = self.__dict__["_glances"] = {}
-        elif window in memo:
-            return memo[window]
-        elif len(memo) >= _GLANCES:
+        learned = running.learned
+        if learned is None:
+            memo: dict[str, Glance | None] = self.__dict__.setdefault("_glances", {})
+        else:
+            memo = learned.cache(self, "_glances")
+        found: Glance | None = memo.get(window, _UNSEEN)  # one lookup: a thread may clear it
+        if found is not _UNSEEN:
+            return found
+        pending, key = running.pending, (id(self), window)
+        if key in pending:
+            return None
+        pending.add(key)
+        try:
+            glance = self._glance(window)
+        finally:
+            pending.discard(key)
+        if len(memo) >= _GLANCES:
             memo.clear()
-        memo[window] = None
-        memo[window] = glance = self._glance(window)
+        memo[window] = glance
         return glance
 
     def _glance(self, window: str) -> Glance | None:
@@ -75,8 +86,15 @@ class Parser(Generic[T_co]):
         literals it starts with have."""
         reach: int | None = self.__dict__.get("_reached")
         if reach is None:
-            self.__dict__["_reached"] = 1  # meanwhile, for a recursive grammar
-            reach = self.__dict__["_reached"] = min(max(self._reach(), 1), _REACH)
+            pending, key = running.pending, (id(self), None)
+            if key in pending:
+                return 1  # meanwhile, for a recursive grammar
+            pending.add(key)
+            try:
+                reach = min(max(self._reach(), 1), _REACH)
+            finally:
+                pending.discard(key)
+            self.__dict__["_reached"] = reach
         return reach
 
     def _reach(self) -> int:
@@ -166,6 +184,7 @@ class Parser(Generic[T_co]):
         return optional(self)
 
 
+_UNSEEN: Any = object()
 _GLANCES = 256
 """Windows whose outcome a parser keeps (a cache: cleared when full)."""
 _REACH = 96
@@ -282,6 +301,9 @@ class Run(Generic[T]):
 
     def _advance(self) -> None:
         inp = self._inp
+        outer = running.learned  # what the run learned, for the glances it computes
+        if inp.learned is not outer:
+            running.learned = inp.learned
         try:
             keep = self._steps.send(None)
         except StopIteration as stop:
@@ -297,6 +319,9 @@ class Run(Generic[T]):
                 raise RuntimeError("a parser asked for more input after the end of input")
             if keep - inp.base >= RELEASE:
                 inp.release(keep)
+        finally:
+            if running.learned is not outer:
+                running.learned = outer
 
     def _error(self, failure: ParseFailure) -> ParseError:
         """The error users see: at the furthest position any branch reached (the input was

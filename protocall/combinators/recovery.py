@@ -28,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any, NamedTuple
 
-from .glance import WAITING, Glance, Record
+from .glance import WAITING, Glance, scratch_glance
 from .parser import Parser, Step, Wrapper
 from .result import Backtrack, ParseFailure
-from .stream import Choice, Close, Far, Input, Open, Text
+from .stream import Choice, Close, Far, Input, Learned, Open, Text, running
 
 ERROR = "error"
 
@@ -44,7 +44,10 @@ LEARNED = 96
 `parser._REACH`), and how many characters it is worth a glance at."""
 
 KNOWN = 16
-"""Headers a `recurring` parser keeps (a cache: cleared when full)."""
+"""Headers a `recurring` parser keeps per run (a cache: cleared when full)."""
+
+_NOTHING: dict[str, Any] = {}
+"""The headers known to a run that has learned none (never written)."""
 
 
 class Recovered:
@@ -268,17 +271,27 @@ class Recurring(Wrapper[Any]):
     still undecided) on a header it failed on before (one of the latest `KNOWN`)
     elsewhere in the input, the header being the text from its start through the failing
     character, at most `LEARNED` characters: replayed on a scratch input, it must fail the
-    same way there, before any cut. Glances it gave before are forgotten then, its own and
-    what the parsers it `informs` cached from them (another caller that cached an
-    undecided glance runs the parser, as it did). Matches, needs
+    same way there, before any cut. What it learns is the run's (`Input.learned`, see
+    `Learned`: the grammar is shared by the sessions of a tool set), and so are, from then
+    on, the run's glances and what they decide; glances it gave before are forgotten then,
+    its own and what the parsers it `informs` cached from them (another caller that cached
+    an undecided glance runs the parser, as it did). Matches, needs
     more and fails exactly as `parser` does; its glance differs from `parser`'s only where
     `parser`'s is undecided."""
 
     def __init__(self, parser: Parser[Any]) -> None:
         self.parser = parser
-        self._seen: dict[str, int] = {}  # the latest failing headers, and where they began
-        self._known: dict[str, Glance] = {}  # deciding text -> the failure's glance
         self._informed: list[Parser[Any]] = []  # see `informs`
+
+    def _known(self, learned: Learned | None) -> dict[str, Glance]:
+        """The run's learned headers: the text that decides a recurring failure, and the
+        failure's glance."""
+        if learned is None:
+            return _NOTHING
+        known: dict[str, Glance] | None = learned.headers.get(self)
+        if known is None:
+            known = learned.headers[self] = {}
+        return known
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
         choices = inp.choices
@@ -296,28 +309,27 @@ class Recurring(Wrapper[Any]):
         if not pos <= at < min(inp.end, pos + LEARNED) or pos < inp.base:
             return
         header = inp.text(pos, at + 1)
-        if any(header.startswith(decided) for decided in self._known):
+        if any(header.startswith(decided) for decided in self._known(inp.learned)):
             return  # known: a caller ran `parser` on a glance it had cached
-        if self._seen.get(header, pos) == pos:  # not seen, or tried again where it was
-            if len(self._seen) >= KNOWN:
-                self._seen.clear()
-            self._seen[header] = pos
+        seen: dict[str, int] = inp.local.setdefault(self, {})  # latest headers, where they began
+        if seen.get(header, pos) == pos:  # not seen, or tried again where it was
+            if len(seen) >= KNOWN:
+                seen.clear()
+            seen[header] = pos
             return
         failed = _failure(self.parser, header, at_once=True)
         if failed is None or failed.committed or not failed.fails(at - pos, failure.expected):
             return
         raised = failed.failure
-        if len(self._known) >= KNOWN:
-            self._known.clear()
-        self._known[failed.decided] = Glance(
-            raised.position, raised.expected, tuple(raised.context), _record(failed.far, raised)
-        )
+        learned = inp.learned
+        if learned is None:  # the run learns: its glances are its own from now on
+            learned = inp.learned = running.learned = Learned()
+        known = self._known(learned)
+        if len(known) >= KNOWN:
+            known.clear()
+        known[failed.decided] = scratch_glance(raised, failed.far)
         for parser in (self, *self._informed):  # what they glanced before, from the old glance
-            parser.__dict__.pop("_glances", None)
-            for cache in ("plans", "windows", "skips"):  # a choice's and a loop's shortcuts
-                held = parser.__dict__.get(cache)
-                if isinstance(held, dict):
-                    held.clear()
+            learned.caches.pop(parser, None)
 
     def informs(self, *parsers: Parser[Any]) -> None:
         """Declare `parsers` (and the parsers they wrap) as glancing through this one: what
@@ -332,9 +344,10 @@ class Recurring(Wrapper[Any]):
 
     def _glance(self, window: str) -> Glance | None:
         glance = self.parser.glance(window)
-        if glance is not None:
+        learned = running.learned
+        if glance is not None or learned is None:
             return glance
-        for decided, known in self._known.items():
+        for decided, known in self._known(learned).items():
             if window.startswith(decided):
                 return known
             if decided.startswith(window):
@@ -346,15 +359,6 @@ class Recurring(Wrapper[Any]):
 
     def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
         return self.parser.deciders(window)  # asked where the glance, learned or not, is undecided
-
-
-def _record(far: Far | None, raised: ParseFailure) -> Record | None:
-    """The record of what a scratch parse recorded before raising `raised` (see `Record`:
-    a context shared with the raised failure is that failure's)."""
-    if far is None:
-        return None
-    at, expected, context = far
-    return Record(at, expected, None if context is raised.context else tuple(context))
 
 
 def recurring(parser: Parser[Any]) -> Recurring:

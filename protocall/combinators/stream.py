@@ -8,6 +8,7 @@ own position) is dropped, so memory stays bounded by the undecided region.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -93,8 +94,52 @@ APPENDED = ("", -1)
 what it does with it (see `Absorber`)."""
 
 
+class Learned:
+    """What one run learned about its input, and the shortcuts worked out with it: kept by
+    the run (`Input.learned`), never by the grammar, which runs share (a format is compiled
+    once per tool set, see `formats.compiled`). A `recurring` parser learns the headers it
+    failed on more than once (`headers`, by parser); from then on, the glances of the run
+    depend on them, so every cache of glances and of what they decide is the run's own
+    (`caches`: by parser, its caches by name, as the grammar's are in its `__dict__`),
+    while the grammar's stay pure: worked out from the grammar alone, the same for every
+    run. A run that learns nothing (the common case) uses the grammar's caches only."""
+
+    __slots__ = ("caches", "headers")
+
+    def __init__(self) -> None:
+        self.headers: dict[Any, Any] = {}
+        self.caches: dict[Any, dict[str, Any]] = {}
+
+    def cache(self, parser: Any, name: str) -> dict[Any, Any]:
+        """`parser`'s cache `name` (a dict) in this run."""
+        own = self.caches.get(parser)
+        if own is None:
+            own = self.caches[parser] = {}
+        found: dict[Any, Any] | None = own.get(name)
+        if found is None:
+            found = own[name] = {}
+        return found
+
+
+class Running(threading.local):
+    """What the run executing on this thread has learned (`Learned`), while it executes and
+    has learned something: the glances computed meanwhile use it (`Parser.glance` has no
+    input to ask). `pending` holds the glances being worked out on this thread (a
+    recursive grammar's cycle sees none), so that no other thread sees one half done."""
+
+    learned: Learned | None = None
+
+    def __init__(self) -> None:
+        self.pending: set[tuple[int, Any]] = set()
+
+
+running = Running()
+
+
 class Input:
-    """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree."""
+    """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree.
+    `learned` is what the run learned (see `Learned`), `local` the state parsers keep for
+    the run (by parser): the grammar itself holds no run's state."""
 
     __slots__ = (
         "_captures",
@@ -107,6 +152,8 @@ class Input:
         "eof",
         "far",
         "fast",
+        "learned",
+        "local",
         "out",
         "root",
         "transcript",
@@ -129,6 +176,8 @@ class Input:
         self._dropped: list[str] = []
         # Where dropped text goes when a consumer keeps the whole stream (see `release`).
         self.transcript: list[str] | None = None
+        self.learned: Learned | None = None
+        self.local: dict[Any, Any] = {}
 
     @property
     def end(self) -> int:

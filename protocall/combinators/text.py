@@ -11,7 +11,7 @@ from typing import Any
 from .glance import EMPTY, WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import APPENDED, RELEASE, Input, new_text
+from .stream import APPENDED, RELEASE, Input, new_text, running
 
 
 def proper_prefixes(markers: Iterable[str]) -> str:
@@ -208,7 +208,7 @@ class Until(Parser[str]):
         waits for more of them (as a choice would before running the guard), False
         otherwise. Where the glance is undecided, the guard's deciders tell (see
         `_settled`). What a window decides, or the deciders it leaves, is kept per window."""
-        guard, reach, windows = self.guard, self.reach_guard, self.windows
+        guard, reach = self.guard, self.reach_guard
         assert guard is not None
         text = inp.buf
         if at == len(text):
@@ -216,16 +216,24 @@ class Until(Parser[str]):
         if not reach:
             reach = self.reach_guard = guard.reach()
         window = text[at : at + reach]
+        learned = inp.learned
+        windows = self.windows if learned is None else learned.cache(self, "windows")
         known = windows.get(window, _UNSEEN)
         if known is _UNSEEN:
-            glance = guard.glance(window)
+            outer = running.learned  # an absorber asks outside the run's advance
+            running.learned = learned
+            try:
+                glance = guard.glance(window)
+                deciders = guard.deciders(window) if glance is None else None
+            finally:
+                running.learned = outer
             if glance is not None and glance.waits:
                 return None if len(window) < reach and not eof else False
             if len(windows) >= _WINDOWS:
                 windows.clear()
             # failing at the end of a finished stream, a region may be cut off, not text
             decided = glance is not None and glance.fails and glance.at < len(window)
-            known = windows[window] = decided if glance is not None else guard.deciders(window)
+            known = windows[window] = decided if glance is not None else deciders
         if type(known) is bool:
             return known
         return self._settled(inp, inp.base + at, known)

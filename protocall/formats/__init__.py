@@ -1,11 +1,15 @@
-"""The registry of model-family formats: `names()`, `get(name)`, `register(format)`."""
+"""The registry of model-family formats: `names()`, `get(name)` (a format or a model name),
+`register(format)`."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from os import PathLike
 
 from ..combinators import UsageError
 from .base import Format
+from .compiled import CacheInfo, cache_info, clear_cache, set_cache_size
+from .models import MODELS, model_key, unknown
 
 _REGISTRY: dict[str, Format] = {}
 
@@ -25,14 +29,30 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Format:
-    """The format registered as `name`; an unknown name lists the known ones."""
+    """The format registered as `name`, or the one model `name` writes (`models.MODELS`,
+    in any case: `Qwen3.5` is `qwen3-coder` starting in reasoning when no generation prompt
+    is given, as its template's prompt does); an unknown name suggests the nearest ones."""
     _load_builtins()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UsageError(
-            f"unknown format {name!r}; registered formats: {', '.join(names())}"
-        ) from None
+    fmt = _REGISTRY.get(name) or _REGISTRY.get(model_key(name))
+    if fmt is not None:
+        return fmt
+    if model_key(name) not in MODELS:
+        raise unknown(name, _REGISTRY)
+    return _for_model_name(model_key(name))
+
+
+_MODEL_FORMATS: dict[str, Format] = {}
+"""The format of each model name asked for (one object per name, shared like the rest)."""
+
+
+def _for_model_name(key: str) -> Format:
+    if key not in _MODEL_FORMATS:
+        fmt = _REGISTRY[MODELS[key][0]]
+        start = MODELS[key][1]
+        _MODEL_FORMATS[key] = (
+            fmt if start == fmt.default_start else replace(fmt, default_start=start)
+        )
+    return _MODEL_FORMATS[key]
 
 
 _BUILTINS = (
@@ -88,4 +108,15 @@ def for_model(path: str | PathLike[str]) -> Format:
     return infer(path)
 
 
-__all__ = ["Format", "for_model", "from_template", "get", "names", "register"]
+__all__ = [
+    "CacheInfo",
+    "Format",
+    "cache_info",
+    "clear_cache",
+    "for_model",
+    "from_template",
+    "get",
+    "names",
+    "register",
+    "set_cache_size",
+]

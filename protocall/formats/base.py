@@ -7,9 +7,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import Unpack
+
 from ..combinators import Parser, UsageError
-from ..session import Session
+from ..session import Session, SessionOptions
 from ..tools import Tool, Tools, normalize_tools
+from .compiled import compiled
 from .turns import Turn
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
@@ -65,18 +68,19 @@ class Format:
         self,
         tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
         generation_prompt: str | None = None,
-        **options: Any,
+        **options: Unpack[SessionOptions],
     ) -> Session:
-        """A streaming session for one turn (options: see `Session`). The tools' schemas are
-        checked and their validators compiled here (`Tools`): a bad schema is a `UsageError`
-        now, not during the stream, as is a `special_tokens` text that is no part of any of
-        the format's markers (`reserved` and `channels`: it could never matter)."""
+        """A streaming session for one turn (options: see `Session`). The turn grammar is
+        compiled once per tool set and starting channel and shared by the sessions that
+        declare the same tools (see `formats.compiled`): the tools' schemas are checked and
+        their validators compiled then (`Tools`): a bad schema is a `UsageError` now, not
+        during the stream, as is a `special_tokens` text that is no part of any of the
+        format's markers (`reserved` and `channels`: it could never matter)."""
         if "special_tokens" in options:
             options["special_tokens"] = self._special_tokens(options["special_tokens"])
-        declared = normalize_tools(tools)
-        grammar = self.grammar(declared, self.start_state(generation_prompt))
+        turn = compiled(self, tools, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
-        return Session(grammar, declared, **options)
+        return Session(turn.grammar, turn.tools, **options)
 
     def _special_tokens(self, tokens: Iterable[str]) -> tuple[str, ...]:
         """`tokens` checked: each a non-empty part of one of the format's markers."""
@@ -103,13 +107,16 @@ class Format:
         reasoning: bool = True,
         generation_prompt: str | None = None,
         special_tokens: Iterable[str] | None = None,
+        stop: bool = True,
     ) -> str:
         """This format's turn calling `tools` as a grammar for constrained decoding, in
         `dialect` (`lark`, `gbnf`, `structural-tag`; see `protocall.grammar` and
-        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`)."""
+        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`).
+        `stop=False` leaves the turn's stop out, for engines that end it with the stop
+        token outside the grammar."""
         from ..grammar import Options, grammar
 
-        options = Options(tool_choice, parallel, reasoning)
+        options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)
         declared = normalize_tools(tools)
         return grammar(

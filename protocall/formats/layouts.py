@@ -18,18 +18,36 @@ class SchemaTyping:
 
     parameters: Mapping[str, Any] | None
     declared: Mapping[str, Any] = field(init=False, compare=False)
+    # What `__call__` gives per declared key: worked out once per tool set, as the tool's
+    # argument parser is (a pure memo, shared by the sessions of the tool set; a key the
+    # model invents, or a type attribute, is typed anew: the memo stays as small as the
+    # schema).
+    typed: dict[str, Typed] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         parameters = self.parameters
         properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
         object.__setattr__(self, "declared", properties if isinstance(properties, Mapping) else {})
+        object.__setattr__(self, "typed", {})
 
-    def __call__(self, key: str, type_name: str | None) -> tuple[bool, Callable[[str], Coerced]]:
+    def __call__(self, key: str, type_name: str | None) -> Typed:
+        if type_name is not None or key not in self.declared:
+            return self._typing(key, type_name)
+        typed = self.typed.get(key)
+        if typed is None:
+            typed = self.typed[key] = self._typing(key, type_name)
+        return typed
+
+    def _typing(self, key: str, type_name: str | None) -> Typed:
         if type_name is not None:
             return always_string({"type": type_name}), lambda raw: coerce_typed(raw, type_name)
         schema = parameter_schema(self.parameters, key)
         root = self.parameters
         return always_string(schema, root=root), lambda raw: coerce(raw, schema, root=root)
+
+
+Typed = tuple[bool, Callable[[str], Coerced]]
+"""Whether a value is kept as the raw text whatever it is, and the function typing it."""
 
 
 def schema_typing(parameters: Mapping[str, Any] | None) -> SchemaTyping:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any
 
@@ -50,6 +50,7 @@ from .ir import (
     Pattern,
     Star,
     Token,
+    Until,
     alt,
     head,
     json_node,
@@ -133,11 +134,14 @@ _RAW_KEYWORDS = frozenset({"type", "enum", "const", "description", "title", "def
 class Options:
     """What the grammar allows: `tool_choice` `auto` (content or calls), `required` (at
     least one call) or a tool name (at least one call, to it only); `parallel` (more than
-    one call); `reasoning` (a reasoning block, where the format has one)."""
+    one call); `reasoning` (a reasoning block, where the format has one); `stop` (the turn
+    ends with one of the format's stops; False: it ends where the stop would begin, for
+    engines whose stop token ends generation outside the grammar, as xgrammar's does)."""
 
     tool_choice: str = "auto"
     parallel: bool = True
     reasoning: bool = True
+    stop: bool = True
 
 
 def chosen_tools(tools: Tools, options: Options) -> list[Tool]:
@@ -284,7 +288,7 @@ class Walk:
     # -- the turn --------------------------------------------------------------------
 
     def _turn(self) -> Node:
-        spec, turn = self.spec, self.spec.turn
+        turn = self.spec.turn
         if isinstance(turn, Messages):  # `spec_of` checked its hook has a grammar
             return TURN_GRAMMARS[turn.hook](self, turn)
         if isinstance(turn, Channels):
@@ -300,7 +304,20 @@ class Walk:
                 reasoning = seq(FREE, self.text(closed))
             elif self.options.reasoning:
                 reasoning = Opt(seq(self.text(opened), FREE, self.text(closed)))
-        return seq(reasoning, self._body(tuple(spec.stops)))
+        return seq(reasoning, self._body())
+
+    def _end(self, gap: Node) -> Node:
+        """`gap` (free text, or content blocks) then one of the stops; without `stop`,
+        `gap` up to the end of the turn."""
+        if self.options.stop:
+            return alt(*(seq(gap, self.text(stop)) for stop in self.spec.stops))
+        return Until(Lit("")) if gap is FREE else gap
+
+    def _joined_stops(self) -> Node:
+        """The stops written one after the other (channels); without `stop`, all but the
+        last, the one the engine's stop token is."""
+        stops = self.spec.stops if self.options.stop else self.spec.stops[:-1]
+        return self.text("".join(stops))
 
     def _lazy(self) -> Node:
         """From the first call's opening marker (the trigger) to the end of the turn."""
@@ -310,11 +327,11 @@ class Walk:
             return TURN_GRAMMARS[self.spec.turn.hook](self, self.spec.turn)
         opener, rest = self._run()
         turn = self.spec.turn
-        after: Node = self.text("".join(self.spec.stops))  # channels: one section, then stops
+        after = self._joined_stops()  # channels: one section, then stops
         if not isinstance(turn, Channels) or turn.interleaved:
             content = self._content(turn) if isinstance(turn, Channels) else None
             gap = Star(content) if content is not None else FREE
-            end = alt(*(seq(gap, self.text(stop)) for stop in self.spec.stops))
+            end = self._end(gap)
             run = self.grammar.rule("run", seq(gap, opener, rest))
             after = seq(Star(run), end) if self.options.parallel else end
         assert isinstance(opener, Lit)
@@ -322,11 +339,11 @@ class Walk:
         self.triggers = (opener.text,) if opener.text else tuple(head(run)[0] for run in bare)
         return seq(opener, rest, after)
 
-    def _body(self, stops: Sequence[str], block: Node | None = None) -> Node:
+    def _body(self, block: Node | None = None) -> Node:
         """Content and runs of calls, then a stop: the content free text, or `block`s (a
         content channel) around the runs."""
         gap = Star(block) if block is not None else FREE
-        end = alt(*(seq(gap, self.text(stop)) for stop in stops))
+        end = self._end(gap)
         if not self.tools:
             return end
         opener, rest = self._run()
@@ -355,7 +372,7 @@ class Walk:
                 reasoning = seq(FREE, self.text(channel.close))
             elif self.options.reasoning:
                 reasoning = Opt(block)
-        return seq(reasoning, self._body(tuple(self.spec.stops), self._content(turn)))
+        return seq(reasoning, self._body(self._content(turn)))
 
     def _content(self, turn: Channels) -> Node | None:
         """The first content channel, a block of free text (None where there is none)."""
@@ -379,7 +396,7 @@ class Walk:
                     "reasoning=False, but the generation prompt opened the reasoning channel"
                 )
             parts.append(block)
-        stop = self.text("".join(self.spec.stops))
+        stop = self._joined_stops()
         if not self.tools:
             return seq(*parts, stop)
         opener, rest = self._run()

@@ -21,12 +21,19 @@ the turn when a tool parser will run. The function-call detector SGLang builds n
 the same request, in the same task, takes that turn (a context variable). Without a
 reasoning parser the function-call detector feeds its own turn, and the reasoning it
 reads reaches the client as content (SGLang's detector result has no reasoning field).
+
+A call reaches SGLang as one item once the session completes it, so a call cut off or
+malformed never reaches the client (`TENTATIVE_CALLS` opts into streaming calls as
+written). For `tool_choice="required"`, a named tool or `strict` tools the detector hands
+SGLang the format's grammar for the request's tools (`structural_tag`).
 """
 
 from __future__ import annotations
 
 import contextvars
 import inspect
+import logging
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,19 +46,43 @@ from sglang.srt.parser.reasoning_parser import StreamingParseResult as Reasoning
 from sglang.srt.plugins.hook_registry import HookRegistry, HookType
 
 from .. import formats
-from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
+from ..combinators import UsageError
+from ..events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from .turn import Turn, tool_dicts
 
 PREFIX = "protocall-"
+logger = logging.getLogger(__name__)
+TENTATIVE_CALLS = "PROTOCALL_SGLANG_TENTATIVE_CALLS"
+"""The environment variable that, set to `1` in the server's environment, makes the
+function-call detectors stream each call as it is written (name, then argument fragments)
+instead of whole once complete: for interfaces that show progress. A client then
+assembles calls that may never complete (cut off by `max_tokens`, malformed)."""
 
 
 class _SharedTurn(Turn):
-    """A turn whose tool-call items wait for the function-call detector."""
+    """A turn whose tool-call items wait for the function-call detector.
+
+    By default a call becomes one item (name and complete arguments) when the session
+    completes it, numbered by its place among the calls sent, so a call cut off or
+    malformed never reaches the client; with `tentative` (`TENTATIVE_CALLS`) its name
+    becomes an item once final and each argument fragment another, and `incomplete`
+    holds the calls started and not completed (SGLang then does not report
+    `tool_calls` as the finish reason)."""
 
     def __init__(self, fmt: formats.Format) -> None:
         super().__init__(fmt)
         self.calls: list[ToolCallItem] = []
         self.tool_parser = False  # a function-call detector reads the calls
+        self.tentative = os.environ.get(TENTATIVE_CALLS, "") == "1"
+        self.sent = 0  # calls sent whole
+        self.incomplete: set[int] = set()
 
 
 # The reasoning detector's turn, until the function-call detector of its request takes it.
@@ -61,16 +92,30 @@ _pending: contextvars.ContextVar[_SharedTurn | None] = contextvars.ContextVar(
 
 
 def _split(turn: _SharedTurn, events: Iterable[Event]) -> tuple[str, str]:
-    """The reasoning and content text of `events`; their tool-call parts join `turn.calls`
-    (as SGLang's items: the name with empty arguments first, then argument pieces)."""
+    """The reasoning and content text of `events`; their calls join `turn.calls` as
+    SGLang's items (see `_SharedTurn`)."""
     reasoning: list[str] = []
     content: list[str] = []
+    tentative = turn.tentative
     for event in events:
         if isinstance(event, ContentDelta):
             content.append(event.text)
         elif isinstance(event, ReasoningDelta):
             reasoning.append(event.text)
+        elif isinstance(event, ToolCallEnd):
+            if tentative:
+                turn.incomplete.discard(event.index)
+                continue
+            call = event.call
+            item = ToolCallItem(
+                tool_index=turn.sent, name=call.name, parameters=call.arguments_json
+            )
+            turn.calls.append(item)
+            turn.sent += 1
+        elif not tentative:
+            continue
         elif isinstance(event, ToolCallStart):
+            turn.incomplete.add(event.index)
             start = ToolCallItem(tool_index=event.index, name=event.name, parameters="")
             turn.calls.append(start)
         elif isinstance(event, ToolCallArgumentsDelta):
@@ -88,7 +133,10 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     """SGLang's reasoning detector for the format `format_name`: it feeds the request's
     turn and returns its reasoning and content; tool calls wait for the function-call
     detector. `force_reasoning` (the template opened reasoning) picks the format's
-    generation prompt for that case; unset, the format's default start applies. With
+    generation prompt for that case; unset, the format's default start applies. Where
+    SGLang finds no reasoning toggle in the chat template it decides `force_reasoning` from
+    `reasoning_default`: reasoning is opened only for a format whose default start is
+    inside it. With
     `stream_reasoning=False` the reasoning is held back and sent in one piece once
     anything else arrives, or at the end of the stream."""
 
@@ -103,7 +151,16 @@ class ProtocallReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[m
     ) -> None:
         fmt = formats.get(self.format_name)
         opener, closer = fmt.channels.get("reasoning", ("", ""))
-        super().__init__(opener, closer, bool(force_reasoning), stream_reasoning=stream_reasoning)
+        # What SGLang assumes when the chat template shows no reasoning toggle: reasoning
+        # opened where the format's default start is inside it, else none.
+        default = "always" if fmt.start_state(None) == "reasoning" else None
+        super().__init__(
+            opener,
+            closer,
+            force_reasoning=bool(force_reasoning),
+            stream_reasoning=stream_reasoning,
+            reasoning_default=default,
+        )
         self._held: list[str] = []  # reasoning not yet sent (stream_reasoning=False)
         self.turn = _SharedTurn(fmt)
         self.turn.thinking = force_reasoning
@@ -134,8 +191,10 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
     """SGLang's function-call detector for the format `format_name`. Sharing the turn of
     the request's reasoning detector, it passes the content it is given on and returns
     the calls that turn made final; alone, it feeds its own turn with the request's
-    tools. The model writes its own format: no structural tag constrains it, and
-    `tool_choice="required"` parses that format as `auto` does."""
+    tools. A call goes out whole once complete (see `_SharedTurn`). The model writes its
+    own format: for `tool_choice="required"`, a named tool or `strict` tools SGLang
+    constrains it with the format's grammar (`get_structural_tag`) and parses it as for
+    `auto`."""
 
     format_name: str = ""
 
@@ -156,6 +215,12 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
             return ToolResult(normal_text=text, calls=_taken(self.turn))
         reasoning, content = _split(self.turn, events)
         return ToolResult(normal_text=reasoning + content, calls=_taken(self.turn))
+
+    @property
+    def incomplete_tool_call_indices(self) -> set[int]:
+        """The calls sent in part and not completed (only with `TENTATIVE_CALLS`): SGLang
+        keeps the finish reason `stop` for them instead of reporting `tool_calls`."""
+        return self.turn.incomplete
 
     def has_tool_call(self, text: str) -> bool:
         """Whether the complete output `text` holds a call, as the session reads it.
@@ -189,7 +254,24 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
         self._own(tools)
         return self._result("", self.turn.finish())
 
+    def get_structural_tag(
+        self,
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+    ) -> Any:
+        """The format's own turn for the request's tools as an xgrammar structural tag,
+        which SGLang puts in the sampling parameters (see `structural_tag`). SGLang asks
+        for it when it builds a request with `tool_choice="required"`, a named tool, or
+        `strict` tools; `thinking_mode` is set when no reasoning parser owns the reasoning
+        (the grammar then starts inside it)."""
+        fmt = formats.get(self.format_name)
+        return structural_tag(fmt, tools, tool_choice, thinking_mode, parallel_tool_calls)
+
     def supports_structural_tag(self) -> bool:
+        """False: no legacy begin/end tags (SGLang's JSON-schema fallback for them); the
+        format's grammar comes from `get_structural_tag`."""
         return False
 
     def parses_required_natively(self) -> bool:
@@ -197,9 +279,47 @@ class ProtocallFunctionCallDetector(BaseFormatDetector):  # type: ignore[misc, u
 
     def structure_info(self) -> _GetInfoFunc:
         raise NotImplementedError(
-            f"{PREFIX}{self.format_name} offers no structural tag: the model's own format "
-            "is parsed, not constrained"
+            f"{PREFIX}{self.format_name} offers no legacy structural tag: its grammar is "
+            "the model's own format (get_structural_tag)"
         )
+
+
+def structural_tag(
+    fmt: formats.Format, tools: Any, tool_choice: Any, reasoning: bool, parallel: bool
+) -> Any:
+    """`fmt`'s turn calling `tools` as an xgrammar `StructuralTag`: protocall's structural
+    tag where the format's arguments are one JSON value (it constrains the calls, text
+    outside them is free), else its GBNF grammar of the whole turn inside a `grammar`
+    format, without the turn's stop (xgrammar admits the model's stop token wherever the
+    grammar may end, and never as the stop's text). `tool_choice` is SGLang's (`auto`,
+    `required`, or a `ToolChoice` naming a tool); after reasoning (`reasoning` false) the
+    turn starts where the format's generation prompt without reasoning leaves it. `None`,
+    with a warning, where the format has no grammar for these tools (the model then
+    writes unconstrained) or xgrammar is absent."""
+    try:
+        from xgrammar import StructuralTag
+    except ImportError:  # no grammar backend to hand it to
+        return None
+    function = getattr(tool_choice, "function", None)
+    options: dict[str, Any] = {
+        "tool_choice": function.name if function is not None else tool_choice,
+        "parallel": parallel is not False,
+        "reasoning": reasoning,
+        "generation_prompt": fmt.prompt_for("reasoning" if reasoning else None),
+        "stop": False,  # the stop token ends the turn: xgrammar admits it only where it may end
+    }
+    declared = tool_dicts(tools) or []
+    try:
+        tag = fmt.decoding_grammar(declared, "structural-tag", **options)
+        return StructuralTag.model_validate_json(tag)
+    except UsageError:
+        pass
+    try:
+        grammar = fmt.decoding_grammar(declared, "gbnf", **options)
+    except UsageError as error:
+        logger.warning("%s%s: no grammar for this request (%s)", PREFIX, fmt.name, error)
+        return None
+    return StructuralTag.model_validate({"format": {"type": "grammar", "grammar": grammar}})
 
 
 def _tools_hook(result: Any, parser: Any, *args: Any, **kwargs: Any) -> None:

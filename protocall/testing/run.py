@@ -6,10 +6,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from typing_extensions import Unpack
+
 from ..ast import Node
 from ..events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta
 from ..formats import Format
 from ..message import Message
+from ..session import SessionOptions
 from ..tools import Tool, Tools
 
 
@@ -74,7 +77,7 @@ def stream(
     chunks: Sequence[str | bytes],
     tools: Iterable[Mapping[str, Any] | Tool] | Tools | None = None,
     generation_prompt: str | None = None,
-    **options: Any,
+    **options: Unpack[SessionOptions],
 ) -> Outcome:
     """Feed `chunks` to a fresh session (ids are deterministic: seed 0) and finish it."""
     options.setdefault("seed", 0)

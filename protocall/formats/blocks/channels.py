@@ -84,9 +84,11 @@ def channelled_turn(
     genuine call head, at an end-of-turn marker, at a `dropped` marker or at end of input
     (the close is optional). A close with no open channel, and a `dropped` marker (markup
     that carries nothing when it stands alone, such as a repeated region close), is
-    dropped; a token that begins no marker is text, scanned with the text around it (the
-    value of a text node is its text). A run of end-of-turn markers is one `end_of_turn`
-    node. At end of input a marker cut off after its token is a truncated error, never text.
+    dropped (the reasoning channel's close, where the prompt opened no channel, as a
+    `reasoning_close` node, as in `assistant_turn`); a token that begins no marker is
+    text, scanned with the text around it (the value of a text node is its text). A run of
+    end-of-turn markers is one `end_of_turn` node. At end of input a marker cut off after
+    its token is a truncated error, never text.
     A call head that fails again as it failed elsewhere (a head the next repetition breaks
     off) is known to the head's glance (`recurring`, as in a prose turn), so the text scan
     reads its later repetitions as text.
@@ -108,7 +110,16 @@ def channelled_turn(
 
     opened = (c.opener().then(body(c)) for c in channels.values())
     end = tag(ast.END_OF_TURN, many(markers(*stops), minimum=1))
-    structure = alt(calls.call, end, *opened, markers(*closes))
+    thinking = tuple(c.close for c in channels.values() if c.node == ast.REASONING)
+    if thinking and start != "reasoning":  # see `assistant_turn`
+        others = tuple(close for close in closes if close not in thinking)
+        strays = [
+            tag(ast.REASONING_CLOSE, markers(*thinking)),
+            *([markers(*others)] * bool(others)),
+        ]
+    else:
+        strays = [markers(*closes)]
+    structure = alt(calls.call, end, *opened, *strays)
     lead = body(channels[start]) if start is not None else success(None)
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])
     turn = skip_many(segment)

@@ -187,7 +187,9 @@ def assistant_turn(
     content and the reasoning is text, calls quoted in it included (see `code_span`).
     Strays are dropped where they stand in the content, never content: the `dropped`
     markers and a reasoning close marker (the block ended at a call, or was closed
-    already); in the reasoning they are its text.
+    already); in the reasoning they are its text. Where the prompt opened no block, a run
+    of reasoning closes is a `reasoning_close` node: the session reports the first one
+    that follows no reasoning block (the prompt probably pre-opened one).
 
     A `content` node is one text scan, its value the text: the openers in it that head no
     call where the characters after them rule the call out (`until`'s `plain`) are part of
@@ -210,6 +212,7 @@ def assistant_turn(
             seq(whitespace, markers(*opening), cut, thought, optional(markers(*closing))), lead
         )
     closes = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
+    dropped = tuple(dropped)
     strays = (*closes, *dropped)
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
     call = recurring(calls.call) if calls is not None else None
@@ -218,7 +221,11 @@ def assistant_turn(
     end = tag(ast.END_OF_TURN, markers(*stops)) if stops else None
     if end is not None:
         segments.append(end)
-    if strays:
+    if closes and start != "reasoning":
+        segments.append(tag(ast.REASONING_CLOSE, stray_run(closes, calls, stops)))
+        if dropped:
+            segments.append(stray_run(dropped, calls, stops))
+    elif strays:
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)

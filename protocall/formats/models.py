@@ -1,0 +1,71 @@
+"""Model names: the model families the built-in formats read, by the names people call them.
+
+`MODELS` maps a model family's name (lower case, words joined by `-`) to the registry name
+of the format its output is written in and the channel its chat template's generation
+prompt leaves open by default: for Qwen3.5 `("qwen3-coder", "reasoning")`, since its
+template pre-opens `<think>` while Qwen3-Coder's does not. Only names whose format is
+certain are here (README's "Supported formats"; a family whose models write either of two
+formats, such as Llama 3.2, is left out). `formats.get` accepts these names too.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Mapping
+
+from ..combinators import UsageError
+
+MODELS: Mapping[str, tuple[str, str | None]] = {
+    "qwen2.5": ("hermes", None),
+    "qwen3": ("hermes", None),  # hybrid: the model opens `<think>` itself
+    "qwen3-thinking-2507": ("hermes", "reasoning"),
+    "qwq": ("hermes", "reasoning"),
+    "granite-4": ("hermes", None),
+    "qwen3.5": ("qwen3-coder", "reasoning"),
+    "qwen3.6": ("qwen3-coder", "reasoning"),
+    "nemotron-3-nano": ("qwen3-coder", None),  # pre-opens `<think>` only with thinking on
+    "nemotron-nano-v2": ("nemotron", None),
+    "kimi-k2-thinking": ("kimi-k2", None),
+    "kimi-k2.5": ("kimi-k2", "reasoning"),
+    "kimi-k2.6": ("kimi-k2", "reasoning"),
+    "ling-3.0": ("ling-3", "reasoning"),
+    "ling-3.0-flash": ("ling-3", "reasoning"),
+    "bailing-v3": ("ling-3", "reasoning"),
+    "deepseek-r1": ("deepseek-v3", "reasoning"),
+    "deepseek-v3.1-terminus": ("deepseek-v3.1", None),
+    "deepseek-v3.2-exp": ("deepseek-v3.1", None),  # reuses V3.1's template
+    "glm-4.5-air": ("glm-4.5", None),
+    "glm-4.6": ("glm-4.5", None),
+    "glm-4.7-flash": ("glm-4.7", "reasoning"),
+    "gpt-oss-20b": ("gpt-oss", None),
+    "gpt-oss-120b": ("gpt-oss", None),
+    "llama-3.1": ("llama-3", None),
+    "llama-3.3": ("llama-3", None),
+    "lfm2.5": ("lfm2", None),
+    "magistral": ("mistral", None),
+    "devstral": ("mistral", None),
+    "command-r7b": ("cohere", None),
+    "command-a": ("cohere", None),
+    "granite-3.2": ("granite", None),
+    "granite-3.3": ("granite", None),
+    "olmo-3-instruct": ("olmo-3", None),
+    "olmo-3-think": ("olmo-3", None),
+}
+
+
+def model_key(name: str) -> str:
+    """`name` as `MODELS` spells it: lower case, spaces and underscores read as `-`
+    (`Kimi K2.5` is `kimi-k2.5`)."""
+    return "-".join(name.lower().replace("_", " ").split())
+
+
+def unknown(name: str, registered: Collection[str]) -> UsageError:
+    """The error for a name that is neither a registered format nor a model name: the
+    nearest of either (difflib), then the registered formats."""
+    known = [*registered, *MODELS]
+    near = difflib.get_close_matches(model_key(name), known, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(f'`{n}`' for n in near)}? " if near else ""
+    return UsageError(
+        f"unknown format {name!r} (nor a model name); {hint}registered formats: "
+        f"{', '.join(sorted(registered))} (model names: `protocall formats --models`)"
+    )
