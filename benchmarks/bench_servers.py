@@ -1,34 +1,41 @@
-"""The vLLM adapter inside vLLM's call contract, beside vLLM's own parser for the format.
+"""protocall's server plug-ins inside the servers' own serving loops: CPU per request.
 
-For each format, the output of `bench_formats` (one `write_file` call whose `content` is
-N characters of code, written the way the family's template writes it) is tokenized by a
-character tokenizer whose special tokens are the format's markers, and driven through
-vLLM 0.33's own per-request `Parser` (`ParserManager.get_parser`, `parse_delta`, the call
-the chat stream processor makes) in 4-token deltas, once with `--tool-call-parser
-protocall-<format>` and once with vLLM's parser for the same format, same deltas, same run.
-Both with the tool parser and the reasoning parser each project registers for the family.
-Reported per parser: total CPU time of all `parse_delta` calls, the median and the maximum
-µs per delta after warm-up (the first 1 % of deltas), the ratio of the medians of the last
-and the first 10 % (flat ≈ 1), and vLLM's total over protocall's. The `floor` row is
-`parse_delta` around a reasoning parser that passes each delta through as content: vLLM's own
-per-delta machinery, which no parser plugged into it can go below; its last column is
-vLLM's total over the floor's, the most any parser could gain over vLLM's inside
-`parse_delta` (a parser costing nothing).
+vLLM (section `vllm`): each request is answered by vLLM's own `OpenAIServingChat`, streamed,
+over the fake engine of tests/vllm_serving.py (vLLM's `OutputProcessor` and incremental
+detokenizer over a byte-level Hugging Face tokenizer holding the family's added tokens,
+`--delta` tokens per engine step), the server's SSE text collected. Three servers, same
+outputs, same run: `--tool-call-parser protocall-<format> --reasoning-parser
+protocall-<format>`; vLLM's own tool and reasoning parsers for the family; and a
+do-nothing tool parser (`floor`: the loop with no parsing and no chunk but the last to
+send). The `echo` row, a parser that sends each delta's text on as content, shows what
+vLLM spends on the chunks of a parser that streams every delta. Reported: the CPU time
+(`process_time`) per request, the best of `--repeats` runs
+of `--requests` requests (one request for a 100 K turn), and each parser's share of the
+loop (its time minus the floor's); `protocall/vLLM` is protocall's share over vLLM's
+parser's.
 
-Targets: ≥ 10× faster in total than vLLM's parser, last/first ≤ 1.3, no delta over 5 ms.
+Two kinds of turn: `typical` (about 300 characters of reasoning, 200 of content and one
+small call) and `100K` (one `write_file` call whose content is 100 K characters of code,
+as benchmarks/bench_formats.py writes it for the family, else as the format renders it).
+Targets: protocall's share at most a third of vLLM's parser's on typical turns, a tenth at
+100 K.
+
+Each server section is a function of the turns; a section for another server adds its
+function to `SECTIONS`.
 
 Needs the vllm wheel (requirements/servers.txt; torch is stood in by tests/servers_shim.py)
 and, for vLLM's own parsers, `pip install ijson mistral-common`.
-Run: python benchmarks/bench_servers.py [--size 100000] [--delta 4] [--formats qwen3-coder]
+Run: PYTHONPATH=. python benchmarks/bench_servers.py [--formats qwen3-coder] [--delta 4]
+     [--requests 20] [--repeats 3] [--size 100000] [--sections vllm]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +46,16 @@ import servers_shim
 
 servers_shim.install()
 
-from vllm.entrypoints.generate.base.protocol import DeltaMessage  # noqa: E402
-from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
-from vllm.parser.parser_manager import ParserManager  # noqa: E402
-from vllm.reasoning import ReasoningParser, ReasoningParserManager  # noqa: E402
+import vllm_samples  # noqa: E402
+import vllm_serving  # noqa: E402
+from vllm.entrypoints.generate.base.protocol import (  # noqa: E402
+    DeltaMessage,
+    ExtractedToolCallInformation,
+)
+from vllm.tool_parsers import ToolParser, ToolParserManager  # noqa: E402
 
 import protocall  # noqa: E402
-import protocall.integrations.vllm  # noqa: E402
+import protocall.integrations.vllm  # noqa: E402  (registers protocall-<format>)
 from protocall.formats.turns import ToolUse, Turn  # noqa: E402
 
 VLLM_NAMES = {  # format: (vLLM's tool parser, vLLM's reasoning parser)
@@ -55,115 +65,131 @@ VLLM_NAMES = {  # format: (vLLM's tool parser, vLLM's reasoning parser)
     "glm-4.7": ("glm47", "glm45"),
 }
 
+REASONING = (
+    "The user wants the build script saved. I should check which directory it goes to, "
+    "then write it with the right permissions in mind; the path they gave is absolute, so "
+    "no lookup is needed. The content is short: a shebang, a set -e, and the two build "
+    "commands. Nothing here needs another tool first, so one call does it.\n"
+)
+CONTENT = (
+    "I'll save the build script to /tmp/build.sh now. It stops at the first failing "
+    "command and then runs the two steps you listed, in order.\n"
+)
+SMALL_CALL = ToolUse("write_file", {"path": "/tmp/build.sh", "content": "set -e\nmake\n"})
 
-class Floor(ReasoningParser):  # type: ignore[misc]
-    """A reasoning parser that passes each delta through as content, the stream staying
-    with it as with protocall's: what `parse_delta` costs with no parsing at all, the least
-    any parser can cost inside vLLM's call contract."""
+
+class Floor(ToolParser):  # type: ignore[misc]
+    """A tool parser that does nothing: no delta gives a chunk to send (the stream is its
+    own, with no reasoning parser). The serving loop, the request's tools included, with
+    no parsing and nothing streamed: what every parser's share is measured from."""
 
     engine_based_streaming = True
 
-    def is_reasoning_end(self, input_ids: Any) -> bool:
-        return False
+    def extract_tool_calls(self, model_output: str, request: Any) -> Any:
+        return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
 
-    def extract_content_ids(self, input_ids: Any) -> Any:
-        return input_ids
+    def extract_tool_calls_streaming(self, *args: Any) -> Any:
+        return None
 
-    def extract_reasoning(self, model_output: str, request: Any) -> Any:
-        return None, model_output
 
-    def extract_reasoning_streaming(self, *args: Any) -> Any:
+class Echo(Floor):
+    """A tool parser that sends each delta's text on as content: the floor plus what vLLM
+    spends on the chunks a parser sends, one per delta."""
+
+    def extract_tool_calls_streaming(self, *args: Any) -> Any:
         return DeltaMessage.model_construct(content=args[2], tool_calls=[])
 
 
-ReasoningParserManager.register_module(name="floor", module=Floor)
+ToolParserManager.register_module(name="floor", module=Floor)
+ToolParserManager.register_module(name="echo", module=Echo)
 
 
-def sample(fmt: protocall.formats.Format, code: str) -> tuple[str, str]:
-    """The output writing `code` to a file, and its generation prompt: bench_formats' family
-    where it has one, else the format's own renderer (reasoning, content, the call)."""
-    family = bench_formats.FAMILIES.get(fmt.name)
-    if family is not None:
-        return family.render(code), family.prompt or fmt.prompt_for(None) or ""
-    call = ToolUse("write_file", {"path": "/tmp/a.py", "content": code})
+def turns(name: str, size: int) -> dict[str, tuple[str, str]]:
+    """The outputs measured, by kind: (output text, generation prompt)."""
+    fmt = protocall.formats.get(name)
     start = "reasoning" if "reasoning" in fmt.prompts else None
-    return fmt.render(Turn("Write it.", ("Saving.", call)), start), fmt.prompt_for(start) or ""
+    prompt = fmt.prompt_for(start) or ""
+    typical = fmt.render(Turn(REASONING if start else None, (CONTENT, SMALL_CALL)), start)
+    family = bench_formats.FAMILIES.get(name)
+    code = bench_formats.code(size)
+    if family is not None:
+        big, big_prompt = family.render(code), family.prompt or prompt
+    else:
+        call = ToolUse("write_file", {"path": "/tmp/a.py", "content": code})
+        big, big_prompt = fmt.render(Turn("Write it." if start else None, (call,)), start), prompt
+    return {"typical": (typical, prompt), f"{size // 1000}K": (big, big_prompt)}
 
 
-def deltas(fmt: protocall.formats.Format, output: str, size: int) -> tuple[Any, list, list]:
-    markers = [*fmt.reserved, *(m for pair in fmt.channels.values() for m in pair)]
-    tokenizer = servers_shim.Tokenizer([*markers, *fmt.prompts.values()])
-    ids = tokenizer.encode(output)
-    pieces = [
-        (tokenizer.decode(ids[at : at + size]), ids[at : at + size])
-        for at in range(0, len(ids), size)
-    ]
-    return tokenizer, pieces, ids
-
-
-def run(
-    tool: str, reasoning: str | None, tokenizer: Any, pieces: list, prompt: list[int]
-) -> list[int]:
-    """ns per `parse_delta` call, driving a fresh per-request parser over `pieces`."""
-    parser_cls = ParserManager.get_parser(
-        tool_parser_name=tool, reasoning_parser_name=reasoning, enable_auto_tools=True,
-        model_name="m", tokenizer=tokenizer,
-    )  # fmt: skip
-    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}],
-                                    tools=bench_formats.tools(2), stream=True)  # fmt: skip
-    parser = parser_cls(tokenizer, request.tools, chat_template_kwargs={}, model_config=None)
-    times = []
-    last = len(pieces) - 1
-    clock = time.process_time_ns
-    gc.disable()
-    try:
-        for index, (text, ids) in enumerate(pieces):
-            begin = clock()
-            parser.parse_delta(text, ids, request, prompt, finished=index == last)
-            times.append(clock() - begin)
-    finally:
-        gc.enable()
-    return times
-
-
-def summary(times: list[int]) -> dict[str, float]:
-    tenth = max(len(times) // 10, 1)
-    warm = times[max(len(times) // 100, 1) :]
-    first = statistics.median(times[:tenth])
-    return {
-        "total": sum(times) / 1e9,
-        "median": statistics.median(warm) / 1e3,
-        "max": max(warm) / 1e3,
-        "flat": statistics.median(times[-tenth:]) / first,
+def vllm_section(name: str, outputs: dict[str, tuple[str, str]], args: Any) -> list[list[str]]:
+    tok = vllm_samples.tokenizer(name)
+    tool, reasoning = VLLM_NAMES[name]
+    servers = {
+        "protocall": ("protocall-" + name, "protocall-" + name),
+        f"vLLM {tool}": (tool, reasoning),
+        "echo": ("echo", None),
+        "floor": ("floor", None),
     }
+    rows = []
+    for kind, (text, prompt) in outputs.items():
+        ids = vllm_serving.encode(tok, text)
+        requests = 1 if len(text) > 10_000 else args.requests
+        times = {label: per_request(tok, prompt, ids, pair, requests, args) for label, pair
+                 in servers.items()}  # fmt: skip
+        floor = times["floor"]
+        ours, theirs = times["protocall"] - floor, times[f"vLLM {tool}"] - floor
+        for label, cpu in times.items():
+            share = "" if label == "floor" else f"{(cpu - floor) * 1e3:.2f} ms"
+            ratio = f"{ours / theirs:.2f}" if label == "protocall" and theirs > 0 else ""
+            rows.append([name, kind, label, f"{len(ids):,}", f"{cpu * 1e3:.2f} ms", share, ratio])
+    return rows
+
+
+def per_request(
+    tok: Any, prompt: str, ids: list[int], parsers: tuple[str, str | None], count: int, args: Any
+) -> float:
+    """CPU seconds per streamed request: the best of `args.repeats` runs of `count`, or one
+    run of one request (a 100 K turn), after a request for the first `WARM_UP` ids."""
+    engine = vllm_serving.Engine(tok, vllm_serving.encode(tok, "Go.\n" + prompt))
+    engine.output, engine.steps, engine.finish = ids, [args.delta], "length"
+    chat = vllm_serving.serving(engine, *parsers)
+    request = vllm_serving.request(vllm_samples.SAMPLE_TOOLS, True)
+    engine.output = ids[:WARM_UP]
+    vllm_serving.run(chat, request.model_copy(deep=True))  # imports, caches, first calls
+    engine.output = ids
+    best = float("inf")
+    for _ in range(args.repeats if count > 1 else 1):
+        gc.collect()
+        begin = time.process_time()
+        for _ in range(count):
+            vllm_serving.run(chat, request.model_copy(deep=True))
+        best = min(best, (time.process_time() - begin) / count)
+    return best
+
+
+WARM_UP = 400
+"""How many of a turn's ids a first, unmeasured request streams."""
+
+SECTIONS: dict[str, Callable[[str, dict[str, tuple[str, str]], Any], list[list[str]]]] = {
+    "vllm": vllm_section,
+}
 
 
 def main() -> None:
-    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    cli.add_argument("--size", type=int, default=100_000)
-    cli.add_argument("--delta", type=int, default=4)
+    cli = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     cli.add_argument("--formats", default=",".join(VLLM_NAMES))
+    cli.add_argument("--sections", default=",".join(SECTIONS))
+    cli.add_argument("--delta", type=int, default=4, help="tokens (bytes) per engine step")
+    cli.add_argument("--requests", type=int, default=20, help="typical requests per run")
+    cli.add_argument("--repeats", type=int, default=3)
+    cli.add_argument("--size", type=int, default=100_000)
     args = cli.parse_args()
-    print(f"N = {args.size:,} characters of code, {args.delta}-token deltas\n")
-    print("| format | parser | deltas | total | median µs | max µs | last/first | vLLM/this |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name in args.formats.split(","):
-        fmt = protocall.formats.get(name)
-        output, prompt_text = sample(fmt, bench_formats.code(args.size))
-        tokenizer, pieces, _ = deltas(fmt, output, args.delta)
-        prompt = tokenizer.encode("<|im_start|>user\nx" + prompt_text)
-        parsers = (("protocall-" + name, "protocall-" + name), VLLM_NAMES[name])
-        for tool, reasoning in parsers:  # warm-up: imports, validator caches, first calls
-            run(tool, reasoning, tokenizer, pieces[:50], prompt)
-        ours = summary(run(*parsers[0], tokenizer, pieces, prompt))
-        theirs = summary(run(*parsers[1], tokenizer, pieces, prompt))
-        floor = summary(run(None, "floor", tokenizer, pieces, prompt))
-        labels = ("protocall", "vLLM " + VLLM_NAMES[name][0], "floor")
-        for label, row in zip(labels, (ours, theirs, floor), strict=True):
-            ratio = "" if row is theirs else f"{theirs['total'] / row['total']:.1f}×"
-            figures = (f"{row['median']:.1f}", f"{row['max']:.0f}", f"{row['flat']:.2f}")
-            cells = (name, label, f"{len(pieces):,}", f"{row['total']:.3f} s", *figures, ratio)
-            print("| " + " | ".join(cells) + " |")
+    print(f"{args.delta}-token engine steps; CPU per streamed request, best of {args.repeats}\n")
+    print("| format | turn | server | tokens | CPU/request | parser's share | protocall/vLLM |")
+    print("|---|---|---|---|---|---|---|")
+    for section in args.sections.split(","):
+        for name in args.formats.split(","):
+            for row in SECTIONS[section](name, turns(name, args.size), args):
+                print("| " + " | ".join(row) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,15 @@ def _infer_schema(function: Any, mutates_args: Any = ()) -> str:
     return "() -> " + (f"({outputs})" if returned else outputs)
 
 
+_ITEMSIZES = {"int32": 4, "int64": 8, "float32": 4}
+"""The dtypes whose item size vLLM 0.34 checks at import against `array.array`'s."""
+
+
+def _iinfo(dtype: Any) -> Any:
+    """`torch.iinfo` as the request models read it (a seed's bounds): int64's."""
+    return types.SimpleNamespace(min=-(2**63), max=2**63 - 1, bits=64)
+
+
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, roots: set[str]) -> None:
         self.roots = roots  # the absent packages this finder stands in for
@@ -108,6 +117,9 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__path__ = []
         if spec.name == "torch":
             module.__version__ = "2.9.0"  # type: ignore[attr-defined]
+            module.iinfo = _iinfo  # type: ignore[attr-defined]
+            for name, size in _ITEMSIZES.items():
+                setattr(module, name, _Placeholder(name, (), {"_stand_in": True, "itemsize": size}))
         if spec.name == "torch.library":
             module.infer_schema = _infer_schema  # type: ignore[attr-defined]
         return module

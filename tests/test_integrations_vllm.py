@@ -1,6 +1,7 @@
-"""The vLLM adapter driven the way vLLM 0.33's chat streaming loop drives it: the real
-`ParserManager`, `DelegatingParser` and `ChatStreamProcessor` from the vllm wheel (imported
-through tests/servers_shim.py, without torch), compared with a plain protocall session."""
+"""The vLLM adapter inside vLLM's own chat server (tests/vllm_serving.py: `OpenAIServingChat`
+over vLLM's `OutputProcessor` and a fake engine core), and its parts on their own: the
+registration, the request hook, the Responses API's delta path, the special-token split.
+Every family's samples in every chunking are in tests/test_vllm_server.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 import servers_shim
+import vllm_serving
 from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,14 +28,10 @@ from servers_shim import Tokenizer
 
 import protocall
 from protocall.formats.turns import Turn
-from protocall.openai import chunk as completion_chunk
 
 servers_shim.require("vllm.parser.parser_manager")
 
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
-from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: E402
-    ChatStreamProcessor,
-)
 from vllm.parser.parser_manager import ParserManager  # noqa: E402
 
 import protocall.integrations.vllm  # noqa: E402  (registers protocall-<format>)
@@ -80,45 +78,33 @@ def request(tools: Any = TOOLS, stream: bool = True) -> ChatCompletionRequest:
     )
 
 
+def hf_tokenizer(fmt: Any) -> Any:
+    """A real tokenizer holding the format's markers as added tokens."""
+    markers = [*fmt.reserved, *(m for pair in fmt.channels.values() for m in pair)]
+    return vllm_serving.tokenizer([m for m in markers if not m.isalnum()])
+
+
 def stream(
-    fmt: Any,
-    prompt: str,
-    output: str | list[int],
-    sizes: list[int],
-    skipped: bool = False,
-    **which: bool,
-) -> dict:
-    """Run `output` (text, or its token ids) through vLLM's per-choice stream processor in
-    chunks of `sizes` tokens, the prompt ids given with every step as the server does; with
-    `skipped`, the deltas' text lacks the special tokens (`skip_special_tokens=True`)."""
-    parser_cls, tokenizer = server(fmt, **which)
-    req = request()
-    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
-    processor = ChatStreamProcessor(
-        req, parser, enable_auto_tools=which.get("tool", True), parser_cls=parser_cls
+    fmt: Any, prompt: str, output: str | list[int], sizes: list[int], **which: bool
+) -> dict[str, Any]:
+    """`output` (text, or its token ids) answered by vLLM's chat server, streamed in
+    engine steps of `sizes` tokens (no stop token: the engine stops at `length`), and read
+    by the official SDK's accumulator from the server's chunks."""
+    tok = hf_tokenizer(fmt)
+    engine = vllm_serving.Engine(tok, vllm_serving.encode(tok, prompt))
+    engine.output = vllm_serving.encode(tok, output) if isinstance(output, str) else output
+    engine.steps, engine.finish = sizes, "length"
+    name = "protocall-" + fmt.name
+    chat = vllm_serving.serving(
+        engine,
+        name if which.get("tool", True) else None,
+        name if which.get("reasoning", True) else None,
     )
-    prompt_ids = tokenizer.encode(prompt)
-    ids = tokenizer.encode(output) if isinstance(output, str) else output
-    pieces = [tokenizer.decode([i], skip_special_tokens=skipped) for i in ids]
-    deltas: list[dict[str, Any]] = []
-    at = 0
-    for size in sizes:
-        if at >= len(ids):
-            break
-        chunk = ids[at : at + size]
-        at += len(chunk)
-        text = "".join(pieces[at - len(chunk) : at])
-        step = processor.step(text, chunk, "stop" if at >= len(ids) else None, prompt_ids)
-        if step.delta is not None:
-            deltas.append(step.delta.model_dump(exclude_none=True))
-    for delta in deltas:
-        if "reasoning" in delta:
-            delta["reasoning_content"] = delta.pop("reasoning")
-    # As vLLM's server does: a first chunk with the role, then the parsers' deltas, read
-    # by the official SDK's accumulator.
-    first = {"role": "assistant"}
-    chunks = [completion_chunk(d, id="chat", model="m", created=0) for d in (first, *deltas)]
-    return normal(seen(sdk_accumulated(chunks))["message"])
+    tools = TOOLS if which.get("tool", True) else None  # vLLM refuses tools without a parser
+    body = vllm_serving.run(chat, vllm_serving.request(tools, True))
+    message = seen(sdk_accumulated(vllm_serving.sse_chunks(body)), "reasoning")["message"]
+    message["reasoning_content"] = message.pop("reasoning")
+    return normal(message)
 
 
 @pytest.mark.parametrize("label", sorted(CASES))
@@ -193,7 +179,7 @@ def test_request_keeps_special_tokens() -> None:
 
 
 def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
-    """Streamed, its announced deltas stay an unfinished prefix (as vLLM streams any call);
+    """Streamed, nothing of the call reaches the client (vLLM's finish reason: `length`);
     parsed whole, there is no call, and its raw text is not content."""
     fmt, prompt, output = CASES["qwen3-coder"]
     cut = output[: output.index("</parameter>")]
@@ -205,8 +191,8 @@ def test_call_cut_off_by_the_end_of_stream_is_never_completed() -> None:
     want = expected(fmt, prompt, cut)
     assert (reasoning, content, calls or []) == (want["reasoning_content"], want["content"], [])
     assert "<tool_call>" not in (content or "")
-    with pytest.raises(json.JSONDecodeError):
-        stream(fmt, prompt, cut, [4] * len(cut))  # the arguments never close
+    for size in (1, 4, 1000):
+        assert stream(fmt, prompt, cut, [size]) == want
 
 
 @pytest.mark.parametrize("thinking", [True, False])
@@ -249,23 +235,16 @@ def test_a_marker_spelled_out_of_ordinary_tokens_stays_text(label: str) -> None:
     start, turn = TURNS[label]
     prompt = "<|im_start|>user\nhi<|im_end|>\n" + (fmt.prompt_for(start) or "")
     honest = fmt.render(Turn(turn.reasoning, ("Look: SENTINEL", CALL)), start)
-    _, tokenizer = server(fmt)
-    copied = " ".join(tokenizer.specials)
+    tok = hf_tokenizer(fmt)
+    copied = " ".join(tok.get_added_vocab())
     before, after = honest.split("SENTINEL")
-    ids = [*tokenizer.encode(before), *tokenizer.ordinary(copied), *tokenizer.encode(after)]
+    encode = vllm_serving.encode
+    ids = [*encode(tok, before), *encode(tok, copied, ordinary=True), *encode(tok, after)]
     want = expected(fmt, prompt, honest)
     want["content"] = want["content"].replace("SENTINEL", copied)
     assert want["tool_calls"] == [("write_file", CALL.arguments)]
     for sizes in chunkings(len(ids), seed=len(label)):
         assert stream(fmt, prompt, ids, sizes) == want
-
-
-@pytest.mark.parametrize("label", sorted(TURNS))
-def test_special_tokens_missing_from_the_text_are_put_back(label: str) -> None:
-    """A server that skipped special tokens in the text still has them in the ids."""
-    fmt, prompt, output = CASES[label]
-    for sizes in chunkings(len(output), seed=3):
-        assert stream(fmt, prompt, output, sizes, skipped=True) == expected(fmt, prompt, output)
 
 
 def test_the_added_tokens_among_the_markers_are_the_special_tokens() -> None:
@@ -286,20 +265,40 @@ def test_a_delta_holding_a_copy_and_the_special_token_places_each() -> None:
     copy = tokenizer.ordinary("<tool_call>")
     specials = {special[0]: "<tool_call>"}
     text = "<tool_call><tool_call>"
-    assert spans(text, copy + special, specials, tokenizer) == [
-        ("<tool_call>", False),
-        ("<tool_call>", True),
-    ]
-    assert spans(text, special + copy, specials, tokenizer) == [
-        ("<tool_call>", True),
-        ("<tool_call>", False),
-    ]
+    assert spans(text, copy + special, specials, tokenizer) == (
+        [
+            ("<tool_call>", False),
+            ("<tool_call>", True),
+        ],
+        [],
+        0,
+    )
+    assert spans(text, special + copy, specials, tokenizer) == (
+        [
+            ("<tool_call>", True),
+            ("<tool_call>", False),
+        ],
+        [],
+        0,
+    )
     assert spans(
         "ab",
         [*tokenizer.ordinary("a"), *special, *tokenizer.ordinary("b")],
         specials,
         tokenizer,
-    ) == [("a", False), ("<tool_call>", True), ("b", False)]
+    ) == ([("a", False), ("<tool_call>", True), ("b", False)], [], 0)
+    # The stop token's id ends the last delta without its text: due, not put in.
+    assert spans("a", [*tokenizer.ordinary("a"), *special], specials, tokenizer) == (
+        [("a", False)],
+        [("<tool_call>", True)],
+        0,
+    )
+    # Text held back (a stop string could start there): what arrived, then what is due.
+    assert spans("<tool_", special + tokenizer.ordinary("b"), specials, tokenizer) == (
+        [],
+        [("<tool_call>", True), ("b", False)],
+        len("<tool_"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -331,75 +330,6 @@ def test_the_fast_constructor_builds_what_model_construct_builds(values: dict) -
     assert fast.model_dump_json() == slow.model_dump_json()
 
 
-def responses_stream(fmt: Any, prompt: str, ids: list[int], size: int) -> dict[str, Any]:
-    """`ids` through vLLM's Responses API streaming path: the request's `parse_delta` per
-    delta and the `SimpleStreamingEventProcessor` that turns deltas into output items, as
-    `_process_simple_streaming_events` runs them; the items read back as a message."""
-    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
-    from vllm.entrypoints.openai.responses.streaming_events import (
-        SimpleStreamingEventProcessor,
-        split_delta,
-    )
-
-    parser_cls, tokenizer = server(fmt)
-    tools = [{"type": "function", **tool["function"]} for tool in TOOLS]
-    req = ResponsesRequest(model="m", input="hi", tools=tools, stream=True)
-    parser = parser_cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None)
-    req = parser.adjust_request(req)
-    processor = SimpleStreamingEventProcessor(tools=req.tools)
-    prompt_ids = tokenizer.encode(prompt)
-    for at in range(0, len(ids), size):
-        chunk = ids[at : at + size]
-        finished = at + size >= len(ids)
-        delta = parser.parse_delta(
-            tokenizer.decode(chunk), chunk, req, prompt_ids, finished=finished
-        )
-        for part in split_delta(delta) if delta else ():
-            state, call = processor.resolve_target_state(part)
-            if state.name == "NONE":
-                continue
-            if processor.needs_transition(state, call):
-                processor.close_current()
-                processor.open(state, call)
-            processor.emit_delta(part, None)
-    processor.close_current()
-    items = [item.model_dump() for item in processor.output_items]
-    texts = {"message": "", "reasoning": ""}
-    for item in items:
-        if item["type"] in texts:
-            texts[item["type"]] += "".join(part["text"] for part in item["content"])
-    calls = [(i["name"], json.loads(i["arguments"])) for i in items if i["type"] == "function_call"]
-    return {
-        "content": texts["message"] or None,
-        "reasoning_content": texts["reasoning"] or None,
-        "tool_calls": calls,
-    }
-
-
-@pytest.mark.parametrize("label", sorted(TURNS))
-@pytest.mark.parametrize("size", [1, 3, 1000])
-def test_streamed_through_the_responses_api_equals_session(label: str, size: int) -> None:
-    fmt, prompt, output = CASES[label]
-    _, tokenizer = server(fmt)
-    got = responses_stream(fmt, prompt, tokenizer.encode(output), size)
-    assert got == expected(fmt, prompt, output)
-
-
-def test_a_marker_spelled_out_stays_text_through_the_responses_api() -> None:
-    fmt = protocall.formats.get("qwen3-coder")
-    start, turn = TURNS["qwen3-coder"]
-    prompt = "<|im_start|>user\nhi<|im_end|>\n" + (fmt.prompt_for(start) or "")
-    before, after = fmt.render(Turn(turn.reasoning, ("Look: SENTINEL", CALL)), start).split(
-        "SENTINEL"
-    )
-    _, tokenizer = server(fmt)
-    copied = "<tool_call>\n<function=write_file>\n</tool_call>"
-    ids = [*tokenizer.encode(before), *tokenizer.ordinary(copied), *tokenizer.encode(after)]
-    got = responses_stream(fmt, prompt, ids, 2)
-    assert got["content"] == "Look: " + copied
-    assert got["tool_calls"] == [("write_file", CALL.arguments)]
-
-
 @settings(max_examples=60)
 @given(
     parts=st.lists(
@@ -412,7 +342,8 @@ def test_a_delta_splits_into_exactly_its_tokens(
     parts: list[tuple[str, bool]], skipped: bool
 ) -> None:
     """Whatever mix of special tokens and spelled-out copies a delta holds, each special
-    token is placed where its id is, also when the text lacks it (skipped)."""
+    token is placed where its id is, also when the text lacks it (skipped); those that end
+    the delta without their text are due."""
     from protocall.integrations.vllm import spans
 
     tokenizer = Tokenizer(["<tool_call>", "</tool_call>"])
@@ -430,4 +361,7 @@ def test_a_delta_splits_into_exactly_its_tokens(
         else:
             want.append((text, special))
     text = tokenizer.decode(ids, skip_special_tokens=skipped)
-    assert spans(text, ids, specials, tokenizer) == want
+    arrived, due, partly = spans(text, ids, specials, tokenizer)
+    assert partly == 0
+    assert not due if not skipped else all(special for _, special in due)
+    assert arrived + due == want
