@@ -28,6 +28,7 @@ from ...combinators import (
     until,
     whitespace,
 )
+from ...combinators.parser import built_once
 from ...combinators.xmlargs import Layout, xml_arguments
 from ...tools import Tools
 from ..layouts import schema_typing
@@ -74,7 +75,8 @@ def skipped_call(
     after the cut is an `error` node whose region `skip` ends. Where a region ends, the
     grammar tries a call before anything else a call's text could begin, so a run of calls
     failing the same way is one region (`recover`'s `runs`)."""
-    return recover(tag(ast.TOOL_CALL, head.bind(lambda name: cut.then(body(name)))), skip, runs=())
+    called = built_once(lambda name: cut.then(body(name)))  # per name, once
+    return recover(tag(ast.TOOL_CALL, head.bind(called)), skip, runs=())
 
 
 def call_section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:
