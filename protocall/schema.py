@@ -45,6 +45,7 @@ __all__ = [
     "coerce",
     "coerce_json",
     "coerce_typed",
+    "coercer",
     "json_type",
     "parameter_schema",
 ]
@@ -77,6 +78,15 @@ def coerce(
     """Type `raw` by `schema` (rules in the module docstring). Local `$ref`s (`#/...`) are
     resolved against `root`, normally the tool's `parameters` object."""
     return _coerce(raw, _types(schema, root, 0))
+
+
+def coercer(
+    schema: Mapping[str, Any] | None, *, root: Mapping[str, Any] | None = None
+) -> Callable[[str], Coerced]:
+    """`coerce` by `schema`, the types it allows worked out once (for the values of one
+    declared argument, typed call after call)."""
+    types = _types(schema, root, 0)
+    return lambda raw: _coerce(raw, types)
 
 
 def coerce_typed(raw: str, type_name: str) -> Coerced:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..combinators.xmlargs import Layout
-from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_schema
+from ..schema import Coerced, always_string, coerce_typed, coercer, parameter_schema
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class SchemaTyping:
             return always_string({"type": type_name}), lambda raw: coerce_typed(raw, type_name)
         schema = parameter_schema(self.parameters, key)
         root = self.parameters
-        return always_string(schema, root=root), lambda raw: coerce(raw, schema, root=root)
+        return always_string(schema, root=root), coercer(schema, root=root)
 
 
 Typed = tuple[bool, Callable[[str], Coerced]]
