@@ -72,10 +72,10 @@ def skipped_call(
     head: Parser[Any], body: Callable[[str], Parser[Any]], skip: Parser[Any]
 ) -> Parser[Any]:
     """One call: `head` (whose value is the tool name), a cut, then `body(name)` (built once
-    per name, see `built_once`); a failure
-    after the cut is an `error` node whose region `skip` ends. Where a region ends, the
-    grammar tries a call before anything else a call's text could begin, so a run of calls
-    failing the same way is one region (`recover`'s `runs`)."""
+    per name, see `built_once`); a failure after the cut is an `error` node whose region
+    `skip` ends. Where a region ends, the grammar tries a call before anything else a
+    call's text could begin, so a run of calls failing the same way is one region
+    (`recover`'s `runs`)."""
 
     def called(name: str) -> Parser[Any]:
         return cut.then(body(name))
