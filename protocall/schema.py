@@ -273,10 +273,14 @@ def _finite_float(text: str) -> float:
     return value
 
 
+_STRICT = json.JSONDecoder(parse_float=_finite_float, parse_constant=_reject_constant)
+"""What `json.loads` with these hooks builds anew on every call."""
+
+
 def _json(text: str) -> Any:
     """Strict JSON, exact integers; `_NO` when invalid."""
     try:
-        return json.loads(text, parse_float=_finite_float, parse_constant=_reject_constant)
+        return _STRICT.decode(text)
     except (ValueError, RecursionError):
         return _NO
 
