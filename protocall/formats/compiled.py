@@ -14,7 +14,7 @@ are kept in a bounded cache, least recently used first out, keyed by the format'
 (`Format.grammar`), the starting channel and the tools' content: their JSON text, as
 given (names, descriptions and schemas, in their order), or, for a `Tools` (tools checked
 already, immutable), its identity: a caller that declares the same tools on every turn
-may keep one `Tools` and skip writing their JSON (about 0.4 µs per tool). `cache_info()`
+may keep one `Tools` and skip writing their JSON (about 0.2–0.3 µs per tool). `cache_info()`
 tells its size, `set_cache_size` bounds it, `clear_cache` empties it. Tools that are not
 JSON data (an object orjson cannot write) are compiled for the one session, uncached.
 """
