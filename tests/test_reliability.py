@@ -68,3 +68,43 @@ def test_an_argument_nested_200_deep_is_an_error_not_a_crash(
     assert_call_or_error(one_shot, arguments, text)
     for outcome in chunkings:
         assert outcome.merged_events == one_shot.merged_events
+
+
+# -- a call never vanishes: it completes, or an error holds its raw text ------------------------
+
+SECOND = ToolUse("get_time", {"zone": "UTC"})
+
+
+def assert_no_call_vanishes(outcome: Outcome, calls: list[ToolUse]) -> None:
+    """Every call of the turn completed, or an error's raw text holds its name."""
+    done = [end.call.name for end in outcome.events if isinstance(end, ToolCallEnd)]
+    raws = "".join(e.raw for e in outcome.events if isinstance(e, ProtocolError))
+    for call in calls:
+        if call.name in done:
+            done.remove(call.name)
+        else:
+            assert call.name in raws, (call.name, outcome.events)
+
+
+def marked(fmt: formats.Format, text: str) -> bool:
+    """Whether a marker of `fmt` heads the first call of `text` (a bare call list, which
+    nothing but its syntax proves a call, may be prose)."""
+    return any(marker in text[: text.index(NAME)] for marker in fmt.reserved)
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["first call", "second call"])
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_key_holding_a_marker_never_hides_its_call(name: str, first: bool) -> None:
+    """The call with the odd key, and any before it, complete or are errors (a marker that
+    closes the envelope in the key leaves what follows it outside the envelope)."""
+    fmt = formats.get(name)
+    for marker in fmt.reserved:
+        odd = ToolUse(NAME, {f"k{marker}x": 1})
+        calls = [odd, SECOND] if first else [SECOND, odd]
+        text = fmt.render(Turn(parts=tuple(calls)), fmt.default_start)
+        if not marked(fmt, text):
+            continue
+        one_shot, *chunkings = outcomes(name, text, None)
+        assert_no_call_vanishes(one_shot, calls[: calls.index(odd) + 1])
+        for outcome in chunkings:
+            assert outcome.merged_events == one_shot.merged_events, marker
