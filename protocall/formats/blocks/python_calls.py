@@ -145,9 +145,8 @@ def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
     """
     begin, end = section
     skip = until(end, *stops, emit=False).then(optional(literal(end)))
-    proof, first = _python_call(_python_name(None), strict=False)
-    later = first
+    proof, call = _python_call(_python_name(None), strict=False)
     opening = literal(begin).then(whitespace)
-    more = many(regex(r"\s+").then(unfinished(recover(later, skip))))
-    calls = seq(opening, recover(first, skip), more, optional(whitespace.then(closer(end))))
+    more = many(regex(r"\s+").then(unfinished(recover(call, skip))))
+    calls = seq(opening, recover(call, skip), more, optional(whitespace.then(closer(end))))
     return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))
