@@ -231,7 +231,7 @@ class _StringText:
         at = self.at
         if self.held or '"' in text or "\\" in text or not text.isprintable():
             return self._absorb_escapes(inp, text, at)
-        inp.buf += text
+        inp.append(text)
         self.raw.append(text)
         self.at = end = at + len(text)
         if end - inp.base >= RELEASE and self.keep is None:
@@ -244,7 +244,7 @@ class _StringText:
         if match.end() != len(whole):
             return None  # not all string text: a quote, a raw control, a bad escape
         cut = match.start(1) if match.lastindex else len(whole)
-        inp.buf += text
+        inp.append(text)
         self.held = whole[cut:]
         if cut:
             self.raw.append(whole[:cut])
