@@ -4,14 +4,21 @@ silently dropped, and the chunking changes nothing."""
 
 from __future__ import annotations
 
+import ast
+import json
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.events import ProtocolError, ToolCallEnd
 from protocall.formats.turns import ToolUse, Turn
+from protocall.testing import byte_chunkings, cases, chunkings, mutations
 from protocall.testing.degenerate import NAME, TOOLS
+from protocall.testing.mutations import whitespace_anywhere
 from protocall.testing.run import Outcome, stream
 
 FORMATS = formats.names()
@@ -108,3 +115,82 @@ def test_a_key_holding_a_marker_never_hides_its_call(name: str, first: bool) -> 
         assert_no_call_vanishes(one_shot, calls[: calls.index(odd) + 1])
         for outcome in chunkings:
             assert outcome.merged_events == one_shot.merged_events, marker
+
+
+# -- string values decode exactly as Python (or JSON) reads them -----------------------------
+
+PYTHON_LITERAL_FORMATS = ["lfm2", "llama-4", "olmo-3", "pythonic"]
+HOLE = "QQVALUEQQ"
+
+pieces = st.one_of(
+    st.characters(),
+    st.characters(categories=["Cs"]),  # lone surrogates, from escapes
+    st.sampled_from(["\\", '"', "'", "\n", "\x00", "\ud83d\ude00", "\ud83d", "\ude00", "é"]),
+)
+strings = st.one_of(
+    st.lists(pieces, max_size=40), st.lists(pieces, min_size=300, max_size=1500)
+).map("".join)
+
+
+def literal_in_call(name: str, literal: str) -> str:
+    """The format's rendered call whose one argument is `literal`, as written."""
+    fmt = formats.get(name)
+    text = fmt.render(Turn(parts=(ToolUse(NAME, {"location": HOLE}),)), fmt.default_start)
+    for quote in "'\"":
+        text = text.replace(f"{quote}{HOLE}{quote}", literal)
+    return text
+
+
+def as_json_data(value: str) -> str:
+    """`value` as a JSON client reads it: an escaped surrogate pair is its character (JSON
+    has no other way to write one), a lone surrogate stays."""
+    return str(json.loads(json.dumps(value)))
+
+
+@pytest.mark.parametrize("name", PYTHON_LITERAL_FORMATS)
+@given(value=strings, style=st.sampled_from(["repr", "json", "json ascii"]), data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_string_literals_decode_as_python_and_json_read_them(
+    name: str, value: str, style: str, data: st.DataObject
+) -> None:
+    if style == "repr":
+        literal = repr(value)
+        expected = as_json_data(ast.literal_eval(literal))
+    else:  # surrogates escaped: text decoded from UTF-8 never holds one
+        literal = json.dumps(value, ensure_ascii=style == "json ascii")
+        literal = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", literal)
+        expected = json.loads(literal)
+    text = literal_in_call(name, literal)
+    fmt = formats.get(name)
+    for chunks in ([text], data.draw(chunkings(text))):
+        (call,) = stream(fmt, chunks, None).message.tool_calls
+        assert call.arguments == {"location": expected}
+        assert json.loads(call.arguments_json) == call.arguments
+
+
+# -- chunking changes nothing, whatever was done to the turn ---------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["any", "whitespace anywhere"])
+@pytest.mark.parametrize("name", FORMATS)
+@given(data=st.data())
+@settings(max_examples=25, deadline=None)
+def test_a_mutated_turn_gives_the_same_events_in_every_chunking(
+    name: str, kind: str, data: st.DataObject
+) -> None:
+    """Valid turns mutated by the kit (whitespace anywhere or at a marker, markers in prose
+    and arguments, undeclared tools, corrupted bytes, ...; or only whitespace anywhere),
+    one-shot against one unit per chunk and a drawn chunking."""
+    fmt = formats.get(name)
+    case = data.draw(cases(fmt))
+    case = data.draw(mutations(fmt, case) if kind == "any" else whitespace_anywhere(case))
+    feed = case.data if case.data is not None else case.text
+    drawn = data.draw(byte_chunkings(feed) if isinstance(feed, bytes) else chunkings(feed))
+    per_unit = [feed[i : i + 1] for i in range(len(feed))]
+    outcomes = [
+        stream(fmt, chunks, case.tools, case.generation_prompt).merged_events
+        for chunks in ([feed], per_unit, drawn)
+    ]
+    assert outcomes[1] == outcomes[0], case.label
+    assert outcomes[2] == outcomes[0], (case.label, drawn)

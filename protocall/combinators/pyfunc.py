@@ -472,48 +472,50 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
                 yield scan
                 continue
             emitted = len(parts)
-            while True:
-                if stop > i:
-                    parts.append(buf[i:stop])
-                    i = stop
-                if i == n:
-                    break
-                found = buf[i]
-                if found == char:
-                    if not triple or buf.startswith(closing, i):
-                        end = base + i + len(closing)
+            try:
+                while True:
+                    if stop > i:
+                        parts.append(buf[i:stop])
+                        i = stop
+                    if i == n:
                         break
-                    doubled = buf.startswith(char, i + 1)
-                    if (i + 1 == n or (doubled and i + 2 == n)) and not final:
-                        break  # may be the start of the closing quotes
-                    quotes = 2 if doubled else 1
-                    parts.append(char * quotes)
-                    i += quotes
-                elif found == "\\":
-                    simple = None if raw else _SIMPLE_ESCAPES.get(buf[i + 1 : i + 2])
-                    if simple is not None:  # the common case, inline
-                        parts.append(simple)
-                        i += 2
-                    else:
-                        escaped = _escape(buf, i, base, raw, final)
-                        if escaped is None:
+                    found = buf[i]
+                    if found == char:
+                        if not triple or buf.startswith(closing, i):
+                            end = base + i + len(closing)
                             break
-                        text, i = escaped
-                        parts.append(text)
-                elif found == "\r" and triple:  # CR and CR LF read as LF, as Python reads them
-                    if i + 1 == n and not final:
-                        break
-                    parts.append("\n")
-                    i += 2 if buf.startswith("\n", i + 1) else 1
-                elif found == "\x00":
-                    raise Backtrack(base + i, _NUL)
-                else:
-                    expected = f"{quote(char)} (escape newlines in a one-line string)"
-                    raise Backtrack(base + i, (expected,))
-                stop = run(buf, i).end()  # type: ignore[union-attr]
-            if emit and len(parts) > emitted:
-                piece = _json_string_body("".join(parts[emitted:]))
-                inp.out.append(new_text((piece, scan)))
+                        doubled = buf.startswith(char, i + 1)
+                        if (i + 1 == n or (doubled and i + 2 == n)) and not final:
+                            break  # may be the start of the closing quotes
+                        quotes = 2 if doubled else 1
+                        parts.append(char * quotes)
+                        i += quotes
+                    elif found == "\\":
+                        simple = None if raw else _SIMPLE_ESCAPES.get(buf[i + 1 : i + 2])
+                        if simple is not None:  # the common case, inline
+                            parts.append(simple)
+                            i += 2
+                        else:
+                            escaped = _escape(buf, i, base, raw, final)
+                            if escaped is None:
+                                break
+                            text, i = escaped
+                            parts.append(text)
+                    elif found == "\r" and triple:  # CR and CR LF read as LF, as Python does
+                        if i + 1 == n and not final:
+                            break
+                        parts.append("\n")
+                        i += 2 if buf.startswith("\n", i + 1) else 1
+                    elif found == "\x00":
+                        raise Backtrack(base + i, _NUL)
+                    else:
+                        expected = f"{quote(char)} (escape newlines in a one-line string)"
+                        raise Backtrack(base + i, (expected,))
+                    stop = run(buf, i).end()  # type: ignore[union-attr]
+            finally:  # also before a failure: what was read before it streams, as in deltas
+                if emit and len(parts) > emitted:
+                    piece = _json_string_body("".join(parts[emitted:]))
+                    inp.out.append(new_text((piece, scan)))
             if end < 0:
                 if final:
                     raise Backtrack(base + n, (quote(closing),))
