@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.events import ProtocolError, ToolCallEnd
+from protocall.formats.blocks.names import NAME_LIMIT
 from protocall.formats.turns import ToolUse, Turn
 from protocall.testing import byte_chunkings, cases, chunkings, mutations
 from protocall.testing.degenerate import NAME, TOOLS
@@ -194,3 +195,30 @@ def test_a_mutated_turn_gives_the_same_events_in_every_chunking(
     ]
     assert outcomes[1] == outcomes[0], case.label
     assert outcomes[2] == outcomes[0], (case.label, drawn)
+
+
+# -- a name too long is an error, never text ---------------------------------------------------
+
+BARE_JSON = {"llama-3"}
+"""Calls that nothing but their JSON proves a call (no marker): a name too long there is an
+object in prose, not a call."""
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_tool_name_too_long_is_an_error_and_one_at_the_bound_a_call(name: str) -> None:
+    fmt = formats.get(name)
+    for length, calls in ((NAME_LIMIT, 1), (NAME_LIMIT + 1, 0), (100_000, 0)):
+        long = "n" * length
+        text = fmt.render(Turn(parts=(ToolUse(long, {"location": "x"}),)), fmt.default_start)
+        one_shot, *chunkings = outcomes(name, text, None)
+        message = one_shot.message
+        if name in BARE_JSON and not calls:
+            assert not message.tool_calls
+            continue
+        assert [call.name for call in message.tool_calls] == [long] * calls
+        if not calls:
+            (error,) = message.errors
+            assert f"a tool name of at most {NAME_LIMIT} characters" in error.message
+            assert long[:1000] in error.raw
+        for outcome in chunkings:
+            assert outcome.merged_events == one_shot.merged_events

@@ -703,7 +703,8 @@ class PythonName(Parser[str]):
     """A callee's name, as a list of calls names it: a dotted Python name (see the module
     docstring) whose last part may follow `-`-joined words (`read-file`, as MCP tools are
     named; `python_call` reads the call from that last part on), at most `limit`
-    characters; with `names`, only one of them. The value is the name as written.
+    characters (a longer one fails after `limit` of them, expecting at most that many);
+    with `names`, only one of them. The value is the name as written.
 
     Needs more while the name reaches the end of the input. Fails at its start where no
     name starts (expecting `a tool name`), and at its end where the characters there are no
@@ -714,6 +715,7 @@ class PythonName(Parser[str]):
 
     def __init__(self, names: Collection[str] | None, limit: int) -> None:
         self.pattern = re.compile(rf"[^\W\d][\w.-]{{0,{limit - 1}}}")
+        self.limit = limit
         self.token = regex(self.pattern).desc("a tool name")
         self.names = names
         self.declared = None if names is None else f"a declared tool name ({len(names)} declared)"
@@ -721,6 +723,11 @@ class PythonName(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         name, end = yield from self.token.step(inp, pos)
+        if end - pos == self.limit:
+            while end == inp.end and not inp.eof:
+                yield pos
+            if self.pattern.match(inp.buf, end - inp.base, end - inp.base + 1) is not None:
+                raise Backtrack(end, (f"a tool name of at most {self.limit} characters",))
         expected = self._refused(name)
         if expected is not None:
             raise Backtrack(end, (expected,))

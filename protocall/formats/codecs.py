@@ -55,7 +55,16 @@ from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .blocks.json_calls import call_object
-from .blocks.names import NAME_CHARS, arguments, json_name, tool_name
+from .blocks.names import (
+    NAME_CHARS,
+    NAME_LIMIT,
+    TOO_LONG,
+    arguments,
+    bounded_name,
+    json_name,
+    name_run,
+    tool_name,
+)
 from .blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
 from .layouts import schema_typing
 
@@ -71,7 +80,7 @@ class Plain:
     prefix: str = ""
 
     def parser(self) -> Parser[str]:
-        name = tool_name(regex(self.pattern).desc("a tool name"))
+        name = tool_name(name_run(self.pattern))
         return optional(literal(self.prefix)).then(name) if self.prefix else name
 
     def render(self, name: str) -> str:
@@ -88,10 +97,11 @@ class Attribute:
     (`&quot;`, `&amp;`), and after its closing quote the rest of the opening tag holds any
     other attributes (read as free text up to the tag's end, written as the template says)."""
 
-    pattern: str = r'[^"<]+'
+    pattern: str = r'[^"<]'
+    """The class of a name's characters (as written: entities count as theirs)."""
 
     def parser(self) -> Parser[str]:
-        return tool_name(regex(self.pattern).desc("a tool name").map(unescape_attribute))
+        return tool_name(bounded_name(self.pattern).map(unescape_attribute))
 
     def render(self, name: str) -> str:
         return escape_attribute(name)
@@ -105,7 +115,8 @@ class IdName:
     (a token of `pattern`) is kept as the call id; the name is the id without a leading
     `prefix` and a trailing `:IDX` (1-20 digits), final once the whole id has arrived. An id
     without `:IDX` names a tool only when it is `{prefix}NAME` with NAME declared; any
-    other makes the call malformed (an error, never a call named after a guess)."""
+    other, or a name longer than `NAME_LIMIT`, makes the call malformed (an error, never a
+    call named after a guess)."""
 
     prefix: str = "functions."
     pattern: str = r"[^\s<]+"
@@ -121,6 +132,8 @@ class IdName:
     def name_of(self, tools: Tools | None, call_id: str) -> Parser[str]:
         """The `tool_name` node the id names, or a failure."""
         name = self.name(call_id)
+        if len(name) > NAME_LIMIT:
+            return fail(TOO_LONG)
         if self._indexed(call_id) or (tools is not None and name != call_id and name in tools):
             return emit(ast.TOOL_NAME, name)
         bad = f"a call id `{self.prefix}NAME:IDX`, not `{call_id}`"

@@ -35,6 +35,7 @@ from .calls import (
 )
 from .names import (
     NAME_LIMIT,
+    long_name_commits,
 )
 
 PYTHON_CALL, PYTHON_CALLEE = "python_call", "python_callee"
@@ -65,7 +66,7 @@ def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any]
         read = literal(prefix).then(syntax) if prefix else syntax
         return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
 
-    return peek(proof), tag(ast.TOOL_CALL, peek(proof).bind(body))
+    return peek(proof), tag(ast.TOOL_CALL, long_name_commits(peek(proof)).bind(body))
 
 
 def python_call_list(
