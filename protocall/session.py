@@ -11,6 +11,7 @@ import bisect
 import codecs
 import os
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -169,6 +170,8 @@ class _ItemLog:
             start, block = offset + len(entries), block + 1
 
 
+_UNLIMITED = 2**63
+"""A bound no text reaches."""
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
 
@@ -182,14 +185,18 @@ class _Call:
         "arguments",
         "id",
         "index",
+        "limit",
         "model_id",
         "name",
         "runs",
+        "size",
         "start",
     )
 
-    def __init__(self, start: int) -> None:
+    def __init__(self, start: int, limit: int) -> None:
         self.start = start
+        self.size = 0  # characters of arguments text so far
+        self.limit = limit  # the most it may have (`max_argument_size`)
         self.id: str | None = None
         self.model_id: str | None = None  # the id the model wrote, if any
         self.name: str | None = None
@@ -204,10 +211,51 @@ class _Call:
     def push(self, text: str) -> list[Event]:
         """The delta event of arguments text of the announced call (the text itself is in
         the session's item log; before the call is announced, it is only there)."""
-        event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
-        _set_index(event, self.index)
-        _set_arguments(event, text)
-        return [event]
+        self.size += len(text)
+        if self.size > self.limit:
+            raise self._reached(text)
+        return [_delta(self.index, text)]
+
+    def _reached(self, text: str) -> _LimitReached:
+        """`max_argument_size` reached inside `text`: the error, after the delta of the
+        text up to the limit (without an escape it would cut)."""
+        kept = _whole_escapes(text[: len(text) - (self.size - self.limit)])
+        message = f"tool call `{self.name}`: arguments longer than {self.limit} characters"
+        reached = _LimitReached(message + " (max_argument_size)", self.start)
+        if kept:
+            reached.events.append(_delta(self.index, kept))
+        return reached
+
+
+def _delta(index: int | None, text: str) -> ToolCallArgumentsDelta:
+    event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
+    _set_index(event, index)
+    _set_arguments(event, text)
+    return event
+
+
+class _LimitReached(Exception):
+    """A limit of the session was reached, at stream offset `offset` (see `Session`)."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.events: list[Event] = []  # the last events before it
+
+
+_UNICODE_CUT = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
+"""The start of a `\\uXXXX` escape cut off at the end of a text."""
+
+
+def _whole_escapes(text: str) -> str:
+    """`text` (JSON text cut at a limit) without an escape cut off at its end."""
+    unicode = _UNICODE_CUT.search(text, max(len(text) - 5, 0))
+    cut = text if unicode is None else text[: unicode.start() + 1]  # up to its backslash
+    run = len(cut) - len(cut.rstrip("\\"))  # the backslashes that end it
+    if run % 2:  # the last one begins an escape
+        return cut[:-1]
+    return text
 
 
 _new = object.__new__  # events built without the frozen dataclasses' `__init__` (hot path)
@@ -232,6 +280,14 @@ class Session:
     `feed(text, special=True)`, and stay text, verbatim, in text fed as ordinary text (the
     defence against marker injection, see `protocall.special_tokens`). Without them, every
     marker is recognised wherever it appears.
+
+    Limits (each None: none), for a server that bounds what one turn may cost:
+    `max_output` characters of output, `max_calls` tool calls, `max_argument_size`
+    characters of one call's arguments text. Where one is reached the turn ends there: a
+    `ProtocolError` with code `limit_exceeded` says which, its `raw` the text from the
+    offset where it was reached (the call it stopped, or the output past the limit), the
+    call it stopped never completes, and what was emitted before stays as it was. More
+    input is then not read (`feed` returns no events) and `finish()` returns none.
     """
 
     def __init__(
@@ -246,7 +302,22 @@ class Session:
         validate: bool = True,
         reject_invalid: bool = False,
         special_tokens: Iterable[str] = (),
+        max_output: int | None = None,
+        max_calls: int | None = None,
+        max_argument_size: int | None = None,
     ) -> None:
+        for name, limit in (
+            ("max_output", max_output),
+            ("max_calls", max_calls),
+            ("max_argument_size", max_argument_size),
+        ):
+            if limit is not None and (type(limit) is not int or limit < 0):
+                raise UsageError(f"{name} is a number of at least 0 or None, not {limit!r}")
+        self._max_output = max_output
+        self._max_calls = max_calls
+        self._max_argument_size = _UNLIMITED if max_argument_size is None else max_argument_size
+        self._fed = 0  # characters of output so far (counted with `max_output` only)
+        self._limited: ProtocolError | None = None  # the limit that ended the turn
         self.tools = tools
         self._validator_for: Callable[[str], Validator] | None = (
             tools.validator if validate and tools is not None else None
@@ -280,8 +351,9 @@ class Session:
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
         self._masked: SpecialTokens | None = None  # `_special`, once it has masked text
-        # Finished, failed, decoding bytes or masking special tokens: `feed` checks first.
-        self._guarded = self._special is not None
+        # Finished, failed, limited, decoding bytes or masking special tokens: `feed`
+        # checks first.
+        self._guarded = self._special is not None or max_output is not None
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -290,11 +362,47 @@ class Session:
         With `special=True`, `chunk` (text) arrived as special tokens: the session's
         `special_tokens` in it are markers; elsewhere they are text (see `Session`)."""
         if self._guarded or type(chunk) is not str:
+            if self._limited is not None and not self._finished:
+                return []  # the turn ended at the limit: the rest is not read
             chunk = self._decode(chunk, special)
+            if self._max_output is not None:
+                return self._bounded(chunk)
         # Final text (the innermost parser took the delta without a resume, and nothing
         # waits) goes straight to the current sink, whose events come back.
-        events = self._run.feed(chunk, self._sink)
+        try:
+            events = self._run.feed(chunk, self._sink)
+        except _LimitReached as reached:  # in a call's arguments text
+            return self._limit(reached)
         return self._collect() if events is None else events
+
+    def _bounded(self, chunk: str) -> list[Event]:
+        """`feed` of `chunk` under `max_output`: the part within the limit is parsed, and
+        where the output goes past it the turn ends there, at end of input, with the error."""
+        assert self._max_output is not None
+        room = self._max_output - self._fed
+        self._fed += len(chunk)
+        try:
+            if len(chunk) <= room:
+                events = self._run.feed(chunk, self._sink)
+                return self._collect() if events is None else events
+            events = self._run.feed(chunk[:room], self._sink) or []
+        except _LimitReached as reached:  # in a call's arguments text
+            return self._limit(reached)
+        self._run.finish()
+        events += self._collect()
+        if self._limited is not None:  # another limit, reached first
+            return events
+        message = f"output longer than {self._max_output} characters (max_output)"
+        events += self._limit(_LimitReached(message, self._max_output))
+        return events
+
+    def _limit(self, reached: _LimitReached) -> list[Event]:
+        """End the turn at a limit: the events before it, the error, and no more input."""
+        error = ProtocolError("limit_exceeded", reached.message, reached.offset, "")  # unread
+        self._limited = error
+        self._guarded = True
+        self._errors.append(error)
+        return [*reached.events, error]
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -338,6 +446,9 @@ class Session:
             raise UsageError("finish() called twice")
         if self._fatal is not None:
             raise UsageError(f"finish() after a fatal protocol error: {self._fatal.message}")
+        if self._limited is not None:  # the turn ended at the limit
+            self._finished = True
+            return []
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         if self._special is not None:
             tail = self._special.ordinary(tail) + self._special.flush()
@@ -354,18 +465,14 @@ class Session:
         run = self._run
         items = run.out
         if items:
-            log = self._log.open
-            for item in items:
-                if type(item) is Text:
-                    log.append((item.text, item.start))  # see `_ItemLog`
-                    sunk = self._sink(item.text) if item.text else None
-                    if sunk:
-                        events += sunk
-                else:
-                    log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
-                    self._on_node(item, events)
+            try:
+                self._fold(items, events)
+            except _LimitReached as reached:
+                items.clear()
+                events += self._limit(reached)
+                return events
             items.clear()
-            if len(log) >= _SEALED:
+            if len(self._log.open) >= _SEALED:
                 self._seal()
         if run.status is FAILED and run.error is not None:
             error = run.error
@@ -379,6 +486,18 @@ class Session:
             self._errors.append(self._fatal)
             events.append(self._fatal)
         return events
+
+    def _fold(self, items: list[Item], events: list[Event]) -> None:
+        log = self._log.open
+        for item in items:
+            if type(item) is Text:
+                log.append((item.text, item.start))  # see `_ItemLog`
+                sunk = self._sink(item.text) if item.text else None
+                if sunk:
+                    events += sunk
+            else:
+                log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
+                self._on_node(item, events)
 
     def _seal(self) -> None:
         """Seal the item log's open entries into a block and join the fields' deltas so
@@ -453,7 +572,7 @@ class Session:
         elif item.tag == ast.TOOL_CALLS:
             self._enveloped = []
         elif item.tag == ast.TOOL_CALL:
-            self._call = _Call(item.start)
+            self._call = _Call(item.start, self._max_argument_size)
         elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
             self._announce(self._call, events)
 
@@ -485,6 +604,8 @@ class Session:
     def _announce(self, call: _Call, events: list[Event]) -> None:
         if call.announced or call.name is None or not self._declared(call.name):
             return
+        if self._announced == self._max_calls:
+            raise _LimitReached(f"more than {self._max_calls} tool calls (max_calls)", call.start)
         call.announced = True
         call.index = self._announced
         self._announced += 1
