@@ -19,9 +19,8 @@ import gc
 import tracemalloc
 from collections.abc import Callable
 
-import protocall
 from protocall import formats
-from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs
+from protocall.testing.degenerate import call_opener, degenerate_inputs, parse
 
 BACKSLASHES = "backslash run in a string argument"
 
@@ -32,16 +31,6 @@ def inputs(name: str) -> dict[str, Callable[[int], str]]:
     opener, _ = call_opener(fmt)
     cases[BACKSLASHES] = lambda size: opener + "\\" * max(size - len(opener), 1)
     return cases
-
-
-def parse(name: str, text: str, delta: int) -> None:
-    if delta == 0:
-        protocall.parse(text, name, TOOLS)
-        return
-    session = formats.get(name).parser(TOOLS)
-    for start in range(0, len(text), delta):
-        session.feed(text[start : start + delta])
-    session.finish()
 
 
 def multiple(name: str, text: str, delta: int) -> float:

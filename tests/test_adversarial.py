@@ -41,7 +41,7 @@ from protocall.combinators.stream import Input
 from protocall.events import ProtocolError
 from protocall.formats.gpt_oss import CHANNEL, END, START
 from protocall.testing.chunks import chunkings
-from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs
+from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs, parse
 from protocall.testing.run import merge_deltas
 
 SMALL, LARGE = 100, 400
@@ -66,16 +66,6 @@ KNOWN = [
     ("gpt-oss", "'<|start|>' repeated"),
 ]
 """Inputs that were super-linear once; always checked."""
-
-
-def parse(name: str, text: str, delta: int) -> None:
-    if delta == 0:
-        protocall.parse(text, name, TOOLS)
-        return
-    session = formats.get(name).parser(TOOLS)
-    for start in range(0, len(text), delta):
-        session.feed(text[start : start + delta])
-    session.finish()
 
 
 def calls(name: str, text: str, delta: int) -> int:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import protocall
+
+from .. import formats
 from ..formats import Format
 from ..formats.turns import ToolUse, Turn
 
@@ -34,6 +37,19 @@ _STRUCTURAL = "{}[]()<>\"'\\:,=|/;"
 """Characters that open, close or separate something in some format."""
 
 Generator = Callable[[int], str]
+
+
+def parse(name: str, text: str, delta: int) -> None:
+    """`text` parsed by format `name` with `TOOLS` declared: at once (`delta` 0, as
+    `protocall.parse` does) or fed to a session `delta` characters at a time, then finished
+    (how the benchmarks and the work-count tests run a degenerate output)."""
+    if delta == 0:
+        protocall.parse(text, name, TOOLS)
+        return
+    session = formats.get(name).parser(TOOLS)
+    for start in range(0, len(text), delta):
+        session.feed(text[start : start + delta])
+    session.finish()
 
 
 def call_opener(fmt: Format) -> tuple[str, str]:
