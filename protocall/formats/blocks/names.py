@@ -157,6 +157,12 @@ class _LongNameCommits(Wrapper[Any]):
             committed.context = failure.context
             raise committed from None
 
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)  # a window is shorter than a name too long
+
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parser.deciders(window)
+
 
 def long_name_commits(head: Parser[Any]) -> Parser[Any]:
     """`head`, where a tool name too long is a malformed call, not text: after the opener,
