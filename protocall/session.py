@@ -82,7 +82,10 @@ class StrippedField:
             held.clear()
         if body is not text:
             held.append(text[len(body) :])
-        self._pieces.append(delta)
+        pieces = self._pieces
+        pieces.append(delta)
+        if len(pieces) >= _JOINED:
+            self.compact()
         event: Event = _new(self._event)
         self._set_text(event, delta)
         return [event]
@@ -129,10 +132,41 @@ class _Transcript:
         return text[start - starts[first] : end - starts[first]]
 
 
+class _Entries(list[tuple[Any, ...]]):
+    """The open entries of an `_ItemLog`: a `Text` entry that continues the one before it
+    (the text right after, in the stream) joins it, up to `_JOINED` characters, so a long
+    run of deltas keeps a tuple per few hundred characters, not one per delta (the tree
+    joins such text spans alike)."""
+
+    __slots__ = ("end",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.end = -1  # where the text of the last entry ends, if it is joinable text
+
+    def append(self, entry: tuple[Any, ...]) -> None:
+        if entry[1] == self.end and entry[-1] is not None:  # text (a node's entry ends None)
+            text, start = self[-1]
+            text += entry[0]
+            self[-1] = (text, start)
+            self.end = start + len(text) if len(text) < _JOINED else -1
+            return
+        _append(self, entry)
+        self.end = -1 if entry[-1] is None else entry[1] + len(entry[0])
+
+    def clear(self) -> None:
+        super().clear()
+        self.end = -1
+
+
+_append = list.append
+
+
 class _ItemLog:
     """Every item of the turn, in order, as an exact tuple (`_logged` reads it back): the
-    fields of a `Text` (`Run.log` puts the final text so), of an `Open` and None, of a
-    `Close` and None. Entries go to `open`, the list the run appends to; `seal` moves them
+    fields of a `Text` (`Run.log` puts the final text so; text that continues the text
+    before it is joined to it, see `_Entries`), of an `Open` and None, of a `Close` and
+    None. Entries go to `open`, the list the run appends to; `seal` moves them
     into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
     folds items: text the run gives its sink alone waits for that). The cyclic collector
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
@@ -141,7 +175,7 @@ class _ItemLog:
     __slots__ = ("_blocks", "_starts", "open")
 
     def __init__(self) -> None:
-        self.open: list[tuple[Any, ...]] = []
+        self.open: list[tuple[Any, ...]] = _Entries()
         self._blocks: list[tuple[tuple[Any, ...], ...]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
 
@@ -172,6 +206,8 @@ class _ItemLog:
 
 _UNLIMITED = 2**63
 """A bound no text reaches."""
+_JOINED = 256
+"""Characters of text a log entry joins at most (see `_Entries`)."""
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
 
@@ -465,14 +501,23 @@ class Session:
         run = self._run
         items = run.out
         if items:
+            log = self._log.open
             try:
-                self._fold(items, events)
+                for item in items:
+                    if type(item) is Text:
+                        log.append((item.text, item.start))  # see `_ItemLog`
+                        sunk = self._sink(item.text) if item.text else None
+                        if sunk:
+                            events += sunk
+                    else:
+                        log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
+                        self._on_node(item, events)
             except _LimitReached as reached:
                 items.clear()
                 events += self._limit(reached)
                 return events
             items.clear()
-            if len(self._log.open) >= _SEALED:
+            if len(log) >= _SEALED:
                 self._seal()
         if run.status is FAILED and run.error is not None:
             error = run.error
@@ -486,18 +531,6 @@ class Session:
             self._errors.append(self._fatal)
             events.append(self._fatal)
         return events
-
-    def _fold(self, items: list[Item], events: list[Event]) -> None:
-        log = self._log.open
-        for item in items:
-            if type(item) is Text:
-                log.append((item.text, item.start))  # see `_ItemLog`
-                sunk = self._sink(item.text) if item.text else None
-                if sunk:
-                    events += sunk
-            else:
-                log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
-                self._on_node(item, events)
 
     def _seal(self) -> None:
         """Seal the item log's open entries into a block and join the fields' deltas so
