@@ -58,12 +58,13 @@ class StrippedField:
     emitted yet. The deltas are kept for the whole; `compact` joins those so far into a
     block (so that a long output keeps no list as long as it for the collector to walk)."""
 
-    __slots__ = ("_chunks", "_event", "_held", "_pieces", "_set_text")
+    __slots__ = ("_chunks", "_event", "_held", "_loose", "_pieces", "_set_text")
 
     def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
         self._chunks: list[str] = []
         self._pieces: list[str] = []  # the deltas after the blocks (once any, never empty)
         self._held: list[str] = []
+        self._loose = 0  # whitespace pieces held since the last were joined
         self._event = event
         self._set_text = vars(event)["text"].__set__
 
@@ -73,13 +74,14 @@ class StrippedField:
         body = text.rstrip()  # `text` itself when it ends in no whitespace
         if not body:
             if self._pieces:
-                self._held.append(text)
+                self._hold(text)
             return []
         delta = body if self._pieces else body.lstrip()
         held = self._held
         if held:
             delta = "".join(held) + delta
             held.clear()
+            self._loose = 0
         if body is not text:
             held.append(text[len(body) :])
         pieces = self._pieces
@@ -89,6 +91,16 @@ class StrippedField:
         event: Event = _new(self._event)
         self._set_text(event, delta)
         return [event]
+
+    def _hold(self, text: str) -> None:
+        """Hold a whitespace piece; every `_JOINED` pieces are joined into one (a long run
+        in deltas keeps a string per few hundred characters, not one per delta)."""
+        held = self._held
+        held.append(text)
+        self._loose += 1
+        if self._loose == _JOINED:
+            held[-_JOINED:] = ["".join(held[-_JOINED:])]
+            self._loose = 0
 
     def compact(self) -> None:
         """Join the deltas so far into a block, but the latest."""
