@@ -60,7 +60,6 @@ from .blocks.names import (
     NAME_LIMIT,
     TOO_LONG,
     arguments,
-    bounded_name,
     json_name,
     name_run,
     tool_name,
@@ -97,11 +96,10 @@ class Attribute:
     (`&quot;`, `&amp;`), and after its closing quote the rest of the opening tag holds any
     other attributes (read as free text up to the tag's end, written as the template says)."""
 
-    pattern: str = r'[^"<]'
-    """The class of a name's characters (as written: entities count as theirs)."""
+    pattern: str = r'[^"<]+'
 
     def parser(self) -> Parser[str]:
-        return tool_name(bounded_name(self.pattern).map(unescape_attribute))
+        return tool_name(name_run(self.pattern).map(unescape_attribute))
 
     def render(self, name: str) -> str:
         return escape_attribute(name)

@@ -29,10 +29,10 @@ KINDS = (
     "marker in argument",
     "call in unclosed reasoning",
     "whitespace at a marker",
-    "whitespace anywhere",
     "undeclared tool",
     "corrupted byte",
     "cut inside a character",
+    "whitespace anywhere",
 )
 """The mutation kinds `mutations` draws from (those applicable to the case)."""
 

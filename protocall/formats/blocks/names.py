@@ -50,11 +50,16 @@ def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
 
 
 def name_run(pattern: str) -> Parser[str]:
-    """A run of `pattern`, which is `NAME_CHARS` (then bounded, see `bounded_name`) or a
-    format's own."""
+    """A name matching `pattern`: `NAME_CHARS` or a run of one character class (`[…]+`)
+    is bounded (see `bounded_name`); another pattern is a format's own."""
     if pattern == NAME_CHARS:
         return bounded_name(NAME_CHAR)
+    if _CLASS_RUN.fullmatch(pattern):
+        return bounded_name(pattern[:-1])
     return regex(pattern).desc("a tool name")
+
+
+_CLASS_RUN = re.compile(r"\[(?:[^\]\\]|\\.)+\]\+")
 
 
 def bounded_name(char: str, description: str = "a tool name") -> Parser[str]:
