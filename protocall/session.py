@@ -146,22 +146,25 @@ class _Transcript:
 
 class _Entries(list[tuple[Any, ...]]):
     """The open entries of an `_ItemLog`: a `Text` entry that continues the one before it
-    (the text right after, in the stream) joins it, up to `_JOINED` characters, so a long
-    run of deltas keeps a tuple per few hundred characters, not one per delta (the tree
-    joins such text spans alike)."""
+    (the text right after, in the stream; with `synthesised`, any text: a call's arguments
+    text, written by the grammar, whose spans nobody reads) joins it, up to `_JOINED`
+    characters, so a long run of deltas keeps a tuple per few hundred characters, not one
+    per delta (the tree joins contiguous text spans alike)."""
 
-    __slots__ = ("end",)
+    __slots__ = ("end", "synthesised")
 
     def __init__(self) -> None:
         super().__init__()
         self.end = -1  # where the text of the last entry ends, if it is joinable text
+        self.synthesised = False
 
     def append(self, entry: tuple[Any, ...]) -> None:
-        if entry[1] == self.end and entry[-1] is not None:  # text (a node's entry ends None)
-            text, start = self[-1]
+        end = self.end
+        if end >= 0 and entry[-1] is not None and (entry[1] == end or self.synthesised):
+            text, start = self[-1]  # (a node's entry ends None; the last is text)
             text += entry[0]
             self[-1] = (text, start)
-            self.end = start + len(text) if len(text) < _JOINED else -1
+            self.end = entry[1] + len(entry[0]) if len(text) < _JOINED else -1
             return
         _append(self, entry)
         self.end = -1 if entry[-1] is None else entry[1] + len(entry[0])
@@ -187,7 +190,7 @@ class _ItemLog:
     __slots__ = ("_blocks", "_starts", "open")
 
     def __init__(self) -> None:
-        self.open: list[tuple[Any, ...]] = _Entries()
+        self.open = _Entries()
         self._blocks: list[tuple[tuple[Any, ...], ...]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
 
@@ -579,6 +582,7 @@ class Session:
             if receiver is not None:
                 receiver.runs.append(after)
             self._receiver = receiver
+            self._log.open.synthesised = receiver is not None
         if self._masked is not None:
             self._sink = self._restoring(self._sink)
 
