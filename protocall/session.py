@@ -57,12 +57,13 @@ class StrippedField:
     emitted yet. The deltas are kept for the whole; `compact` joins those so far into a
     block (so that a long output keeps no list as long as it for the collector to walk)."""
 
-    __slots__ = ("_chunks", "_event", "_held", "_pieces", "_set_text")
+    __slots__ = ("_chunks", "_event", "_held", "_loose", "_pieces", "_set_text")
 
     def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
         self._chunks: list[str] = []
         self._pieces: list[str] = []  # the deltas after the blocks (once any, never empty)
         self._held: list[str] = []
+        self._loose = 0  # whitespace pieces held since the last were joined
         self._event = event
         self._set_text = vars(event)["text"].__set__
 
@@ -72,19 +73,33 @@ class StrippedField:
         body = text.rstrip()  # `text` itself when it ends in no whitespace
         if not body:
             if self._pieces:
-                self._held.append(text)
+                self._hold(text)
             return []
         delta = body if self._pieces else body.lstrip()
         held = self._held
         if held:
             delta = "".join(held) + delta
             held.clear()
+            self._loose = 0
         if body is not text:
             held.append(text[len(body) :])
-        self._pieces.append(delta)
+        pieces = self._pieces
+        pieces.append(delta)
+        if len(pieces) >= _JOINED:
+            self.compact()
         event: Event = _new(self._event)
         self._set_text(event, delta)
         return [event]
+
+    def _hold(self, text: str) -> None:
+        """Hold a whitespace piece; every `_JOINED` pieces are joined into one (a long run
+        in deltas keeps a string per few hundred characters, not one per delta)."""
+        held = self._held
+        held.append(text)
+        self._loose += 1
+        if self._loose == _JOINED:
+            held[-_JOINED:] = ["".join(held[-_JOINED:])]
+            self._loose = 0
 
     def compact(self) -> None:
         """Join the deltas so far into a block, but the latest."""
@@ -133,10 +148,44 @@ class _Transcript:
         return text[start - starts[first] : end - starts[first]]
 
 
+class _Entries(list[tuple[Any, ...]]):
+    """The open entries of an `_ItemLog`: a `Text` entry that continues the one before it
+    (the text right after, in the stream; with `synthesised`, any text: a call's arguments
+    text, written by the grammar, whose spans nobody reads) joins it, up to `_JOINED`
+    characters, so a long run of deltas keeps a tuple per few hundred characters, not one
+    per delta (the tree joins contiguous text spans alike)."""
+
+    __slots__ = ("end", "synthesised")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.end = -1  # where the text of the last entry ends, if it is joinable text
+        self.synthesised = False
+
+    def append(self, entry: tuple[Any, ...]) -> None:
+        end = self.end
+        if end >= 0 and entry[-1] is not None and (entry[1] == end or self.synthesised):
+            text, start = self[-1]  # (a node's entry ends None; the last is text)
+            text += entry[0]
+            self[-1] = (text, start)
+            self.end = entry[1] + len(entry[0]) if len(text) < _JOINED else -1
+            return
+        _append(self, entry)
+        self.end = -1 if entry[-1] is None else entry[1] + len(entry[0])
+
+    def clear(self) -> None:
+        super().clear()
+        self.end = -1
+
+
+_append = list.append
+
+
 class _ItemLog:
     """Every item of the turn, in order, as an exact tuple (`_logged` reads it back): the
-    fields of a `Text` (`Run.log` puts the final text so), of an `Open` and None, of a
-    `Close` and None. Entries go to `open`, the list the run appends to; `seal` moves them
+    fields of a `Text` (`Run.log` puts the final text so; text that continues the text
+    before it is joined to it, see `_Entries`), of an `Open` and None, of a `Close` and
+    None. Entries go to `open`, the list the run appends to; `seal` moves them
     into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
     folds items: text the run gives its sink alone waits for that). The cyclic collector
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
@@ -145,7 +194,7 @@ class _ItemLog:
     __slots__ = ("_blocks", "_starts", "open")
 
     def __init__(self) -> None:
-        self.open: list[tuple[Any, ...]] = []
+        self.open = _Entries()
         self._blocks: list[tuple[tuple[Any, ...], ...]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
 
@@ -177,6 +226,10 @@ class _ItemLog:
             start, block = offset + len(entries), block + 1
 
 
+_UNLIMITED = 2**63
+"""A bound no text reaches."""
+_JOINED = 256
+"""Characters of text a log entry joins at most (see `_Entries`)."""
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
 
@@ -210,14 +263,18 @@ class _Call:
         "arguments",
         "id",
         "index",
+        "limit",
         "model_id",
         "name",
         "runs",
+        "size",
         "start",
     )
 
-    def __init__(self, start: int) -> None:
+    def __init__(self, start: int, limit: int) -> None:
         self.start = start
+        self.size = 0  # characters of arguments text so far
+        self.limit = limit  # the most it may have (`max_argument_size`)
         self.id: str | None = None
         self.model_id: str | None = None  # the id the model wrote, if any
         self.name: str | None = None
@@ -232,10 +289,51 @@ class _Call:
     def push(self, text: str) -> list[Event]:
         """The delta event of arguments text of the announced call (the text itself is in
         the session's item log; before the call is announced, it is only there)."""
-        event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
-        _set_index(event, self.index)
-        _set_arguments(event, text)
-        return [event]
+        self.size += len(text)
+        if self.size > self.limit:
+            raise self._reached(text)
+        return [_delta(self.index, text)]
+
+    def _reached(self, text: str) -> _LimitReached:
+        """`max_argument_size` reached inside `text`: the error, after the delta of the
+        text up to the limit (without an escape it would cut)."""
+        kept = _whole_escapes(text[: len(text) - (self.size - self.limit)])
+        message = f"tool call `{self.name}`: arguments longer than {self.limit} characters"
+        reached = _LimitReached(message + " (max_argument_size)", self.start)
+        if kept:
+            reached.events.append(_delta(self.index, kept))
+        return reached
+
+
+def _delta(index: int | None, text: str) -> ToolCallArgumentsDelta:
+    event: ToolCallArgumentsDelta = _new(ToolCallArgumentsDelta)
+    _set_index(event, index)
+    _set_arguments(event, text)
+    return event
+
+
+class _LimitReached(Exception):
+    """A limit of the session was reached, at stream offset `offset` (see `Session`)."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.events: list[Event] = []  # the last events before it
+
+
+_UNICODE_CUT = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
+"""The start of a `\\uXXXX` escape cut off at the end of a text."""
+
+
+def _whole_escapes(text: str) -> str:
+    """`text` (JSON text cut at a limit) without an escape cut off at its end."""
+    unicode = _UNICODE_CUT.search(text, max(len(text) - 5, 0))
+    cut = text if unicode is None else text[: unicode.start() + 1]  # up to its backslash
+    run = len(cut) - len(cut.rstrip("\\"))  # the backslashes that end it
+    if run % 2:  # the last one begins an escape
+        return cut[:-1]
+    return text
 
 
 _new = object.__new__  # events built without the frozen dataclasses' `__init__` (hot path)
@@ -260,6 +358,14 @@ class Session:
     `feed(text, special=True)`, and stay text, verbatim, in text fed as ordinary text (the
     defence against marker injection, see `protocall.special_tokens`). Without them, every
     marker is recognised wherever it appears.
+
+    Limits (each None: none), for a server that bounds what one turn may cost:
+    `max_output` characters of output, `max_calls` tool calls, `max_argument_size`
+    characters of one call's arguments text. Where one is reached the turn ends there: a
+    `ProtocolError` with code `limit_exceeded` says which, its `raw` the text from the
+    offset where it was reached (the call it stopped, or the output past the limit), the
+    call it stopped never completes, and what was emitted before stays as it was. More
+    input is then not read (`feed` returns no events) and `finish()` returns none.
     """
 
     def __init__(
@@ -274,7 +380,22 @@ class Session:
         validate: bool = True,
         reject_invalid: bool = False,
         special_tokens: Iterable[str] = (),
+        max_output: int | None = None,
+        max_calls: int | None = None,
+        max_argument_size: int | None = None,
     ) -> None:
+        for name, limit in (
+            ("max_output", max_output),
+            ("max_calls", max_calls),
+            ("max_argument_size", max_argument_size),
+        ):
+            if limit is not None and (type(limit) is not int or limit < 0):
+                raise UsageError(f"{name} is a number of at least 0 or None, not {limit!r}")
+        self._max_output = max_output
+        self._max_calls = max_calls
+        self._max_argument_size = _UNLIMITED if max_argument_size is None else max_argument_size
+        self._fed = 0  # characters of output so far (counted with `max_output` only)
+        self._limited: ProtocolError | None = None  # the limit that ended the turn
         self.tools = tools
         self._validator_for: Callable[[str], Validator] | None = (
             tools.validator if validate and tools is not None else None
@@ -311,8 +432,9 @@ class Session:
         self._fatal: ProtocolError | None = None
         self._special = SpecialTokens(special_tokens) if special_tokens else None
         self._masked: SpecialTokens | None = None  # `_special`, once it has masked text
-        # Finished, failed, decoding bytes or masking special tokens: `feed` checks first.
-        self._guarded = self._special is not None
+        # Finished, failed, limited, decoding bytes or masking special tokens: `feed`
+        # checks first.
+        self._guarded = self._special is not None or max_output is not None
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -321,15 +443,55 @@ class Session:
         With `special=True`, `chunk` (text) arrived as special tokens: the session's
         `special_tokens` in it are markers; elsewhere they are text (see `Session`)."""
         if self._guarded or type(chunk) is not str:
+            if self._limited is not None and not self._finished:
+                return []  # the turn ended at the limit: the rest is not read
             chunk = self._decode(chunk, special)
+            if self._max_output is not None:
+                return self._bounded(chunk)
         # Final text (the innermost parser took the delta without a resume, and nothing
         # waits) goes straight to the current sink, whose events come back.
-        events = self._run.feed(chunk, self._sink)
+        try:
+            events = self._run.feed(chunk, self._sink)
+        except _LimitReached as reached:  # in a call's arguments text
+            return self._limit(reached)
         if events is None:
             return self._collect()
         if len(self._entries) >= _SEALED:  # text taken straight to the sink, entry by entry
             self._seal()
         return events
+
+    def _bounded(self, chunk: str) -> list[Event]:
+        """`feed` of `chunk` under `max_output`: the part within the limit is parsed, and
+        where the output goes past it the turn ends there, at end of input, with the error."""
+        assert self._max_output is not None
+        room = self._max_output - self._fed
+        self._fed += len(chunk)
+        try:
+            if len(chunk) <= room:
+                events = self._run.feed(chunk, self._sink)
+                if events is None:
+                    return self._collect()
+                if len(self._entries) >= _SEALED:
+                    self._seal()
+                return events
+            events = self._run.feed(chunk[:room], self._sink) or []
+        except _LimitReached as reached:  # in a call's arguments text
+            return self._limit(reached)
+        self._run.finish()
+        events += self._collect()
+        if self._limited is not None:  # another limit, reached first
+            return events
+        message = f"output longer than {self._max_output} characters (max_output)"
+        events += self._limit(_LimitReached(message, self._max_output))
+        return events
+
+    def _limit(self, reached: _LimitReached) -> list[Event]:
+        """End the turn at a limit: the events before it, the error, and no more input."""
+        error = ProtocolError("limit_exceeded", reached.message, reached.offset, "")  # unread
+        self._limited = error
+        self._guarded = True
+        self._errors.append(error)
+        return [*reached.events, error]
 
     def _decode(self, chunk: str | bytes, special: bool = False) -> str:
         """The text of `chunk` to parse (bytes decoded, text after bytes flushing the decoder,
@@ -395,6 +557,9 @@ class Session:
             raise UsageError("finish() called twice")
         if self._fatal is not None:
             raise UsageError(f"finish() after a fatal protocol error: {self._fatal.message}")
+        if self._limited is not None:  # the turn ended at the limit
+            self._finished = True
+            return []
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         if self._special is not None:
             tail = self._special.ordinary(tail) + self._special.flush()
@@ -414,15 +579,20 @@ class Session:
         items = run.out
         if items:
             log = self._log.open
-            for item in items:
-                if type(item) is Text:
-                    log.append((item.text, item.start))  # see `_ItemLog`
-                    sunk = self._sink(item.text) if item.text else None
-                    if sunk:
-                        events += sunk
-                else:
-                    log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
-                    self._on_node(item, events)
+            try:
+                for item in items:
+                    if type(item) is Text:
+                        log.append((item.text, item.start))  # see `_ItemLog`
+                        sunk = self._sink(item.text) if item.text else None
+                        if sunk:
+                            events += sunk
+                    else:
+                        log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
+                        self._on_node(item, events)
+            except _LimitReached as reached:
+                items.clear()
+                events += self._limit(reached)
+                return events
             items.clear()
             if len(log) >= _SEALED:
                 self._seal()
@@ -476,6 +646,7 @@ class Session:
             if receiver is not None:
                 receiver.runs.append(after)
             self._receiver = receiver
+            self._log.open.synthesised = receiver is not None
         if self._masked is not None:
             self._sink = self._restoring(self._sink)
 
@@ -514,7 +685,7 @@ class Session:
         elif item.tag == ast.TOOL_CALLS:
             self._enveloped = []
         elif item.tag == ast.TOOL_CALL:
-            self._call = _Call(item.start)
+            self._call = _Call(item.start, self._max_argument_size)
         elif item.tag == ast.TOOL_ARGUMENTS and self._call is not None:
             self._announce(self._call, events)
         elif item.tag == ast.REASONING:
@@ -574,6 +745,8 @@ class Session:
     def _announce(self, call: _Call, events: list[Event]) -> None:
         if call.announced or call.name is None or not self._declared(call.name):
             return
+        if self._announced == self._max_calls:
+            raise _LimitReached(f"more than {self._max_calls} tool calls (max_calls)", call.start)
         call.announced = True
         call.index = self._announced
         self._announced += 1

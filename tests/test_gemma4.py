@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from protocall import ast, formats
 from protocall.events import ToolCallArgumentsDelta
+from protocall.formats.codecs import MAX_DEPTH
 from protocall.formats.gemma4 import FORMAT, render_value
 from protocall.message import Message
 from protocall.testing import (
@@ -103,6 +104,20 @@ def test_values_of_every_kind_stream_as_json() -> None:
         "nested": {"a": [1, -2.5e3, "x", True, False, None]}, "odd key": 'v "q" \\ \n',
         "json": "esc\u00e9", "old": None, "empty": [], "e": {}}}  # fmt: skip
     assert json.loads(result.arguments_json) == result.arguments
+
+
+def test_values_nest_128_deep_and_deeper_is_malformed() -> None:
+    deepest = {"options": {}}  # the arguments object is the first level
+    inner = deepest["options"]
+    for _ in range(MAX_DEPTH - 3):
+        inner["a"] = inner = {}
+    inner["b"] = [1]
+    (result,) = verified(call("set_config", deepest)).tool_calls
+    assert result.arguments == deepest
+    inner["b"] = [[1]]  # one level more
+    message = stream(FORMAT, [call("set_config", deepest)], TOOLS, PROMPT).message
+    assert not message.tool_calls
+    assert f"expected a value nested at most {MAX_DEPTH} deep" in message.errors[0].message
 
 
 def test_whitespace_between_tokens_is_allowed() -> None:

@@ -108,10 +108,19 @@ def test_a_malformed_call_is_an_error_skipped_to_the_section_end() -> None:
     assert len(message.tool_calls) == 1
 
 
-def test_a_first_call_without_keyword_proof_is_text() -> None:
-    text = f'{BEGIN}get_time("UTC"){END}'
-    message = parsed(text + EOT)
-    assert (message.content, message.tool_calls, message.errors) == (text, (), ())
+def test_a_first_call_with_a_positional_argument_is_malformed_not_text() -> None:
+    message = parsed(f'{BEGIN}get_time("UTC"){END}{EOT}')
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == f'get_time("UTC"){END}'
+    assert message.tool_calls == () and message.content == error.raw
+
+
+def test_a_key_holding_a_marker_makes_its_call_malformed() -> None:
+    for marker in (BEGIN, END, EOT, "<think>", "</think>"):
+        text = f'{BEGIN}get_time(k{marker}x=1)\nget_weather(location="Oslo"){END}{EOT}'
+        message = parsed(text)
+        assert message.errors[0].code == "malformed", marker
+        assert message.errors[0].raw.startswith("get_time(k"), marker
 
 
 def test_undeclared_tool_is_reported_never_called() -> None:

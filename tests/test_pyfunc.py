@@ -688,7 +688,8 @@ NAMES = ("get_weather", "get", "read-file", "brave_search.call")
         (None, "a-(", (2, "a tool name")),
         (None, "a.(", (2, "a tool name")),
         (None, "1a(", (0, "a tool name")),
-        (None, "a" * 300, (DONE, "a" * 256)),  # at most 256 characters
+        (None, "a" * 256 + "(", (DONE, "a" * 256)),
+        (None, "a" * 300, (256, "a tool name of at most 256 characters")),
     ],
 )
 def test_a_callee_name_is_declared_and_pythonic(

@@ -43,17 +43,34 @@ def test_the_item_log_reads_back_what_was_appended_whatever_was_sealed(
     seals: list[bool], start: int, end: int
 ) -> None:
     """Entries appended one by one, sealed into blocks (of at most 3 here) after any of
-    them: any range of them reads back as the same range of the entries appended."""
+    them: any range of them reads back as the same range of the entries appended (text
+    entries that do not continue one another: see the next test for those)."""
     log, appended = _ItemLog(), []
     with patch.object(session_module, "_SEALED", 3):
         for index, seal in enumerate(seals):
-            log.open.append((str(index), index))
-            appended.append((str(index), index))
+            log.open.append((str(index), 10 * index))
+            appended.append((str(index), 10 * index))
             if seal:
                 log.seal()
     assert len(log) == len(appended)
     assert list(log.entries()) == appended
     assert list(log.entries(start, min(end, len(appended)))) == appended[start:end]
+
+
+@given(st.lists(st.text(min_size=1, max_size=100), max_size=30))
+def test_text_that_continues_the_text_before_it_joins_its_log_entry(pieces: list[str]) -> None:
+    """A log entry per few hundred characters of a run of deltas, not one per delta: the
+    text reads back the same, an entry joining at most `_JOINED` characters and more."""
+    log, start = _ItemLog(), 0
+    for piece in pieces:
+        log.open.append((piece, start))
+        start += len(piece)
+    log.open.append(("tag", start, None))  # a node's Open: never joined
+    entries = list(log.entries())
+    assert "".join(text for text, _ in entries[:-1]) == "".join(pieces)
+    assert all(len(text) < session_module._JOINED + 100 for text, _ in entries[:-1])
+    assert len(entries) - 1 <= max(sum(map(len, pieces)) // session_module._JOINED + 1, 0)
+    assert entries[-1] == ("tag", start, None)
 
 
 def test_final_text_goes_to_the_sink_and_the_log_not_to_out() -> None:

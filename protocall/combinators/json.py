@@ -208,10 +208,11 @@ class _StringText:
     While it is the fast parser, it alone appends to the buffer, which therefore ends
     with `held`, right after `at`: `wait` starts it so, and each delta taken keeps it so."""
 
-    __slots__ = ("at", "held", "keep", "raw")
+    __slots__ = ("at", "held", "keep", "loose", "raw")
 
     def __init__(self, raw: list[str]) -> None:
         self.raw = raw
+        self.loose = 0  # pieces kept since the last join
         self.at = 0
         self.held = ""
         self.keep: int | None = None
@@ -231,8 +232,8 @@ class _StringText:
         at = self.at
         if self.held or '"' in text or "\\" in text or not text.isprintable():
             return self._absorb_escapes(inp, text, at)
-        inp.buf += text
-        self.raw.append(text)
+        inp.append(text)
+        self._keep(text)
         self.at = end = at + len(text)
         if end - inp.base >= RELEASE and self.keep is None:
             inp.release(end)
@@ -244,14 +245,28 @@ class _StringText:
         if match.end() != len(whole):
             return None  # not all string text: a quote, a raw control, a bad escape
         cut = match.start(1) if match.lastindex else len(whole)
-        inp.buf += text
+        inp.append(text)
         self.held = whole[cut:]
+        piece = whole[:cut]
         if cut:
-            self.raw.append(whole[:cut])
+            self._keep(piece)
             self.at = at + cut
             if self.at - inp.base >= RELEASE and self.keep is None:
                 inp.release(self.at)
-        return whole[:cut], at
+        return piece, at
+
+    def _keep(self, piece: str) -> None:
+        """Keep `piece` for the final decode; every `_JOINED` pieces are joined into one
+        (a piece a delta costs a string object each, many times its few characters)."""
+        raw = self.raw
+        raw.append(piece)
+        self.loose += 1
+        if self.loose == _JOINED:  # the last `_JOINED` entries are all pieces
+            raw[-_JOINED:] = ["".join(raw[-_JOINED:])]
+            self.loose = 0
+
+
+_JOINED = 64
 
 
 class JsonValue(Parser[Any]):

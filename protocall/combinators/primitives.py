@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from .glance import EMPTY, WAITING, Glance, Record, failing, later
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import Input
+from .stream import APPENDED, Input
 from .text import held_prefix
 
 T = TypeVar("T")
@@ -107,11 +107,11 @@ class TokenWait:
                 return None
             inp.append(more)
             return "", self.pos
-        grown = inp.buf + more
-        match = self.pattern.match(grown, self.pos - inp.base)
-        if match is None or match.end() < len(grown):
-            return None
-        inp.buf = grown
+        inp.append(more)
+        buf = inp.buf
+        match = self.pattern.match(buf, self.pos - inp.base)
+        if match is None or match.end() < len(buf):
+            return APPENDED
         return "", self.pos
 
 

@@ -472,48 +472,50 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
                 yield scan
                 continue
             emitted = len(parts)
-            while True:
-                if stop > i:
-                    parts.append(buf[i:stop])
-                    i = stop
-                if i == n:
-                    break
-                found = buf[i]
-                if found == char:
-                    if not triple or buf.startswith(closing, i):
-                        end = base + i + len(closing)
+            try:
+                while True:
+                    if stop > i:
+                        parts.append(buf[i:stop])
+                        i = stop
+                    if i == n:
                         break
-                    doubled = buf.startswith(char, i + 1)
-                    if (i + 1 == n or (doubled and i + 2 == n)) and not final:
-                        break  # may be the start of the closing quotes
-                    quotes = 2 if doubled else 1
-                    parts.append(char * quotes)
-                    i += quotes
-                elif found == "\\":
-                    simple = None if raw else _SIMPLE_ESCAPES.get(buf[i + 1 : i + 2])
-                    if simple is not None:  # the common case, inline
-                        parts.append(simple)
-                        i += 2
-                    else:
-                        escaped = _escape(buf, i, base, raw, final)
-                        if escaped is None:
+                    found = buf[i]
+                    if found == char:
+                        if not triple or buf.startswith(closing, i):
+                            end = base + i + len(closing)
                             break
-                        text, i = escaped
-                        parts.append(text)
-                elif found == "\r" and triple:  # CR and CR LF read as LF, as Python reads them
-                    if i + 1 == n and not final:
-                        break
-                    parts.append("\n")
-                    i += 2 if buf.startswith("\n", i + 1) else 1
-                elif found == "\x00":
-                    raise Backtrack(base + i, _NUL)
-                else:
-                    expected = f"{quote(char)} (escape newlines in a one-line string)"
-                    raise Backtrack(base + i, (expected,))
-                stop = run(buf, i).end()  # type: ignore[union-attr]
-            if emit and len(parts) > emitted:
-                piece = _json_string_body("".join(parts[emitted:]))
-                inp.out.append(new_text((piece, scan)))
+                        doubled = buf.startswith(char, i + 1)
+                        if (i + 1 == n or (doubled and i + 2 == n)) and not final:
+                            break  # may be the start of the closing quotes
+                        quotes = 2 if doubled else 1
+                        parts.append(char * quotes)
+                        i += quotes
+                    elif found == "\\":
+                        simple = None if raw else _SIMPLE_ESCAPES.get(buf[i + 1 : i + 2])
+                        if simple is not None:  # the common case, inline
+                            parts.append(simple)
+                            i += 2
+                        else:
+                            escaped = _escape(buf, i, base, raw, final)
+                            if escaped is None:
+                                break
+                            text, i = escaped
+                            parts.append(text)
+                    elif found == "\r" and triple:  # CR and CR LF read as LF, as Python does
+                        if i + 1 == n and not final:
+                            break
+                        parts.append("\n")
+                        i += 2 if buf.startswith("\n", i + 1) else 1
+                    elif found == "\x00":
+                        raise Backtrack(base + i, _NUL)
+                    else:
+                        expected = f"{quote(char)} (escape newlines in a one-line string)"
+                        raise Backtrack(base + i, (expected,))
+                    stop = run(buf, i).end()  # type: ignore[union-attr]
+            finally:  # also before a failure: what was read before it streams, as in deltas
+                if emit and len(parts) > emitted:
+                    piece = _json_string_body("".join(parts[emitted:]))
+                    inp.out.append(new_text((piece, scan)))
             if end < 0:
                 if final:
                     raise Backtrack(base + n, (quote(closing),))
@@ -701,7 +703,8 @@ class PythonName(Parser[str]):
     """A callee's name, as a list of calls names it: a dotted Python name (see the module
     docstring) whose last part may follow `-`-joined words (`read-file`, as MCP tools are
     named; `python_call` reads the call from that last part on), at most `limit`
-    characters; with `names`, only one of them. The value is the name as written.
+    characters (a longer one fails after `limit` of them, expecting at most that many);
+    with `names`, only one of them. The value is the name as written.
 
     Needs more while the name reaches the end of the input. Fails at its start where no
     name starts (expecting `a tool name`), and at its end where the characters there are no
@@ -712,6 +715,7 @@ class PythonName(Parser[str]):
 
     def __init__(self, names: Collection[str] | None, limit: int) -> None:
         self.pattern = re.compile(rf"[^\W\d][\w.-]{{0,{limit - 1}}}")
+        self.limit = limit
         self.token = regex(self.pattern).desc("a tool name")
         self.names = names
         self.declared = None if names is None else f"a declared tool name ({len(names)} declared)"
@@ -719,6 +723,11 @@ class PythonName(Parser[str]):
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         name, end = yield from self.token.step(inp, pos)
+        if end - pos == self.limit:
+            while end == inp.end and not inp.eof:
+                yield pos
+            if self.pattern.match(inp.buf, end - inp.base, end - inp.base + 1) is not None:
+                raise Backtrack(end, (f"a tool name of at most {self.limit} characters",))
         expected = self._refused(name)
         if expected is not None:
             raise Backtrack(end, (expected,))

@@ -366,13 +366,13 @@ class Scanning:
                 held = None if starter == "" else self._hold(inp, text, arrived)
                 if held is not None or self.framing:
                     return held
-            inp.buf += arrived  # first: a plain marker's guard may read the input
+            inp.append(arrived)  # first: a plain marker's guard may read the input
             cut = self._cut(inp, text)
             if cut is None:
                 return APPENDED
             text = text[:cut]  # the rest is held back
         else:
-            inp.buf += text
+            inp.append(text)
         self.pieces.append(text)
         self.emitted = end = emitted + len(text)
         if end - inp.base >= RELEASE:  # every 64 four-character deltas or so
@@ -431,7 +431,7 @@ class Scanning:
         (else, without `framing`, `absorb` scans it as one delta)."""
         if self.held.fullmatch(whole) is None:
             return None
-        inp.buf += text
+        inp.append(text)
         return "", self.emitted
 
 

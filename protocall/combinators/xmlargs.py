@@ -65,7 +65,7 @@ from typing import Any, Protocol, TypeVar
 from .parser import Parser, Step, quote
 from .primitives import PartialMarker, TokenWait
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open, Text, new_text
+from .stream import APPENDED, Close, Input, Open, Text, new_text
 from .text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
 
 T = TypeVar("T")
@@ -178,13 +178,13 @@ class _AttributesWait:
 
     def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
         if self.quoted and '"' not in more:
-            inp.buf += more
+            inp.append(more)
             return "", self.start
-        grown = inp.buf + more
-        match = _ATTRIBUTES_SO_FAR.match(grown, self.start - inp.base)
-        if match is None or match.end() < len(grown):
-            return None
-        inp.buf = grown
+        inp.append(more)
+        buf = inp.buf
+        match = _ATTRIBUTES_SO_FAR.match(buf, self.start - inp.base)
+        if match is None or match.end() < len(buf):
+            return APPENDED
         self.start = inp.base + match.start("tail")
         self.quoted = '"' in match.group("tail")
         return "", self.start

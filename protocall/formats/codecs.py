@@ -24,7 +24,7 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .. import ast
 from ..combinators import (
@@ -39,8 +39,6 @@ from ..combinators import (
     cut,
     emit,
     fail,
-    forward,
-    generate,
     json_object,
     json_value,
     literal,
@@ -49,6 +47,7 @@ from ..combinators import (
     peek,
     regex,
     seq,
+    success,
     tag,
     until,
 )
@@ -56,7 +55,15 @@ from ..combinators import whitespace as ws
 from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
 from .blocks.json_calls import call_object
-from .blocks.names import NAME_CHARS, arguments, json_name, tool_name
+from .blocks.names import (
+    NAME_CHARS,
+    NAME_LIMIT,
+    TOO_LONG,
+    arguments,
+    json_name,
+    name_run,
+    tool_name,
+)
 from .blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
 from .layouts import schema_typing
 
@@ -72,7 +79,7 @@ class Plain:
     prefix: str = ""
 
     def parser(self) -> Parser[str]:
-        name = tool_name(regex(self.pattern).desc("a tool name"))
+        name = tool_name(name_run(self.pattern))
         return optional(literal(self.prefix)).then(name) if self.prefix else name
 
     def render(self, name: str) -> str:
@@ -92,7 +99,7 @@ class Attribute:
     pattern: str = r'[^"<]+'
 
     def parser(self) -> Parser[str]:
-        return tool_name(regex(self.pattern).desc("a tool name").map(unescape_attribute))
+        return tool_name(name_run(self.pattern).map(unescape_attribute))
 
     def render(self, name: str) -> str:
         return escape_attribute(name)
@@ -106,7 +113,8 @@ class IdName:
     (a token of `pattern`) is kept as the call id; the name is the id without a leading
     `prefix` and a trailing `:IDX` (1-20 digits), final once the whole id has arrived. An id
     without `:IDX` names a tool only when it is `{prefix}NAME` with NAME declared; any
-    other makes the call malformed (an error, never a call named after a guess)."""
+    other, or a name longer than `NAME_LIMIT`, makes the call malformed (an error, never a
+    call named after a guess)."""
 
     prefix: str = "functions."
     pattern: str = r"[^\s<]+"
@@ -122,6 +130,8 @@ class IdName:
     def name_of(self, tools: Tools | None, call_id: str) -> Parser[str]:
         """The `tool_name` node the id names, or a failure."""
         name = self.name(call_id)
+        if len(name) > NAME_LIMIT:
+            return fail(TOO_LONG)
         if self._indexed(call_id) or (tools is not None and name != call_id and name in tools):
             return emit(ast.TOOL_NAME, name)
         bad = f"a call id `{self.prefix}NAME:IDX`, not `{call_id}`"
@@ -253,19 +263,15 @@ class BareObject:
     def parser(self, schema: Any) -> Parser[Any]:
         """The arguments object; it cuts at each string and container, so it belongs after
         a call's head."""
-        quote, value = self.quote, forward()
+        quote = self.quote
         quoted_key = seq(literal(quote), until(quote, emit=False, required=True), literal(quote))
         bare_key = regex(BARE_KEY).desc("a key").map(str.rstrip)
         key = alt(quoted_key.map(lambda parts: parts[1]), bare_key)
-        member = key.skip(seq(ws, literal(":"), ws)).bind(
-            lambda k: Synthesised(f"{encode_basestring(k)}: ").then(value).map(lambda v: (k, v))
-        )
-        obj = _items("{", "}", member, keyed=True).map(dict)
         none = literal("None").then(Synthesised("null")).result(None)
         strings = _committed(quote, Quoted(quote))
-        containers = (_committed("{", obj), _committed("[", _items("[", "]", value)))
-        value.define(alt(strings, *containers, none, json_value()))
-        return obj
+        containers = (_committed(opener, success(_Opens(opener))) for opener in _CLOSERS)
+        scalar = alt(strings, *containers, none, json_value())
+        return Nesting(scalar, key.skip(seq(ws, literal(":"), ws)))
 
     def render(self, values: Any) -> str:
         """`values` (any value) as the template writes it."""
@@ -332,28 +338,96 @@ class Quoted(Parser[str]):
         return next((k for k in range(len(quote) - 1, 0, -1) if buf.endswith(quote[:k])), 0)
 
 
-def _items(opener: str, closer: str, item: Parser[Any], keyed: bool = False) -> Parser[Any]:
-    """`opener`, items separated by `,`, `closer`, echoed as JSON text; the list of the items'
-    values (with `keyed`, `(key, value)` pairs, a repeated key failing after it)."""
-    more = ws.then(alt(literal(",").then(ws).result(False), peek(literal(closer))))
+class Nesting(Parser[dict[str, Any]]):
+    """A `BareObject`'s arguments object: `{` members `}`, a member being `key` (its value
+    the key) then a value, a value being what `scalar` parses, or, where `scalar` gives
+    `{` or `[` (having cut at it), an object or `[` values `]`; `,` between members and
+    elements, whitespace optional. Echoed as JSON text; a repeated key fails after its
+    value, an object or array opened `MAX_DEPTH` deep fails at its bracket. The open
+    containers are a list, not a recursion, so any depth parses in constant stack.
 
-    @generate
-    def parse() -> Generator[Parser[Any], Any, list[Any]]:
-        yield literal(opener).then(Synthesised(opener)).then(ws)
-        values: list[Any] = []
-        keys: set[str] = set()
-        done = yield optional(peek(literal(closer)))
-        while not done:
-            values.append((yield Synthesised(", ").then(item) if values else item))
-            if keyed:
-                if values[-1][0] in keys:
-                    yield fail(f"a key other than {json.dumps(values[-1][0])} (repeated key)")
-                keys.add(values[-1][0])
-            done = yield more
-        yield literal(closer).then(Synthesised(closer))
-        return values
+    Needs more while the value or a part of it does; at end of input an open container
+    fails where the input ends, as its parts do."""
 
-    return parse
+    def __init__(self, scalar: Parser[Any], key: Parser[str]) -> None:
+        self.scalar = scalar
+        self.key = key
+        self.top = peek(literal("{")).result(_Opens("{"))  # the arguments: no cut
+        self.opened = {
+            opener: seq(literal(opener), Synthesised(opener), ws, optional(peek(literal(closer))))
+            for opener, closer in _CLOSERS.items()
+        }
+        self.more = {
+            closer: seq(ws, alt(literal(",").then(ws).result(False), peek(literal(closer))))
+            for closer in _CLOSERS.values()
+        }
+        self.closed = {
+            closer: literal(closer).then(Synthesised(closer)) for closer in _CLOSERS.values()
+        }
+        self.too_deep = (f"a value nested at most {MAX_DEPTH} deep",)
+
+    def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
+        open_: list[tuple[str, Any, str | None]] = []  # (closer, container, pending key)
+        value: Any
+        value, pos = yield from self.top.step(inp, pos)
+        while True:
+            if type(value) is _Opens:
+                if len(open_) == MAX_DEPTH:
+                    raise Backtrack(pos, self.too_deep)
+                closer = _CLOSERS[value.opener]
+                (*_, empty), pos = yield from self.opened[value.opener].step(inp, pos)
+                open_.append((closer, {} if closer == "}" else [], None))
+                if empty is None:
+                    pos = yield from self._item(inp, pos, open_, first=True)
+                    value, pos = yield from self.scalar.step(inp, pos)
+                    continue
+                value = open_[-1][1]
+                _, pos = yield from self.closed[closer].step(inp, pos)
+                open_.pop()
+            while open_:  # `value` is complete: it goes into the innermost container
+                closer, container, key = open_[-1]
+                if key is None:
+                    container.append(value)
+                elif key in container:
+                    raise Backtrack(pos, (f"a key other than {json.dumps(key)} (repeated key)",))
+                else:
+                    container[key] = value
+                (_, done), pos = yield from self.more[closer].step(inp, pos)
+                if not done:
+                    pos = yield from self._item(inp, pos, open_, first=False)
+                    break
+                _, pos = yield from self.closed[closer].step(inp, pos)
+                value = container
+                open_.pop()
+            else:
+                return value, pos
+            value, pos = yield from self.scalar.step(inp, pos)
+
+    def _item(
+        self, inp: Input, pos: int, open_: list[tuple[str, Any, str | None]], first: bool
+    ) -> Generator[int, None, int]:
+        """Start an item of the innermost container at `pos`: `, ` echoed unless it is the
+        first, and in an object the member's key, echoed and kept as the pending key."""
+        if not first:
+            inp.out.append(Text(", ", pos))
+        closer, container, _ = open_[-1]
+        if closer != "}":
+            return pos
+        key, pos = yield from self.key.step(inp, pos)
+        inp.out.append(Text(f"{encode_basestring(key)}: ", pos))
+        open_[-1] = (closer, container, key)
+        return pos
+
+
+class _Opens(NamedTuple):
+    """What a `Nesting`'s scalar gives where a container opens (not a value)."""
+
+    opener: str
+
+
+_CLOSERS = {"{": "}", "[": "]"}
+MAX_DEPTH = 128
+"""How deep a `BareObject`'s objects and arrays nest at most (the JSON parser's bound)."""
 
 
 def _committed(lead: str, parser: Parser[Any]) -> Parser[Any]:

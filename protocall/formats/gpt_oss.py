@@ -65,7 +65,7 @@ from ..combinators import (
 )
 from ..combinators import whitespace as ws
 from ..tools import Tools
-from .blocks.names import arguments, tool_name
+from .blocks.names import arguments, bounded_name, long_name_commits, tool_name
 from .spec import Call, Channel, Messages, Spec, TurnHook, build, register_turn
 from .turns import ToolUse, Turn
 
@@ -105,13 +105,13 @@ def code() -> Parser[Any]:
 
 
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
-    name = tool_name(regex(r"[^\s<]+").desc("a recipient"))
+    name = tool_name(bounded_name(r"[^\s<]", "a recipient"))
     json_body, code_body = ws.then(arguments(json_object())), code()
     function = literal(" to=functions.").then(name).map(lambda to: (to, json_body))
     built_in = (
         literal(" to=").then(name).map(lambda to: (to, code_body if to == PYTHON else json_body))
     )
-    recipient = alt(function, built_in).skip(cut)
+    recipient = long_name_commits(alt(function, built_in)).skip(cut)
     kind = regex(r"[\w-]+").desc("a content type")
     opened = ws.then(literal(MESSAGE))
     header_end = alt(

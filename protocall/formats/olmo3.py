@@ -11,9 +11,10 @@ Ollama's olmo3 renderer and parser). The markers are plain text, not special tok
 - Calls are keyword-argument pseudo-function calls, one per line, with Python or JSON
   literal values (`true`, `false`, `null` as the template writes them); their arguments
   stream as JSON text. Whitespace may surround the calls inside the section.
-- `<function_calls>` heads a call list only where a call (its name, `(` and `)` or a first
-  `key=`) follows; otherwise it is text. Any name counts inside it (the session reports an
-  undeclared one). A missing `</function_calls>` is tolerated.
+- `<function_calls>` heads a call list only where a call (its name and `(`) follows;
+  otherwise it is text. What the call holds then (a positional argument, a key with a
+  marker in it) makes it malformed, never text. Any name counts inside it (the session
+  reports an undeclared one). A missing `</function_calls>` is tolerated.
 - Reasoning (Think models) is `<think>…</think>`, written by the model or pre-opened by a
   prompt ending `<think>`; a genuine `<function_calls>` ends it. `<|im_end|>` ends the turn.
 """

@@ -12,7 +12,8 @@ lfm2      [<think>R</think>]content<|tool_call_start|>[f(a='x')]<|tool_call_end|
 - A bare list is a call list only where `[` is followed by a declared tool's name, `(` and
   `)` or a first `key=` (vLLM reads one only at the very start of the output; here it may
   follow content, and text may follow it). Until that is decided its `[` is held back; a
-  bare list cut off before it is text. LFM2 calls count only inside the section.
+  bare list cut off before it is text. LFM2 calls count only inside the section, where
+  `[`, a name and `(` make a call list: what a call holds then makes it malformed, not text.
 - Reasoning (LFM2.5) is `<think>…</think>`, written by the model: only `</think>` ends it.
 """
 

@@ -2,8 +2,9 @@
 
 `degenerate_inputs(fmt)` maps a label to a function `size -> text` of about `size`
 characters: each structural character of the format's markers repeated, each marker and
-marker prefix repeated, nested openers, whitespace runs (alone and inside a call's head),
-and the format's call opener followed by endless argument text or an endless tool name.
+marker prefix repeated, nested openers, whitespace runs (alone, after each marker and
+inside a call's head), and the format's call opener followed by endless argument text or
+an endless tool name.
 The format's cost on each must be linear in `size` (DESIGN.md §4), whatever the chunking;
 `benchmarks/bench_adversarial.py` times them, and the test suite counts the work.
 """
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import protocall
+
+from .. import formats
 from ..formats import Format
 from ..formats.turns import ToolUse, Turn
 
@@ -33,6 +37,19 @@ _STRUCTURAL = "{}[]()<>\"'\\:,=|/;"
 """Characters that open, close or separate something in some format."""
 
 Generator = Callable[[int], str]
+
+
+def parse(name: str, text: str, delta: int) -> None:
+    """`text` parsed by format `name` with `TOOLS` declared: at once (`delta` 0, as
+    `protocall.parse` does) or fed to a session `delta` characters at a time, then finished
+    (how the benchmarks and the work-count tests run a degenerate output)."""
+    if delta == 0:
+        protocall.parse(text, name, TOOLS)
+        return
+    session = formats.get(name).parser(TOOLS)
+    for start in range(0, len(text), delta):
+        session.feed(text[start : start + delta])
+    session.finish()
 
 
 def call_opener(fmt: Format) -> tuple[str, str]:
@@ -62,6 +79,7 @@ def degenerate_inputs(fmt: Format) -> dict[str, Generator]:
         cases[f"{character!r} repeated"] = repeated(character)
     for marker in markers:
         cases[f"{marker!r} repeated"] = repeated(marker)
+        cases[f"{marker!r}, ' ' run"] = after(marker, " ")
         if len(marker) > 2:
             cases[f"{marker[:-1]!r} repeated"] = repeated(marker[:-1])
             cases[f"{marker[: len(marker) // 2]!r} repeated"] = repeated(marker[: len(marker) // 2])

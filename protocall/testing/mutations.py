@@ -32,6 +32,7 @@ KINDS = (
     "undeclared tool",
     "corrupted byte",
     "cut inside a character",
+    "whitespace anywhere",
 )
 """The mutation kinds `mutations` draws from (those applicable to the case)."""
 
@@ -170,7 +171,17 @@ def whitespace_at_marker(draw: st.DrawFn, fmt: Format, case: Case) -> Case:
     points = {0, len(case.text)}
     for start, end in marker_cuts(case.text, fmt.reserved):
         points |= {start, end}
-    at = choose(draw, sorted(points))
+    return _spaced(draw, case, choose(draw, sorted(points)))
+
+
+@st.composite
+def whitespace_anywhere(draw: st.DrawFn, case: Case) -> Case:
+    """A run of whitespace inserted at any offset: inside a name, a key, a string value, a
+    number or a marker, between a call list's items."""
+    return _spaced(draw, case, draw(integers(0, len(case.text))))
+
+
+def _spaced(draw: st.DrawFn, case: Case, at: int) -> Case:
     space = choose(draw, WHITESPACE)
     return case.derive(
         text=_insert(case.text, at, space),
@@ -237,7 +248,7 @@ def cut_inside_character(draw: st.DrawFn, case: Case) -> Case:
 def applicable(fmt: Format, case: Case) -> list[str]:
     """The mutation kinds that apply to `case`."""
     turn = case.turn
-    kinds = ["whitespace at a marker"]
+    kinds = ["whitespace at a marker", "whitespace anywhere"]
     if case.text:
         kinds.append("corrupted byte")
     if any(ord(char) > 0x7F for char in case.text):
@@ -267,6 +278,8 @@ def mutations(draw: st.DrawFn, fmt: Format, case: Case) -> Case:
         return draw(corrupted_byte(case))
     if kind == "cut inside a character":
         return draw(cut_inside_character(case))
+    if kind == "whitespace anywhere":
+        return draw(whitespace_anywhere(case))
     strategy = {
         "marker in prose": marker_in_prose,
         "marker in argument": marker_in_argument,
@@ -289,5 +302,6 @@ __all__ = [
     "truncations",
     "unclosed_reasoning",
     "undeclared_tool",
+    "whitespace_anywhere",
     "whitespace_at_marker",
 ]

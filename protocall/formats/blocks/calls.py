@@ -34,6 +34,7 @@ from ...tools import Tools
 from ..layouts import schema_typing
 from .names import (
     arguments,
+    long_name_commits,
     per_tool,
     tool_name,
 )
@@ -72,15 +73,16 @@ def skipped_call(
     head: Parser[Any], body: Callable[[str], Parser[Any]], skip: Parser[Any]
 ) -> Parser[Any]:
     """One call: `head` (whose value is the tool name), a cut, then `body(name)` (built once
-    per name, see `built_once`); a failure after the cut is an `error` node whose region
-    `skip` ends. Where a region ends, the grammar tries a call before anything else a
-    call's text could begin, so a run of calls failing the same way is one region
-    (`recover`'s `runs`)."""
+    per name, see `built_once`); a failure after the cut, or at a tool name too long (see
+    `long_name_commits`), is an `error` node whose region `skip` ends. Where a region ends,
+    the grammar tries a call before anything else a call's text could begin, so a run of
+    calls failing the same way is one region (`recover`'s `runs`)."""
 
     def called(name: str) -> Parser[Any]:
         return cut.then(body(name))
 
-    return recover(tag(ast.TOOL_CALL, head.bind(built_once(called))), skip, runs=())
+    call = long_name_commits(head).bind(built_once(called))
+    return recover(tag(ast.TOOL_CALL, call), skip, runs=())
 
 
 def call_section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:

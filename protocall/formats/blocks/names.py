@@ -8,16 +8,23 @@ from typing import Any
 
 from ... import ast
 from ...combinators import (
+    Committed,
+    Input,
     Parser,
+    Step,
     fail,
     json_string,
     literal,
+    not_followed_by,
     regex,
     seq,
     success,
     tag,
     whitespace,
 )
+from ...combinators.glance import Glance
+from ...combinators.parser import Wrapper
+from ...combinators.result import Backtrack
 from ...tools import Tools
 
 NAME_LIMIT = 256
@@ -27,29 +34,70 @@ NAME_LIMIT = 256
 a head waiting on an endless name holds back a bounded text (OpenAI allows 64)."""
 
 
-NAME_CHARS = rf"[^\s<>\"'`(){{}}\[\],;|=]{{1,{NAME_LIMIT}}}"
-
-
-"""A tool name: a run of characters that cannot terminate one in any format."""
+NAME_CHAR = r"[^\s<>\"'`(){}\[\],;|=]"
+"""A character of a tool name: one that cannot terminate one in any format."""
+NAME_CHARS = rf"{NAME_CHAR}{{1,{NAME_LIMIT}}}"
+"""A tool name: a run of `NAME_CHAR`s."""
+TOO_LONG = f"a tool name of at most {NAME_LIMIT} characters"
+"""What a name that runs past `NAME_LIMIT` fails expecting (see `long_name_commits`)."""
 
 
 def tool_name(parser: Parser[str] | None = None) -> Parser[str]:
     """The tool name as a `tool_name` node (by default a run of `NAME_CHARS`), closed only
     once its terminator has arrived, so `get_weather` never shows while `get_weather_x`
     is still arriving."""
-    return tag(ast.TOOL_NAME, parser or regex(NAME_CHARS).desc("a tool name"))
+    return tag(ast.TOOL_NAME, parser or name_run(NAME_CHARS))
+
+
+def name_run(pattern: str) -> Parser[str]:
+    """A name matching `pattern`: `NAME_CHARS` or a run of one character class (`[…]+`)
+    is bounded (see `bounded_name`); another pattern is a format's own."""
+    if pattern == NAME_CHARS:
+        return bounded_name(NAME_CHAR)
+    if _CLASS_RUN.fullmatch(pattern):
+        return bounded_name(pattern[:-1])
+    return regex(pattern).desc("a tool name")
+
+
+_CLASS_RUN = re.compile(r"\[(?:[^\]\\]|\\.)+\]\+")
+
+
+def bounded_name(char: str, description: str = "a tool name") -> Parser[str]:
+    """A run of 1 to `NAME_LIMIT` characters of the class `char`; one that goes on past
+    `NAME_LIMIT` fails there expecting `TOO_LONG` (see `long_name_commits`)."""
+    names = regex(rf"{char}{{1,{NAME_LIMIT}}}").desc(description)
+    return names.skip(not_followed_by(regex(char), TOO_LONG))
 
 
 def json_name() -> Parser[str]:
     """A tool name written as a JSON string (`"get_weather"`), as a `tool_name` node: one
-    whose text runs past `NAME_LIMIT` characters fails there."""
-    return tool_name(json_string(max_size=NAME_LIMIT + 2))
+    whose text runs past `NAME_LIMIT` characters fails there, expecting `TOO_LONG`."""
+    return tool_name(_JsonName())
+
+
+class _JsonName(Wrapper[str]):
+    def __init__(self) -> None:
+        self.parser = json_string(max_size=NAME_LIMIT + 2)  # the quotes too
+        self.too_long = self.parser.too_long  # type: ignore[attr-defined]
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        try:
+            return (yield from self.parser.step(inp, pos))
+        except Backtrack as failure:
+            if failure.expected != self.too_long:
+                raise
+            named = Backtrack(failure.position, (TOO_LONG,))
+            named.context = failure.context
+            raise named from None
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)
 
 
 def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
     """A tool name that must be one of `tools` (any name when none are declared); an
     undeclared one fails, so the text around it is not taken for a call."""
-    names = regex(pattern).desc("a tool name")
+    names = name_run(pattern)
     if tools is None:
         return names
     expected = f"a declared tool name ({len(tools)} declared)"
@@ -94,3 +142,34 @@ def loose(text: str) -> Parser[str]:
     if not parsers or text[-1].isspace():
         parsers.append(whitespace)
     return seq(*parsers).result(text)
+
+
+class _LongNameCommits(Wrapper[Any]):
+    """`parser` (a call's head), whose failure at a name too long (`TOO_LONG`) commits:
+    the opener and the long name are a call, malformed."""
+
+    def __init__(self, parser: Parser[Any]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[Any]:
+        try:
+            return (yield from self.parser.step(inp, pos))
+        except Backtrack as failure:
+            if TOO_LONG not in failure.expected:
+                raise
+            inp.cut()
+            committed = Committed(failure.position, (TOO_LONG,))
+            committed.context = failure.context
+            raise committed from None
+
+    def _glance(self, window: str) -> Glance | None:
+        return self.parser.glance(window)  # a window is shorter than a name too long
+
+    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
+        return self.parser.deciders(window)
+
+
+def long_name_commits(head: Parser[Any]) -> Parser[Any]:
+    """`head`, where a tool name too long is a malformed call, not text: after the opener,
+    a name that runs past `NAME_LIMIT` characters fails there, committed (see `tool_call`)."""
+    return _LongNameCommits(head)

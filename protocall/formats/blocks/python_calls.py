@@ -35,6 +35,7 @@ from .calls import (
 )
 from .names import (
     NAME_LIMIT,
+    long_name_commits,
 )
 
 PYTHON_CALL, PYTHON_CALLEE = "python_call", "python_callee"
@@ -65,7 +66,7 @@ def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any]
         read = literal(prefix).then(syntax) if prefix else syntax
         return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
 
-    return peek(proof), tag(ast.TOOL_CALL, peek(proof).bind(body))
+    return peek(proof), tag(ast.TOOL_CALL, long_name_commits(peek(proof)).bind(body))
 
 
 def python_call_list(
@@ -82,9 +83,10 @@ def python_call_list(
 
     A bare list has no marker to prove it a call: it is one only where `[` is followed by a
     declared tool's name (any name when none are declared), `(` and `)` or a first `key=`;
-    otherwise, also when the stream ends before that, the `[` is text. Inside a section any
-    name makes a call (the session reports an undeclared one) and a section begin the
-    stream ended inside is a truncated call. After the first call the list is committed.
+    otherwise, also when the stream ends before that, the `[` is text. Inside a section a
+    name and `(` after `[` make a call (what it holds cannot turn it into text), any name
+    (the session reports an undeclared one), and a section begin the stream ended inside
+    is a truncated call. After the first call the list is committed.
     A trailing comma is allowed; a missing section end is tolerated.
 
     The list is the calls' envelope (see `envelope`): its calls are complete only once its
@@ -106,7 +108,7 @@ def python_call_list(
     heads, lists, openers = [], [], []
     if section is not None:
         begin, end = literal(section[0]).then(whitespace), whitespace.then(closer(section[1]))
-        proof, first = _python_call(_python_name(None))
+        proof, first = _python_call(_python_name(None), strict=False)
         heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
         lists.append(unfinished(listed(first, begin, optional(end))))
         openers.append(section[0])
@@ -133,18 +135,19 @@ def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
     whose arguments stream as JSON text (see `python_call`), any name making a call (the
     session reports an undeclared one).
 
-    The begin heads a call list only where, after optional whitespace, a name, `(` and `)`
-    or a first `key=` follow it; otherwise it is text, and one the stream ended inside is a
-    truncated call. Calls are separated by whitespace (the template writes a line break),
-    which alone commits to nothing: a name and `(` after it make a call, and one cut off
-    is a truncated one. A missing end is tolerated (the section closes at the first
-    line that is no call). A malformed call is skipped to the end (consumed) or a stop.
+    The begin heads a call list only where, after optional whitespace, a name and `(`
+    follow it; otherwise it is text, and one the stream ended inside is a truncated call.
+    (A call that begins so is a call: what it holds, a key with a marker in it or a
+    positional argument, makes it malformed, not text that hides it.) Calls are separated
+    by whitespace (the template writes a line break), which alone commits to nothing: a
+    name and `(` after it make a call, and one cut off is a truncated one. A missing end
+    is tolerated (the section closes at the first line that is no call). A malformed call
+    is skipped to the end (consumed) or a stop.
     """
     begin, end = section
     skip = until(end, *stops, emit=False).then(optional(literal(end)))
-    proof, first = _python_call(_python_name(None))
-    _, later = _python_call(_python_name(None), strict=False)
+    proof, call = _python_call(_python_name(None), strict=False)
     opening = literal(begin).then(whitespace)
-    more = many(regex(r"\s+").then(unfinished(recover(later, skip))))
-    calls = seq(opening, recover(first, skip), more, optional(whitespace.then(closer(end))))
+    more = many(regex(r"\s+").then(unfinished(recover(call, skip))))
+    calls = seq(opening, recover(call, skip), more, optional(whitespace.then(closer(end))))
     return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))
