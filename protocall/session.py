@@ -945,6 +945,9 @@ class SessionOptions(TypedDict, total=False):
     validate: bool
     reject_invalid: bool
     special_tokens: Iterable[str]
+    max_output: int | None
+    max_calls: int | None
+    max_argument_size: int | None
 
 
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
