@@ -45,6 +45,7 @@ __all__ = [
     "coerce",
     "coerce_json",
     "coerce_typed",
+    "coercer",
     "json_type",
     "parameter_schema",
 ]
@@ -77,6 +78,15 @@ def coerce(
     """Type `raw` by `schema` (rules in the module docstring). Local `$ref`s (`#/...`) are
     resolved against `root`, normally the tool's `parameters` object."""
     return _coerce(raw, _types(schema, root, 0))
+
+
+def coercer(
+    schema: Mapping[str, Any] | None, *, root: Mapping[str, Any] | None = None
+) -> Callable[[str], Coerced]:
+    """`coerce` by `schema`, the types it allows worked out once (for the values of one
+    declared argument, typed call after call)."""
+    types = _types(schema, root, 0)
+    return lambda raw: _coerce(raw, types)
 
 
 def coerce_typed(raw: str, type_name: str) -> Coerced:
@@ -263,10 +273,14 @@ def _finite_float(text: str) -> float:
     return value
 
 
+_STRICT = json.JSONDecoder(parse_float=_finite_float, parse_constant=_reject_constant)
+"""What `json.loads` with these hooks builds anew on every call."""
+
+
 def _json(text: str) -> Any:
     """Strict JSON, exact integers; `_NO` when invalid."""
     try:
-        return json.loads(text, parse_float=_finite_float, parse_constant=_reject_constant)
+        return _STRICT.decode(text)
     except (ValueError, RecursionError):
         return _NO
 

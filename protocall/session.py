@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import bisect
 import codecs
-import os
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -974,18 +973,29 @@ def _drop(text: str) -> list[Event]:
 
 def _random_ids(seed: int | None) -> IdFactory:
     """`call_` + 24 alphanumerics (144 random bits in base 64, `x` and `y` standing for its
-    two non-alphanumeric digits); deterministic for a given seed, else from a generator
-    seeded once per session by the OS (ids must be unique, not secret: one system call per
-    session instead of one per character), when the first id is drawn (a turn without
-    calls seeds nothing)."""
+    two non-alphanumeric digits): deterministic for a given seed (from a generator of the
+    session's own, seeded when the first id is drawn: a turn without calls seeds nothing),
+    else drawn from the process's generator (`random`'s, seeded by the OS at start and again
+    in a child process after a fork: ids must be unique, not secret; seeding one per session
+    cost more than the rest of the call's events)."""
+    if seed is None:
+        return _new_id
     generators: list[random.Random] = []
 
     def new_id(index: int) -> str:
         if not generators:
-            generators.append(random.Random(seed if seed is not None else os.urandom(16)))
-        return "call_" + base64.b64encode(generators[0].randbytes(18), b"xy").decode()
+            generators.append(random.Random(seed))
+        return _id_of(generators[0].randbytes(18))
 
     return new_id
+
+
+def _new_id(index: int) -> str:
+    return _id_of(random.randbytes(18))
+
+
+def _id_of(bits: bytes) -> str:
+    return "call_" + base64.b64encode(bits, b"xy").decode()
 
 
 def dumps(value: Any) -> str:

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
-from protocall.combinators import UsageError
+from protocall.combinators import UsageError, literal
+from protocall.combinators.parser import built_once
 from protocall.formats import Format
 from protocall.formats.compiled import cache_info, clear_cache, compiled, set_cache_size
 from protocall.formats.turns import ToolUse, Turn
@@ -76,6 +77,30 @@ def test_the_format_the_start_and_every_part_of_the_tools_tell_compiled_grammars
     ]
     grammars = {id(compiled(*key).grammar) for key in keys}
     assert len(grammars) == len(keys)
+
+
+@pytest.mark.usefixtures("fresh_cache")
+def test_tool_sets_whose_json_differs_only_past_the_hashed_sample_stay_apart() -> None:
+    hermes = formats.get("hermes")
+    many = [weather(f"tool_{i:03}") for i in range(200)]  # some 20 KB of JSON
+    other = [*many[:100], weather("tool_ZZZ"), *many[101:]]  # same length, the middle differs
+    assert compiled(hermes, many, None) is not compiled(hermes, other, None)
+    assert compiled(hermes, [*many], None) is compiled(hermes, many, None)
+    assert cache_info().entries == 2
+
+
+def test_a_bound_parser_is_built_once_per_value_and_anew_for_an_unhashable_one() -> None:
+    built: list[Any] = []
+
+    def build(value: Any) -> Any:
+        built.append(value)
+        return literal(str(value))
+
+    once = built_once(build)
+    assert once("a") is once("a") and built == ["a"]
+    assert once(["a"]) is not once(["a"]) and len(built) == 3
+    for value in range(200):  # more values than it keeps: still one parser per value asked
+        assert once(value) is once(value)
 
 
 @pytest.mark.usefixtures("fresh_cache")

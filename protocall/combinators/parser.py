@@ -437,6 +437,33 @@ class Bind(Wrapper[U]):
         return self.parser.deciders(window)
 
 
+def built_once(build: Callable[[T], Parser[U]]) -> Callable[[T], Parser[U]]:
+    """`build`, whose parser for a value is built once and kept (a small cache, cleared
+    when full), for a `bind` whose values recur, such as tool names: the parser built for
+    a name, and what its caches learn (glances, choice plans, marker outcomes), then serve
+    every call of that name in every run of the grammar, instead of a new parser with
+    empty caches per call. `build` must be pure (the grammar's own); an unhashable value
+    is built anew each time."""
+    built: dict[Any, Parser[U]] = {}
+
+    def once(value: T) -> Parser[U]:
+        try:
+            parser = built.get(value)
+        except TypeError:  # unhashable
+            return build(value)
+        if parser is None:
+            if len(built) >= _BUILT:
+                built.clear()
+            parser = built[value] = build(value)
+        return parser
+
+    return once
+
+
+_BUILT = 64
+"""Values whose parser `built_once` keeps."""
+
+
 class Desc(Wrapper[T]):
     def __init__(self, parser: Parser[T], description: str) -> None:
         self.parser = parser

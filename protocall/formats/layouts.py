@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..combinators.xmlargs import Layout
-from ..schema import Coerced, always_string, coerce, coerce_typed, parameter_schema
+from ..schema import Coerced, always_string, coerce_typed, coercer, parameter_schema
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,8 @@ class SchemaTyping:
     declared: Mapping[str, Any] = field(init=False, compare=False)
     # What `__call__` gives per declared key: worked out once per tool set, as the tool's
     # argument parser is (a pure memo, shared by the sessions of the tool set; a key the
-    # model invents, or a type attribute, is typed anew: the memo stays as small as the
-    # schema).
+    # model invents is typed anew: the memo stays as small as the schema; a type
+    # attribute is typed as `_by_attribute` keeps it).
     typed: dict[str, Typed] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -31,19 +32,26 @@ class SchemaTyping:
         object.__setattr__(self, "typed", {})
 
     def __call__(self, key: str, type_name: str | None) -> Typed:
-        if type_name is not None or key not in self.declared:
-            return self._typing(key, type_name)
+        if type_name is not None:
+            return _by_attribute(type_name)
+        if key not in self.declared:
+            return self._typing(key)
         typed = self.typed.get(key)
         if typed is None:
-            typed = self.typed[key] = self._typing(key, type_name)
+            typed = self.typed[key] = self._typing(key)
         return typed
 
-    def _typing(self, key: str, type_name: str | None) -> Typed:
-        if type_name is not None:
-            return always_string({"type": type_name}), lambda raw: coerce_typed(raw, type_name)
+    def _typing(self, key: str) -> Typed:
         schema = parameter_schema(self.parameters, key)
         root = self.parameters
-        return always_string(schema, root=root), lambda raw: coerce(raw, schema, root=root)
+        return always_string(schema, root=root), coercer(schema, root=root)
+
+
+@functools.lru_cache(maxsize=64)
+def _by_attribute(type_name: str) -> Typed:
+    """How a value whose type attribute names `type_name` is typed, whatever the tool
+    (kept for the last 64 type names met, not worked out again per value)."""
+    return always_string({"type": type_name}), functools.partial(coerce_typed, type_name=type_name)
 
 
 Typed = tuple[bool, Callable[[str], Coerced]]

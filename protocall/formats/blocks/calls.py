@@ -28,6 +28,7 @@ from ...combinators import (
     until,
     whitespace,
 )
+from ...combinators.parser import built_once
 from ...combinators.xmlargs import Layout, xml_arguments
 from ...tools import Tools
 from ..layouts import schema_typing
@@ -71,12 +72,16 @@ def tool_call(
 def skipped_call(
     head: Parser[Any], body: Callable[[str], Parser[Any]], skip: Parser[Any]
 ) -> Parser[Any]:
-    """One call: `head` (whose value is the tool name), a cut, then `body(name)`; a failure
-    after the cut, or at a tool name too long (see `long_name_commits`), is an `error` node
-    whose region `skip` ends. Where a region ends, the
-    grammar tries a call before anything else a call's text could begin, so a run of calls
-    failing the same way is one region (`recover`'s `runs`)."""
-    call = long_name_commits(head).bind(lambda name: cut.then(body(name)))
+    """One call: `head` (whose value is the tool name), a cut, then `body(name)` (built once
+    per name, see `built_once`); a failure after the cut, or at a tool name too long (see
+    `long_name_commits`), is an `error` node whose region `skip` ends. Where a region ends,
+    the grammar tries a call before anything else a call's text could begin, so a run of
+    calls failing the same way is one region (`recover`'s `runs`)."""
+
+    def called(name: str) -> Parser[Any]:
+        return cut.then(body(name))
+
+    call = long_name_commits(head).bind(built_once(called))
     return recover(tag(ast.TOOL_CALL, call), skip, runs=())
 
 
