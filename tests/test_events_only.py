@@ -1,0 +1,148 @@
+"""A session created with `record=False` emits the same events as one that records the
+turn, for every format, while keeping only what its events still need.
+
+The inputs are the testing kit's rendered turns, valid, cut short and mutated, with a run of
+prose inserted somewhere (long enough for the parser's buffer to release text, so that the
+session forgets it), fed one-shot, per character or byte and in drawn chunkings; and the
+degenerate outputs of `protocall.testing.degenerate_inputs`. Memory is counted, not timed:
+the peak traced while a long turn streams must not grow with its length.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.combinators import UsageError
+from protocall.events import Event, ProtocolError
+from protocall.formats import Format
+from protocall.testing.chunks import byte_chunkings, chunkings
+from protocall.testing.degenerate import TOOLS, degenerate_inputs
+from protocall.testing.mutations import mutations, truncations
+from protocall.testing.strategies import Case, cases
+
+NAMES = formats.names()
+FILLER = "Some prose that names no marker, long enough to be released. " * 8
+"""About 500 characters of plain text: the buffer releases decided text past 256."""
+
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "passthrough_malformed": st.booleans(),
+        "truncated_as_content": st.booleans(),
+        "reject_invalid": st.booleans(),
+    },
+)
+
+
+def streamed(
+    fmt: Format, case: Case, chunks: list[str] | list[bytes], record: bool, **options: Any
+) -> list[list[Event]]:
+    """The events of each `feed` of `chunks`, then of `finish` (up to a fatal error)."""
+    session = fmt.parser(case.tools, case.generation_prompt, seed=0, record=record, **options)
+    steps = []
+    for chunk in [*chunks, None]:
+        step = session.finish() if chunk is None else session.feed(chunk)
+        steps.append(step)
+        if any(isinstance(e, ProtocolError) and e.code == "invalid_output" for e in step):
+            break  # a fatal error ends the turn: more input is a usage error
+    return steps
+
+
+@st.composite
+def inputs(draw: st.DrawFn, fmt: Format) -> tuple[Case, list[str] | list[bytes]]:
+    """A turn of `fmt` (valid, cut short or mutated) with prose inserted, and a chunking."""
+    case = draw(cases(fmt))
+    kind = draw(st.sampled_from(["valid", "truncated", "mutated"]))
+    if kind == "truncated":
+        case = draw(truncations(case))
+    elif kind == "mutated":
+        case = draw(mutations(fmt, case))
+    padding = FILLER * draw(st.integers(0, 3))
+    if case.data is not None:
+        at = draw(st.integers(0, len(case.data)))
+        data = case.data[:at] + padding.encode() + case.data[at:]
+        return case, draw(byte_chunkings(data))
+    at = draw(st.integers(0, len(case.text)))
+    text = case.text[:at] + padding + case.text[at:]
+    way = draw(st.sampled_from(["one", "characters", "chunks", "bytes"]))
+    if way == "one":
+        return case, [text]
+    if way == "characters":
+        return case, list(text)
+    if way == "bytes":
+        return case, draw(byte_chunkings(text))
+    return case, draw(chunkings(text, fmt.reserved))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=25)
+@given(data=st.data())
+def test_events_are_the_same_without_recording(name: str, data: st.DataObject) -> None:
+    fmt = formats.get(name)
+    case, chunks = data.draw(inputs(fmt))
+    options = data.draw(OPTIONS)
+    recorded = streamed(fmt, case, chunks, True, **options)
+    assert streamed(fmt, case, chunks, False, **options) == recorded
+
+
+DEGENERATE = [(name, label) for name in NAMES for label in degenerate_inputs(formats.get(name))]
+
+
+@pytest.mark.parametrize(("name", "label"), DEGENERATE)
+def test_degenerate_events_are_the_same_without_recording(name: str, label: str) -> None:
+    fmt = formats.get(name)
+    text = degenerate_inputs(fmt)[label](1500)
+    case = Case(text, None, None, None)
+    for chunks in ([text], [text[i : i + 7] for i in range(0, len(text), 7)]):
+        recorded = streamed(fmt, case.derive(tools=TOOLS), chunks, True)
+        assert streamed(fmt, case.derive(tools=TOOLS), chunks, False) == recorded
+
+
+def test_message_and_ast_are_usage_errors_without_recording() -> None:
+    session = formats.get("hermes").parser(record=False)
+    session.feed("Hello.")
+    session.finish()
+    with pytest.raises(UsageError, match="record=False"):
+        session.message  # noqa: B018
+    with pytest.raises(UsageError, match="record=False"):
+        session.ast  # noqa: B018
+
+
+def test_truncated_without_recording() -> None:
+    session = formats.get("hermes").parser(record=False)
+    session.feed('<tool_call>\n{"name": "f", "argu')
+    session.finish()
+    assert session.truncated
+
+
+CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>\n'
+BLOCK = "The weather in Paris is mild; numbers like 42 and <b>tags</b> are text.\n" * 40 + CALL
+
+
+def streaming_peak(blocks: int, record: bool) -> int:
+    """Peak memory traced while a Hermes turn of `blocks` blocks of prose and a call streams
+    in 512-character chunks (the session's growth: the input is not held whole)."""
+    session = formats.get("hermes").parser(TOOLS, seed=0, record=record)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(blocks):
+            for start in range(0, len(BLOCK), 512):
+                session.feed(BLOCK[start : start + 512])
+        session.finish()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_is_bounded_without_recording() -> None:
+    small, large = streaming_peak(20, False), streaming_peak(80, False)
+    assert large < small + 64_000  # flat: the session forgets what the events no longer need
+    assert streaming_peak(80, True) > large + 1_000_000  # recording keeps the turn (~250 K chars)
