@@ -270,6 +270,9 @@ _JOINED = 256
 """Characters of text a log entry joins at most (see `_Entries`)."""
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
+_FORGOTTEN = 64
+"""Entries of the item log after which a session without `record` forgets them, where no
+call is open (see `Session._seal`): outside calls it holds at most this many deltas."""
 
 
 def _joined(entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -452,7 +455,7 @@ class Session:
         self._new_id = id_factory or _random_ids(seed)
         self._record = record
         # Open log entries that make the session seal (without `record`, forget) them.
-        self._sealed_at = _SEALED if record else 1
+        self._sealed_at = _SEALED if record else _FORGOTTEN
         self._log = _ItemLog()
         self._entries = self._log.open  # the log's open entries, as the run appends them
         self._run = Run(grammar, log=self._log.open)

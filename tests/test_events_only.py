@@ -13,12 +13,14 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall import session as session_module
 from protocall.combinators import UsageError
 from protocall.events import Event, ProtocolError
 from protocall.formats import Format
@@ -26,6 +28,7 @@ from protocall.testing.chunks import byte_chunkings, chunkings
 from protocall.testing.degenerate import TOOLS, degenerate_inputs
 from protocall.testing.mutations import mutations, truncations
 from protocall.testing.strategies import Case, cases
+from protocall.tools import normalize_tools
 
 NAMES = formats.names()
 FILLER = "Some prose that names no marker, long enough to be released. " * 8
@@ -42,10 +45,18 @@ OPTIONS = st.fixed_dictionaries(
 
 
 def streamed(
-    fmt: Format, case: Case, chunks: list[str] | list[bytes], record: bool, **options: Any
+    fmt: Format,
+    case: Case,
+    chunks: list[str] | list[bytes],
+    record: bool,
+    forgotten: int = session_module._FORGOTTEN,
+    **options: Any,
 ) -> list[list[Event]]:
-    """The events of each `feed` of `chunks`, then of `finish` (up to a fatal error)."""
-    session = fmt.parser(case.tools, case.generation_prompt, seed=0, record=record, **options)
+    """The events of each `feed` of `chunks`, then of `finish` (up to a fatal error);
+    without `record`, the session forgets every `forgotten` entries of its log (the default,
+    or 1: as often as it may, so that short inputs forget inside and around calls too)."""
+    with mock.patch.object(session_module, "_FORGOTTEN", forgotten):
+        session = fmt.parser(case.tools, case.generation_prompt, seed=0, record=record, **options)
     steps = []
     for chunk in [*chunks, None]:
         step = session.finish() if chunk is None else session.feed(chunk)
@@ -58,12 +69,8 @@ def streamed(
 @st.composite
 def inputs(draw: st.DrawFn, fmt: Format) -> tuple[Case, list[str] | list[bytes]]:
     """A turn of `fmt` (valid, cut short or mutated) with prose inserted, and a chunking."""
-    case = draw(cases(fmt))
-    kind = draw(st.sampled_from(["valid", "truncated", "mutated"]))
-    if kind == "truncated":
-        case = draw(truncations(case))
-    elif kind == "mutated":
-        case = draw(mutations(fmt, case))
+    valid = draw(cases(fmt))
+    case = draw(st.one_of(st.just(valid), truncations(valid), mutations(fmt, valid)))
     padding = FILLER * draw(st.integers(0, 3))
     if case.data is not None:
         at = draw(st.integers(0, len(case.data)))
@@ -88,8 +95,9 @@ def test_events_are_the_same_without_recording(name: str, data: st.DataObject) -
     fmt = formats.get(name)
     case, chunks = data.draw(inputs(fmt))
     options = data.draw(OPTIONS)
+    forgotten = data.draw(st.sampled_from([1, session_module._FORGOTTEN]))
     recorded = streamed(fmt, case, chunks, True, **options)
-    assert streamed(fmt, case, chunks, False, **options) == recorded
+    assert streamed(fmt, case, chunks, False, forgotten, **options) == recorded
 
 
 DEGENERATE = [(name, label) for name in NAMES for label in degenerate_inputs(formats.get(name))]
@@ -99,10 +107,11 @@ DEGENERATE = [(name, label) for name in NAMES for label in degenerate_inputs(for
 def test_degenerate_events_are_the_same_without_recording(name: str, label: str) -> None:
     fmt = formats.get(name)
     text = degenerate_inputs(fmt)[label](1500)
-    case = Case(text, None, None, None)
+    case = Case(text, normalize_tools(TOOLS), None, None)
     for chunks in ([text], [text[i : i + 7] for i in range(0, len(text), 7)]):
-        recorded = streamed(fmt, case.derive(tools=TOOLS), chunks, True)
-        assert streamed(fmt, case.derive(tools=TOOLS), chunks, False) == recorded
+        recorded = streamed(fmt, case, chunks, True)
+        assert streamed(fmt, case, chunks, False) == recorded
+        assert streamed(fmt, case, chunks, False, 1) == recorded
 
 
 def test_message_and_ast_are_usage_errors_without_recording() -> None:
