@@ -19,11 +19,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall import formats
+from protocall import ast, formats
 from protocall import session as session_module
-from protocall.combinators import UsageError
-from protocall.events import Event, ProtocolError
+from protocall.combinators import (
+    UsageError,
+    alt,
+    as_text,
+    end_of_input,
+    literal,
+    many,
+    regex,
+    seq,
+    tag,
+)
+from protocall.events import Event, ProtocolError, ToolCallEnd
 from protocall.formats import Format
+from protocall.session import Session
 from protocall.testing.chunks import byte_chunkings, chunkings
 from protocall.testing.degenerate import TOOLS, degenerate_inputs
 from protocall.testing.mutations import mutations, truncations
@@ -155,3 +166,29 @@ def test_memory_is_bounded_without_recording() -> None:
     small, large = streaming_peak(20, False), streaming_peak(80, False)
     assert large < small + 64_000  # flat: the session forgets what the events no longer need
     assert streaming_peak(80, True) > large + 1_000_000  # recording keeps the turn (~250 K chars)
+
+
+def test_replaced_bytes_in_an_undecided_call_are_not_forgotten() -> None:
+    """A grammar that decides a call only once it is whole (an alternative without a cut;
+    the built-in formats open a call before its arguments arrive): invalid bytes fed while
+    the call is undecided, in a feed after which the session forgets, still flag it."""
+    call = tag(
+        ast.TOOL_CALL,
+        seq(
+            literal("<c>"),
+            tag(ast.TOOL_NAME, regex("[a-z_]+")),
+            literal(" "),
+            tag(ast.TOOL_ARGUMENTS, seq(literal("{"), as_text(regex("[^}]+")), literal("}"))),
+            literal("</c>"),
+        ),
+    )
+    grammar = seq(many(alt(call, as_text(regex("[^<]+")), as_text(literal("<")))), end_of_input)
+    chunks = [b"Prose. ", b'More prose <c>get_weather {"location": "P\xc3(', b'ris"}</c> after.']
+    steps = []
+    for record in (True, False):
+        with mock.patch.object(session_module, "_FORGOTTEN", 1):
+            session = Session(grammar, normalize_tools(TOOLS), seed=0, record=record)
+        steps.append([session.feed(chunk) for chunk in chunks] + [session.finish()])
+    ends = [event for step in steps[1] for event in step if isinstance(event, ToolCallEnd)]
+    assert "U+FFFD" in ends[0].call.validation_errors[0]
+    assert steps[1] == steps[0]
