@@ -2,9 +2,11 @@
 on an N-megabyte turn, in a child process, printing its wall time, CPU time, peak memory
 (the child's maximum resident set) and the size of what it printed.
 
-The turn is Hermes prose with a tool call every 64 KB or so (`turn`), written to a
-temporary file; the command reads it in its default chunks, as it would a pipe from a
-model. Peak memory is what `wait4` reports for the child (Linux: kilobytes of RSS).
+The turn is Hermes prose with a tool call every 64 KB or so (`write_turn`), written to a
+temporary file a block at a time; the command reads it in its default chunks, as it would
+a pipe from a model. Peak memory is what `wait4` reports for the child (Linux: kilobytes
+of RSS). The child starts as a copy of this process, whose peak counts in the child's, so
+this process never holds the turn whole.
 
 Run: python benchmarks/bench_cli.py [--megabytes 50] [--modes events,openai,message]
      [--chunk-size N]
@@ -28,10 +30,13 @@ CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</
 TOOLS = '[{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {}}}}]'
 
 
-def turn(size: int) -> bytes:
-    """About `size` bytes of prose with a call every 64 KB, ending the turn."""
-    block = PARAGRAPH * (65536 // len(PARAGRAPH)) + CALL
-    return (block * (size // len(block) + 1))[:size].encode() + b"<|im_end|>"
+def write_turn(path: Path, size: int) -> None:
+    """Write `size` bytes of prose with a call every 64 KB to `path`, ending the turn."""
+    block = (PARAGRAPH * (65536 // len(PARAGRAPH)) + CALL).encode()
+    with path.open("wb") as out:
+        for _ in range(size // len(block)):
+            out.write(block)
+        out.write(block[: size % len(block)] + b"<|im_end|>")
 
 
 def run(
@@ -63,7 +68,7 @@ def main() -> None:
     args = options.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path, tools = Path(folder) / "turn.txt", Path(folder) / "tools.json"
-        path.write_bytes(turn(args.megabytes * 1_000_000))
+        write_turn(path, args.megabytes * 1_000_000)
         tools.write_text(TOOLS)
         print(f"input: {path.stat().st_size / 1e6:.1f} MB of Hermes prose and calls")
         print(f"{'mode':<10}{'wall s':>9}{'cpu s':>9}{'peak MB':>9}{'printed MB':>12}")

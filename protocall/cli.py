@@ -78,24 +78,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parse(args: argparse.Namespace) -> int:
     if args.tentative_calls and not args.openai:
         raise UsageError("--tentative-calls applies to --openai output only")
-    session = _session(args)
+    streamed = args.events or args.openai
+    session = _session(args, record=not streamed)  # streamed: the events say it all
     field = args.reasoning_field
     with _input(args.input) as stream:
-        if not (args.events or args.openai):
+        if not streamed:
             list(drive(session, [stream.read()]))
             _print_json(message_json(session.message, field), indent=2)
             return _status(session.message, args)
         deltas = None
         if args.openai:
             deltas = DeltaStream(tentative_calls=args.tentative_calls, reasoning_field=field)
+        # What the final line and the exit status need: a call, and an error of each code.
         calls: list[ToolCall] = []
-        errors: list[ProtocolError] = []
+        errors: dict[str, ProtocolError] = {}
         for events in drive(session, _chunks(stream, args.chunk_size)):
             for event in events:
                 if isinstance(event, ToolCallEnd):
-                    calls.append(event.call)
+                    calls[:] = (event.call,)
                 elif isinstance(event, ProtocolError):
-                    errors.append(event)
+                    errors.setdefault(event.code, event)
             if deltas is None:
                 for event in events:
                     _print_json(event_json(event))
@@ -104,7 +106,7 @@ def _parse(args: argparse.Namespace) -> int:
                     _print_json({"index": 0, "delta": delta, "finish_reason": None})
             sys.stdout.flush()
     # The events add up to the message: its text is not joined, nor printed, once more.
-    outline = Message(tool_calls=tuple(calls), errors=tuple(errors))
+    outline = Message(tool_calls=tuple(calls), errors=tuple(errors.values()))
     if deltas is None:
         _print_json({"type": "End", "finish_reason": finish_reason(outline)})
     else:
@@ -347,9 +349,10 @@ def _grammar(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session(args: argparse.Namespace) -> Session:
+def _session(args: argparse.Namespace, record: bool = True) -> Session:
     fmt = formats.get(args.format)
-    return fmt.parser(_tools(args.tools), args.generation_prompt, **_options(args))
+    options = _options(args)
+    return fmt.parser(_tools(args.tools), args.generation_prompt, **options, record=record)
 
 
 def _tools(path: str | None) -> list[Any] | None:

@@ -55,13 +55,17 @@ class StrippedField:
     until more text follows it (and dropped at the end). `push` gives the delta as a list of
     one event of type `event` (a one-field `text` dataclass), empty when nothing may be
     emitted yet. The deltas are kept for the whole; `compact` joins those so far into a
-    block (so that a long output keeps no list as long as it for the collector to walk)."""
+    block (so that a long output keeps no list as long as it for the collector to walk).
+    With `keep=False` only the latest delta is kept (it says the field has started), so
+    `value` is not the whole: memory is a delta and the held whitespace run, whatever the
+    field's length."""
 
     __slots__ = ("_chunks", "_event", "_held", "_loose", "_pieces", "_set_text")
 
-    def __init__(self, event: type[ContentDelta | ReasoningDelta]) -> None:
+    def __init__(self, event: type[ContentDelta | ReasoningDelta], keep: bool = True) -> None:
         self._chunks: list[str] = []
-        self._pieces: list[str] = []  # the deltas after the blocks (once any, never empty)
+        # The deltas after the blocks (once any, never empty); without `keep`, the latest.
+        self._pieces: list[str] = [] if keep else _Latest()
         self._held: list[str] = []
         self._loose = 0  # whitespace pieces held since the last were joined
         self._event = event
@@ -118,18 +122,44 @@ class StrippedField:
         return "".join(self._chunks) + "".join(self._pieces) or None
 
 
+class _Latest(list[str]):
+    """A list that keeps only the latest item appended (`StrippedField` without `keep`)."""
+
+    __slots__ = ()
+
+    def append(self, item: str) -> None:
+        self[:] = (item,)
+
+
+class _Unkept(list[Any]):
+    """A list that keeps nothing appended (a session's calls and errors without `record`)."""
+
+    __slots__ = ()
+
+    def append(self, item: Any) -> None:
+        pass
+
+
 class _Transcript:
     """The raw text of the turn, read from the run's input: the blocks its buffer released
     (`Input.transcript`, kept for this) and the buffer itself. `text(start, end)` joins
-    only the blocks concerned: time in proportion to the slice, not the turn."""
+    only the blocks concerned: time in proportion to the slice, not the turn. `forget`
+    drops the blocks released so far: text from then on only can be read."""
 
-    __slots__ = ("_blocks", "_inp", "_starts")
+    __slots__ = ("_blocks", "_inp", "_origin", "_starts")
 
     def __init__(self, inp: Input) -> None:
         self._inp = inp
         self._blocks: list[str] = []
         self._starts: list[int] = []  # of the blocks counted so far
+        self._origin = 0  # where the first block starts
         inp.transcript = self._blocks
+
+    def forget(self) -> None:
+        """Drop the text released so far (everything before the buffer's start)."""
+        self._blocks.clear()
+        self._starts.clear()
+        self._origin = self._inp.base
 
     def text(self, start: int, end: int | None = None) -> str:
         inp = self._inp
@@ -137,10 +167,11 @@ class _Transcript:
             end = inp.end
         if start >= inp.base:
             return inp.text(start, end)
+        assert start >= self._origin, f"raw text from offset {start} was forgotten"
         blocks, starts = self._blocks, self._starts
         while len(starts) < len(blocks):
             count = len(starts)
-            starts.append(starts[-1] + len(blocks[count - 1]) if count else 0)
+            starts.append(starts[-1] + len(blocks[count - 1]) if count else self._origin)
         first = bisect.bisect_right(starts, start) - 1
         text = "".join(blocks[first : bisect.bisect_left(starts, end)])
         if end > inp.base:
@@ -214,6 +245,12 @@ class _ItemLog:
             self._starts.append(self._starts[-1] + len(block))
         self.open.clear()
 
+    def forget(self) -> None:
+        """Drop every entry: the log starts again, empty (indices from 0)."""
+        self._blocks.clear()
+        self._starts[:] = [0]
+        self.open.clear()
+
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
         starts = self._starts
@@ -232,6 +269,9 @@ _JOINED = 256
 """Characters of text a log entry joins at most (see `_Entries`)."""
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
+_FORGOTTEN = 64
+"""Entries of the item log after which a session without `record` forgets them, where no
+call is open (see `Session._seal`): outside calls it holds at most this many deltas."""
 
 
 def _joined(entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -366,6 +406,13 @@ class Session:
     offset where it was reached (the call it stopped, or the output past the limit), the
     call it stopped never completes, and what was emitted before stays as it was. More
     input is then not read (`feed` returns no events) and `finish()` returns none.
+
+    `record` (default True) keeps the turn for `message` and `ast`: its text, the raw
+    stream and every item. A consumer that only wants the events passes `record=False`:
+    the session then keeps only what the events still need (the undecided region the
+    grammar buffers, a held whitespace run, the raw text and items of an open tool call or
+    error region, the ids given to calls), so memory is bounded by those, not by the turn;
+    the events are the same, and `message` and `ast` are a `UsageError`.
     """
 
     def __init__(
@@ -383,6 +430,7 @@ class Session:
         max_output: int | None = None,
         max_calls: int | None = None,
         max_argument_size: int | None = None,
+        record: bool = True,
     ) -> None:
         for name, limit in (
             ("max_output", max_output),
@@ -404,6 +452,9 @@ class Session:
         self._passthrough = passthrough_malformed
         self._truncated_as_content = truncated_as_content
         self._new_id = id_factory or _random_ids(seed)
+        self._record = record
+        # Open log entries that make the session seal (without `record`, forget) them.
+        self._sealed_at = _SEALED if record else _FORGOTTEN
         self._log = _ItemLog()
         self._entries = self._log.open  # the log's open entries, as the run appends them
         self._run = Run(grammar, log=self._log.open)
@@ -411,10 +462,11 @@ class Session:
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
         self._replaced: list[tuple[int, int]] = []  # spans of U+FFFD put for invalid bytes
-        self._content = StrippedField(ContentDelta)
-        self._reasoning = StrippedField(ReasoningDelta)
-        self._calls: list[ToolCall] = []
-        self._errors: list[ProtocolError] = []
+        self._content = StrippedField(ContentDelta, keep=record)
+        self._reasoning = StrippedField(ReasoningDelta, keep=record)
+        self._calls: list[ToolCall] = [] if record else _Unkept()
+        self._errors: list[ProtocolError] = [] if record else _Unkept()
+        self._truncated = False  # the stream ended inside a tool call
         self._call: _Call | None = None
         self._enveloped: list[tuple[int, ToolCall]] | None = None  # calls of an open envelope, held
         self._announced = 0
@@ -456,7 +508,7 @@ class Session:
             return self._limit(reached)
         if events is None:
             return self._collect()
-        if len(self._entries) >= _SEALED:  # text taken straight to the sink, entry by entry
+        if len(self._entries) >= self._sealed_at:  # text taken straight to the sink, entry by entry
             self._seal()
         return events
 
@@ -471,7 +523,7 @@ class Session:
                 events = self._run.feed(chunk, self._sink)
                 if events is None:
                     return self._collect()
-                if len(self._entries) >= _SEALED:
+                if len(self._entries) >= self._sealed_at:
                     self._seal()
                 return events
             events = self._run.feed(chunk[:room], self._sink) or []
@@ -594,7 +646,7 @@ class Session:
                 events += self._limit(reached)
                 return events
             items.clear()
-            if len(log) >= _SEALED:
+            if len(log) >= self._sealed_at:
                 self._seal()
         if run.status is FAILED and run.error is not None:
             error = run.error
@@ -613,10 +665,29 @@ class Session:
         """Seal the item log's open entries into a block and join the fields' deltas so
         far: the collector's full passes walk lists entry by entry (see `_ItemLog`). Text
         entries are joined too where no call is open (a long turn then keeps its text in
-        a few long strings, not one per delta)."""
+        a few long strings, not one per delta). Without `record`, where no call is open,
+        the log, the raw text released and the spans of replaced bytes are forgotten
+        instead (no later call reads them); inside a call they wait for its end."""
+        if not self._record:
+            if self._call is None and self._receiver is None:
+                self._forget()
+            return
         self._log.seal(join=self._call is None and self._receiver is None)
         self._content.compact()
         self._reasoning.compact()
+
+    def _forget(self) -> None:
+        """Drop the item log, the raw text released and the spans of replaced bytes before
+        it (see `_seal`)."""
+        self._log.forget()
+        self._raw.forget()
+        replaced = self._replaced
+        if replaced:
+            base = self._run.input.base
+            kept = bisect.bisect_left(replaced, (base,))
+            if kept and replaced[kept - 1][1] > base:
+                kept -= 1
+            del replaced[:kept]
 
     # -- folding items into events -----------------------------------------------------------
 
@@ -859,6 +930,7 @@ class Session:
                 where.append(f"tool call `{call.name}`")
             if call.argument is not None:
                 where.append(f"argument `{call.argument}`")
+        self._truncated = self._truncated or recovered.truncated
         failure = recovered.failure
         tags = [tag.replace("_", " ") for tag in reversed(failure.context)]
         context = ", ".join(where) or " > ".join(tags) or "the turn"
@@ -889,7 +961,9 @@ class Session:
 
     @property
     def message(self) -> Message:
-        """A snapshot of the turn so far (complete calls only)."""
+        """A snapshot of the turn so far (complete calls only); a `UsageError` without
+        `record`."""
+        self._recorded("message")
         return Message(
             content=self._content.value,
             reasoning_content=self._reasoning.value,
@@ -900,12 +974,20 @@ class Session:
     @property
     def ast(self) -> Node:
         """The semantic tree of the turn (complete once `finish()` has run)."""
+        self._recorded("ast")
         if not self._finished:
             raise UsageError("the AST is available once finish() has run")
         tree = TreeBuilder()
         for item in self._log.entries():
             tree.add(self._restore_item(_logged(item)))
         return tree.finish(self._run.offset)
+
+    def _recorded(self, what: str) -> None:
+        if not self._record:
+            raise UsageError(
+                f"no {what}: this session was created with record=False, it keeps only what "
+                "its events need (read the turn from the events, or create it with record=True)"
+            )
 
     def _restore_item(self, item: Item) -> Item:
         """`item` with the special tokens' masks put back in its text or value."""
@@ -927,7 +1009,7 @@ class Session:
     @property
     def truncated(self) -> bool:
         """True when the stream ended inside a tool call."""
-        return any(error.code == "truncated" for error in self._errors)
+        return self._truncated
 
 
 _INVALID = re.compile("[\udc80-\udcff]+")
@@ -948,6 +1030,7 @@ class SessionOptions(TypedDict, total=False):
     max_output: int | None
     max_calls: int | None
     max_argument_size: int | None
+    record: bool
 
 
 _SILENT = frozenset((ast.TOOL_CALL, ast.ERROR, ast.END_OF_TURN))
