@@ -20,9 +20,11 @@ from llguidance.gbnf_to_lark import any_to_lark
 
 from protocall import formats
 from protocall.combinators import UsageError
+from protocall.grammar import export
 from protocall.grammar.walk import spec_of
 from protocall.testing import cases
 from protocall.testing.strategies import render
+from protocall.tools import normalize_tools
 
 SETTINGS = settings(
     max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
@@ -143,10 +145,16 @@ def test_gbnf_has_a_root_and_writes_special_tokens_as_text() -> None:
     assert '"<|tool_calls_section_begin|><|tool_call_begin|>" call' in gbnf
 
 
-def test_what_gbnf_cannot_say_is_named() -> None:
+def test_what_gbnf_cannot_say_is_dropped_and_reported() -> None:
     tool = {"name": "f", "parameters": {"type": "object", "properties": {
-        "when": {"type": "string", "format": "date"}}}}  # fmt: skip
-    with pytest.raises(UsageError, match="format"):
-        formats.get("hermes").decoding_grammar([tool], "gbnf")
+        "when": {"type": "string", "format": "date"}, "n": {"type": "integer", "minimum": 1},
+        "s": {"type": "string", "minLength": 2, "maxLength": 3}}}}  # fmt: skip
+    exported = export(formats.get("hermes"), normalize_tools([tool]), "gbnf")
+    assert exported.dropped == ("the parameters of 'f'.n: minimum 1",)
+    call = '<tool_call>\n{{"name": "f", "arguments": {{{0}}}}}\n</tool_call><|im_end|>'
+    accepts = Recognizer(exported.text).accepts
+    assert accepts(call.format('"when": "2024-02-29", "n": 0, "s": "ab"'))  # n: looser
+    assert not accepts(call.format('"when": "2024-02-30x"'))
+    assert not accepts(call.format('"s": "abcd"')) and not accepts(call.format('"s": "a"'))
     with pytest.raises(UsageError, match="lazy grammar needs declared tools"):
         formats.get("hermes").decoding_grammar([], "gbnf-lazy")

@@ -41,9 +41,11 @@ class Pattern:
 
 @dataclass(frozen=True)
 class Json:
-    """A JSON value valid for `schema` (JSON text, keys in the order they must be written)."""
+    """A JSON value valid for `schema` (JSON text, keys in the order they must be written),
+    `where` it stands (for the report of dropped keywords)."""
 
     schema: str
+    where: str = "a value"
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,8 @@ class Free:
 FREE = Free()
 
 
-def json_node(schema: Any) -> Json:
-    return Json(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+def json_node(schema: Any, where: str) -> Json:
+    return Json(json.dumps(schema, ensure_ascii=False, separators=(",", ":")), where)
 
 
 def seq(*items: Node) -> Node:
@@ -164,11 +166,13 @@ def alt(*items: Node) -> Node:
 class Grammar:
     """Named rules (`start` first), the markers free text never contains (`excluded`),
     and the `openers` of calls that only their own beginning marks (`[get(`): free text
-    ends at the first one, and holds none where it runs up to one."""
+    ends at the first one, and holds none where it runs up to one; the schema keywords
+    the grammar does not express (`dropped`, one line each, added by whoever drops one)."""
 
     excluded: tuple[str, ...]
     rules: dict[str, Node] = field(default_factory=dict)
     openers: tuple[str, ...] = ()
+    dropped: list[str] = field(default_factory=list)
 
     def rule(self, name: str, node: Node) -> Ref:
         """`node` as a rule named `name` (made unique), referred to by the returned `Ref`."""

@@ -7,6 +7,7 @@ import json
 import re
 
 from ..combinators import UsageError
+from . import schemas
 from .ir import (
     Alt,
     Grammar,
@@ -52,6 +53,7 @@ class _Writer:
         self.openers = grammar.openers
         self.rules: list[str] = []
         self.members = 0
+        self.dropped = grammar.dropped
 
     def node(self, node: Node) -> str:
         if isinstance(node, Lit):
@@ -61,7 +63,7 @@ class _Writer:
         if isinstance(node, Pattern):
             return _regex(node.regex)
         if isinstance(node, Json):
-            return f"%json {node.schema}"
+            return f"%json {self._json(node)}"
         if isinstance(node, Until):
             if isinstance(node.marker, Token):
                 return f"FREE {node.marker.text}"
@@ -78,6 +80,18 @@ class _Writer:
             return f"({self.node(node.item)})?"
         assert isinstance(node, Star)
         return f"({self.node(node.item)})*"
+
+    def _json(self, node: Json) -> str:
+        """The node's schema, without the string formats llguidance does not know
+        (reported as dropped)."""
+        if '"format"' not in node.schema:
+            return node.schema
+        found: list[str] = []
+        known = schemas.known_formats(
+            json.loads(node.schema), schemas.LARK_FORMATS, node.where, found
+        )
+        self.dropped += found
+        return json.dumps(known, ensure_ascii=False, separators=(",", ":"))
 
     def _until(self, marker: str) -> str:
         """Free text and `marker` as one lexeme: it ends at the first `marker` (an excluded
