@@ -121,7 +121,8 @@ class _Writer:
             self.root, self.root_key = schema, node.schema
             return self.json(schema)
         if isinstance(node, Until):
-            return f"{self.free} {literal(node.marker.text)}"
+            free = self.free if node.excluded is None else self._free(node.excluded)
+            return f"{free} {literal(node.marker.text)}"
         if isinstance(node, Ref):
             return _name(node.name)
         if isinstance(node, Seq):
@@ -164,8 +165,12 @@ class _Writer:
         """Free text that never completes one of `markers` (see `_free_text`)."""
         if not markers:
             return self.rule("free", "free", lambda: "[^\\x00]*")  # any text
-        self.rules += _free_text(markers)
-        return "free-0"
+        key = f"free {markers}"
+        if key not in self.named:
+            prefix = f"free{len(self.named)}" if self.named else "free"
+            self.rules += _free_text(markers, prefix)
+            self.named[key] = f"{prefix}-0"
+        return self.named[key]
 
     # -- JSON ------------------------------------------------------------------------
 
@@ -299,13 +304,13 @@ class _Writer:
 
 
 @functools.lru_cache(maxsize=64)
-def _free_text(markers: tuple[str, ...]) -> tuple[str, ...]:
+def _free_text(markers: tuple[str, ...], prefix: str) -> tuple[str, ...]:
     """The rules of free text that never completes one of `markers`: one per proper prefix
-    of a marker (the automaton's state, `free-0` the empty one), each allowed to end the
+    of a marker (the automaton's state, `PREFIX-0` the empty one), each allowed to end the
     text."""
     states = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
     alphabet = {c for m in markers for c in m}
-    names = {state: f"free-{number}" for number, state in enumerate(states)}
+    names = {state: f"{prefix}-{number}" for number, state in enumerate(states)}
     known, rules = set(states), []
     for state in states:
         targets: dict[str, set[str]] = {}

@@ -50,9 +50,11 @@ class Json:
 
 @dataclass(frozen=True)
 class Until:
-    """Free text (none of the grammar's excluded markers), then `marker`."""
+    """Free text (none of the grammar's excluded markers, or of `excluded` where it says
+    which), then `marker`."""
 
     marker: Lit | Token
+    excluded: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,10 @@ Node = Union[Lit, Token, Pattern, Json, Until, Seq, Alt, Opt, Star, Ref, Members
 
 @dataclass(frozen=True)
 class Free:
-    """Free text as `seq` receives it: it becomes an `Until` with the marker after it."""
+    """Free text as `seq` receives it: it becomes an `Until` with the marker after it
+    (`excluded` as the `Until`'s)."""
+
+    excluded: tuple[str, ...] | None = None
 
 
 FREE = Free()
@@ -120,11 +125,11 @@ def seq(*items: Node) -> Node:
             if isinstance(part, Lit) and isinstance(last, Lit):
                 flat[-1] = Lit(last.text + part.text)
             elif isinstance(part, Lit | Token) and isinstance(last, Free):
-                flat[-1] = Until(part)
+                flat[-1] = Until(part, last.excluded)
             elif isinstance(part, Alt) and isinstance(last, Free):  # each ends at its own
-                flat[-1] = alt(*(seq(FREE, item) for item in part.items))
+                flat[-1] = alt(*(seq(last, item) for item in part.items))
             elif isinstance(last, Until) and isinstance(part, Lit) and isinstance(last.marker, Lit):
-                flat[-1] = Until(Lit(last.marker.text + part.text))
+                flat[-1] = Until(Lit(last.marker.text + part.text), last.excluded)
             else:
                 flat.append(part)
     if any(isinstance(part, Free) for part in flat):

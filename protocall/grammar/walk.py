@@ -42,6 +42,7 @@ from . import schemas, values
 from .ir import (
     FREE,
     Alt,
+    Free,
     Grammar,
     Lit,
     Members,
@@ -303,8 +304,17 @@ class Walk:
                     )
                 reasoning = seq(FREE, self.text(closed))
             elif self.options.reasoning:
-                reasoning = Opt(seq(self.text(opened), FREE, self.text(closed)))
+                reasoning = Opt(seq(self.text(opened), self._explicit(turn), self.text(closed)))
         return seq(reasoning, self._body())
+
+    def _explicit(self, turn: Think) -> Free:
+        """The free text of a reasoning block the model opened: where the block is
+        `explicit`, it ends only at its close or a stop (calls and other markers in it are
+        reasoning text, as the parser reads them), else at any excluded marker."""
+        if not turn.explicit:
+            return FREE
+        closes = (turn.close, *(close for _, close in turn.also), *self.spec.stops)
+        return Free(tuple(dict.fromkeys(m.strip() for m in closes if not self._has_token(m))))
 
     def _end(self, gap: Node) -> Node:
         """`gap` (free text, or content blocks) then one of the stops; without `stop`,
@@ -382,7 +392,7 @@ class Walk:
         return None
 
     def _channels(self, turn: Channels) -> Node:
-        """Channels in the order the renderer writes them (the open one first, reasoning
+        """Channels in the order the renderer writes them (the open one first, the others
         only if present), then the calls in one section, then the stops joined."""
         order = sorted(turn.channels, key=lambda c: c.name != self.start)
         parts: list[Node] = []
@@ -391,6 +401,8 @@ class Walk:
             block = seq(opened, FREE, self.text(channel.close))
             if channel.name == "reasoning" and channel.name != self.start:
                 block = Opt(block) if self.options.reasoning else Lit("")
+            elif channel.name != self.start:  # a content channel the model may leave out
+                block = Opt(block)  # (as with thinking off, going straight to its calls)
             elif channel.name == "reasoning" and not self.options.reasoning:
                 raise UsageError(
                     "reasoning=False, but the generation prompt opened the reasoning channel"
@@ -443,13 +455,14 @@ class Walk:
 
     def _bare(self, opener: str, calls: list[Node], more: Node, closer: str) -> Node:
         """A run of calls that only their own beginning marks (Python's `[name(`, Llama
-        3's `{"name": "NAME", "parameters": `): each tool's run begins with that marker,
+        3's `{"name": "NAME", "parameters":`): each tool's run begins with that marker,
         which free text therefore never holds (it may hold the `[` or `{` otherwise)."""
         runs = []
         for call in calls:
-            text, rest = head(call)
-            self.grammar.openers += (opener + text,)
-            runs.append(seq(Lit(opener + text), rest, more, Lit(closer)))
+            for spelling in call.items if isinstance(call, Alt) else (call,):
+                text, rest = head(spelling)
+                self.grammar.openers += (opener + text,)
+                runs.append(seq(Lit(opener + text), rest, more, Lit(closer)))
         return alt(*runs)
 
     def _array(self) -> Node:
@@ -470,10 +483,11 @@ class Walk:
         """`{"name": NAME, "arguments": {…}}`, members in that order (a bare one, which
         its beginning proves a call, exactly as the renderer writes it up to its
         arguments)."""
-        if self.spec.call.proof:
+        if self.spec.call.proof:  # each key the parser reads, up to its colon (where the
+            # parser takes the object for a call), is an opener of its own
             written = json.dumps({codec.name: tool.name}, ensure_ascii=False)[:-1]
-            opened = Lit(f'{written}, "{codec.keys[0]}": ')
-            return seq(opened, self._parameters(tool), _WS, Lit("}"))
+            arguments = seq(_WS, self._parameters(tool), _WS, Lit("}"))
+            return alt(*(seq(Lit(f'{written}, "{key}":'), arguments) for key in codec.keys))
         name = (codec.name, Lit(json.dumps(tool.name, ensure_ascii=False)), True)
         members = [name, (codec.keys[0], self._parameters(tool), True)]
         if codec.id is not None:  # the call id, written first: any JSON string
@@ -525,14 +539,15 @@ class Walk:
         if optional:
             before, after = template.split(optional, 1)
             written = [
-                Opt(self._pieces(piece, tool)) if "{id}" in piece else self._pieces(piece, tool)
+                Opt(self.pieces(piece, tool)) if "{id}" in piece else self.pieces(piece, tool)
                 for piece in call.optional
             ]
-            return seq(self._pieces(before, tool), *written, self._pieces(after, tool))
-        return self._pieces(template, tool)
+            return seq(self.pieces(before, tool), *written, self.pieces(after, tool))
+        return self.pieces(template, tool)
 
-    def _pieces(self, template: str, tool: Tool) -> Node:
-        """A part of the call template, written for a call to `tool`."""
+    def pieces(self, template: str, tool: Tool) -> Node:
+        """A part of a call template (the spec's, or a grammar piece's other spelling of
+        it), written for a call to `tool`."""
         call = self.spec.call
         parts: list[Node] = []
         for piece in re.split(r"(\{(?:name|id|index|arguments|call)\})", template):
@@ -540,8 +555,9 @@ class Walk:
                 parts.append(Lit(self._name(call, tool.name)))
             elif piece == "{id}" and not isinstance(call.name, IdName):
                 parts.append(Pattern(call.id_pattern))  # the call id, a token of its own
-            elif piece == "{id}":
-                parts += [Lit(self._name(call, tool.name) + ":"), Pattern("[0-9]{1,20}")]
+            elif piece == "{id}":  # `functions.NAME:0`, or the name without its prefix
+                spellings = (Lit(self._name(call, tool.name) + ":"), Lit(tool.name + ":"))
+                parts += [alt(*spellings), Pattern("[0-9]{1,20}")]
             elif piece == "{index}":
                 parts.append(Pattern("[0-9]{1,20}"))
             elif piece == "{arguments}":
@@ -638,6 +654,9 @@ class Walk:
                 string = {k: v for k, v in schema.items() if k in _STRING_KEYWORDS}
                 self.grammar.dropped += schemas.dropped(string, frozenset(), where)
                 written.append(("string", FREE))
+            elif kind == "boolean":  # JSON's spelling, or Python's (read case-insensitively)
+                json_spelling = self._json({**schema, "type": kind}, where)
+                written.append(("boolean", alt(json_spelling, Lit("True"), Lit("False"))))
             else:
                 written.append((_KIND[kind], self._json({**schema, "type": kind}, where)))
         if not types:
