@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..combinators import UsageError
 from ..formats.base import Format
@@ -64,20 +65,9 @@ def export(
     return Export(text, tuple(dict.fromkeys(built.dropped)))
 
 
-def grammar(
-    fmt: Format,
-    tools: Tools | None,
-    dialect: str = "lark",
-    *,
-    start: str | None = None,
-    options: Options | None = None,
-    special_tokens: Iterable[str] | None = None,
-) -> str:
-    """The text of `export(...)` (what it dropped left out)."""
-    exported = export(
-        fmt, tools, dialect, start=start, options=options, special_tokens=special_tokens
-    )
-    return exported.text
+def grammar(fmt: Format, tools: Tools | None, dialect: str = "lark", **options: Any) -> str:
+    """The text of `export(fmt, tools, dialect, **options)` (what it dropped left out)."""
+    return export(fmt, tools, dialect, **options).text
 
 
 def exportable() -> list[str]:
