@@ -98,6 +98,23 @@ def test_an_unknown_format_is_dropped_for_llguidance_not_refused() -> None:
     check(result.text, "")
 
 
+@pytest.mark.parametrize("known", sorted(schemas.LARK_FORMATS))
+def test_llguidance_knows_the_formats_lark_keeps(known: str) -> None:
+    tool = {"name": "f", "parameters": {"type": "object", "properties": {
+        "v": {"type": "string", "format": known}}}}  # fmt: skip
+    result = export(formats.get("hermes"), normalize_tools([tool]), "lark")
+    assert result.dropped == () and known in result.text
+    check(result.text, "")
+
+
+def test_a_relocated_schema_keeps_its_references_and_its_data() -> None:
+    schema = {"properties": {"const": {"$ref": "#/$defs/a"}, "e": {"enum": ["#/x"]}},
+              "$defs": {"a": {"items": [{"$ref": "#"}]}}}  # fmt: skip
+    moved = schemas.relocated(schema, "#/$defs/t")
+    assert moved["properties"]["const"] == {"$ref": "#/$defs/t/$defs/a"}
+    assert moved["properties"]["e"] == {"enum": ["#/x"]}
+
+
 # -- grammar and schema agree on valid and violating arguments -------------------------------
 
 CALLS: list[tuple[str, dict[str, Any]]] = [

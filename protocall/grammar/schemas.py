@@ -58,6 +58,7 @@ GBNF_FORMATS = frozenset({"date", "time", "date-time", "uuid"})
 
 _SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
 
 def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -156,7 +157,7 @@ def known_formats(schema: Any, formats: frozenset[str], where: str, found: list[
         if key == "format" and isinstance(value, str) and value not in formats:
             found.append(f"{where}: format {json.dumps(value)}")
             continue
-        if key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
             value = {k: known_formats(v, formats, f"{where}.{k}", found)
                      for k, v in value.items()}  # fmt: skip
         elif key in _SUBSCHEMAS:
@@ -170,16 +171,17 @@ def known_formats(schema: Any, formats: frozenset[str], where: str, found: list[
 def relocated(schema: Any, at: str) -> Any:
     """`schema` moved to the JSON pointer `at` of a larger schema: every local `$ref`
     (`#/…`) made to point under `at` (so `$defs` resolve where the schema now stands)."""
-    if isinstance(schema, list):
-        return [relocated(item, at) for item in schema]
     if not isinstance(schema, Mapping):
         return schema
-    moved = {}
+    moved: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "$ref" and isinstance(value, str) and value.startswith("#"):
-            moved[key] = at + value[1:]
-        elif key in ("enum", "const", "default", "examples"):
-            moved[key] = value
-        else:
-            moved[key] = relocated(value, at)
+            value = at + value[1:]
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            value = {name: relocated(item, at) for name, item in value.items()}
+        elif key in _SUBSCHEMAS:
+            value = relocated(value, at)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            value = [relocated(item, at) for item in value]
+        moved[key] = value
     return moved
