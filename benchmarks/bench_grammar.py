@@ -6,24 +6,37 @@ For each format the exporter writes (`protocall.grammar.exportable()`) and each 
 - the CPU time (process_time) of `Format.decoding_grammar` for N tools (500 by default),
   each with three parameters of differing schemas (a string, an integer, an object with
   properties; one required), the best of `REPEATS` runs; and for one tool;
-- the size of the grammar text;
-- for Lark, the CPU time llguidance takes to check the grammar (`validate_grammar`, which
-  compiles it), the best of `REPEATS`: what a server pays once per request on top.
+- the size of the grammar text, and how many schema keywords it drops (`Export.dropped`);
+- the CPU time the engine takes to compile it, the best of `REPEATS`: what a server pays
+  once per request on top. For Lark, llguidance's `validate_grammar` (which compiles it);
+  for GBNF, the lazy grammar and structural tags, xgrammar's `GrammarCompiler` over a
+  byte-level vocabulary (xgrammar imports torch: the tests' stand-ins for it are used,
+  tests/servers_shim.py; its compile cache off).
 
-Run: python benchmarks/bench_grammar.py [--tools 500] [--formats hermes,qwen3-coder]
+With `--real`, the tools are the real-world tool set of the tests
+(tests/data/real_tools.json: `$ref`, `format`, `pattern`, bounds, …), repeated under
+numbered names up to `--tools`.
+
+Run: python benchmarks/bench_grammar.py [--tools 500] [--formats hermes,qwen3-coder] [--real]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import json
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from protocall import formats
 from protocall.combinators import UsageError
-from protocall.grammar import exportable
+from protocall.grammar import Options, export, exportable
 from protocall.tools import normalize_tools
+
+TESTS = Path(__file__).resolve().parent.parent / "tests"
 
 REPEATS = 3
 DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
@@ -42,6 +55,37 @@ def tools(count: int) -> Any:
     )  # fmt: skip
 
 
+def real_tools(count: int) -> Any:
+    """`count` tools of the real-world set, repeated under numbered names."""
+    real = json.loads((TESTS / "data" / "real_tools.json").read_text())
+    return normalize_tools(
+        [{**real[n % len(real)], "name": f"{real[n % len(real)]['name']}_{n}"}
+         for n in range(count)]
+    )  # fmt: skip
+
+
+def xgrammar_compiler() -> Callable[[str, str], Any] | None:
+    """A function compiling a GBNF (`gbnf`) or structural tag (`structural-tag`) text with
+    xgrammar, or None where xgrammar is not installed."""
+    sys.path.insert(0, str(TESTS))
+    try:
+        import servers_shim
+
+        servers_shim.install()
+        import xgrammar as xgr
+    except ImportError:
+        return None
+    vocabulary = xgr.TokenizerInfo([bytes([n]) for n in range(256)])
+
+    def compile_text(kind: str, text: str) -> Any:
+        compiler = xgr.GrammarCompiler(vocabulary, cache_enabled=False)
+        if kind == "structural-tag":
+            return compiler.compile_grammar(xgr.Grammar.from_structural_tag(text))
+        return compiler.compile_grammar(text)
+
+    return compile_text
+
+
 def best(run: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     """The least CPU time of `REPEATS` calls `run(*args)`, and its result."""
     times, result = [], None
@@ -56,32 +100,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tools", type=int, default=500)
     parser.add_argument("--formats", help="comma-separated names (default: every exportable)")
+    parser.add_argument("--real", action="store_true", help="the tests' real-world tool set")
     args = parser.parse_args()
     names = args.formats.split(",") if args.formats else exportable()
-    many, one = tools(args.tools), tools(1)
+    declare = real_tools if args.real else tools
+    many, one = declare(args.tools), declare(1)
     try:
         import llguidance
     except ImportError:
         llguidance = None
-    print(f"| format | dialect | 1 tool | {args.tools} tools | size | llguidance check |")
-    print("|---|---|---|---|---|---|")
+    xgrammar = xgrammar_compiler()
+    print(f"| format | dialect | 1 tool | {args.tools} tools | size | dropped | compile |")
+    print("|---|---|---|---|---|---|---|")
     for name in names:
         fmt = formats.get(name)
+        derive = functools.partial(export, fmt, start=fmt.start_state(None), options=Options())
         for dialect in DIALECTS:
             try:
-                single, _ = best(fmt.decoding_grammar, one, dialect)
+                single, _ = best(derive, one, dialect)
             except UsageError:
-                print(f"| {name} | {dialect} | (not expressible) | | | |")
+                print(f"| {name} | {dialect} | (not expressible) | | | | |")
                 continue
-            elapsed, text = best(fmt.decoding_grammar, many, dialect)
-            checked = ""
+            elapsed, exported = best(derive, many, dialect)
+            text, compiled = exported.text, ""
             if dialect == "lark" and llguidance is not None:
                 grammar = llguidance.LLMatcher.grammar_from_lark(text)
                 seconds, error = best(llguidance.LLMatcher.validate_grammar, grammar)
-                checked = f"{seconds * 1000:.0f} ms" + (f" ({error[:40]})" if error else "")
+                compiled = f"{seconds * 1000:.0f} ms" + (f" ({error[:40]})" if error else "")
+            elif dialect != "lark" and xgrammar is not None:
+                kind = "gbnf" if dialect != "structural-tag" else dialect
+                written = json.loads(text)["grammar"] if dialect == "gbnf-lazy" else text
+                seconds, _ = best(xgrammar, kind, written)
+                compiled = f"{seconds * 1000:.0f} ms"
             size = f"{len(text.encode()) / 1024:.0f} KiB"
             print(f"| {name} | {dialect} | {single * 1000:.1f} ms | {elapsed * 1000:.0f} ms "
-                  f"| {size} | {checked} |")  # fmt: skip
+                  f"| {size} | {len(exported.dropped)} | {compiled} |")  # fmt: skip
 
 
 if __name__ == "__main__":

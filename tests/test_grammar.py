@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, assume, given, note, settings
 from protocall import formats
 from protocall.combinators import UsageError
 from protocall.formats.spec import from_json, to_json
-from protocall.grammar import walk
+from protocall.grammar import export, walk
 from protocall.testing import cases
 from protocall.testing.strategies import neutral, render
+from protocall.tools import normalize_tools
 
 SETTINGS = settings(
     max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
@@ -205,11 +206,11 @@ def test_the_cli_says_why_there_is_no_grammar(
 def test_the_grammar_page_runs() -> None:
     from test_cli import ROOT, python_blocks
 
-    (first, *_) = python_blocks(ROOT / "docs" / "grammar.md")
-    exec(compile(first, "docs/grammar.md", "exec"), {})
+    (first, coverage, *_) = python_blocks(ROOT / "docs" / "grammar.md")
+    exec(compile(first + coverage, "docs/grammar.md", "exec"), {})
 
 
-def test_ref_schemas_are_json_whole_or_a_named_error() -> None:
+def test_ref_schemas_resolve_in_json_and_raw_text_values() -> None:
     tool = {"name": "f", "parameters": {"type": "object", "required": ["p"],
             "$defs": {"point": {"type": "object", "properties": {"x": {"type": "integer"}}}},
             "properties": {"p": {"$ref": "#/$defs/point"}}}}  # fmt: skip
@@ -217,8 +218,10 @@ def test_ref_schemas_are_json_whole_or_a_named_error() -> None:
     call = '<tool_call>\n{"name": "f", "arguments": {"p": {"x": 1}}}\n</tool_call><|im_end|>'
     assert check(hermes, call).accepted
     assert not check(hermes, call.replace("1", '"1"')).accepted
-    with pytest.raises(UsageError, match=r"\$ref"):
-        formats.get("qwen3-coder").decoding_grammar([tool])
+    xml = formats.get("qwen3-coder").decoding_grammar([tool])  # a JSON value: its $defs
+    call = "<tool_call>\n<function=f>\n<parameter=p>\n{0}\n</parameter>\n</function>\n</tool_call>"
+    assert check(xml, call.format('{"x": 1}') + "<|im_end|>").accepted
+    assert not check(xml, call.format('{"x": "1"}') + "<|im_end|>").accepted
 
 
 # -- the formats written with their own literals, hooks and optional pieces ------------------
@@ -245,11 +248,12 @@ def test_gemma_values_are_bare_objects() -> None:
     assert not check(grammar, call.replace('<|"|>a "b"<|"|>', '"a"')).accepted
 
 
-def test_a_keyword_the_literals_cannot_write_is_named() -> None:
+def test_a_keyword_the_literals_cannot_write_is_dropped_and_reported() -> None:
     tool = {"name": "f", "parameters": {"type": "object", "properties": {
         "s": {"type": "string", "pattern": "^a"}}}}  # fmt: skip
-    with pytest.raises(UsageError, match="no grammar for pattern in parameter 's'"):
-        formats.get("pythonic").decoding_grammar([tool])
+    exported = export(formats.get("pythonic"), normalize_tools([tool]))
+    assert exported.dropped == ("parameter 's' of 'f': pattern \"^a\"",)
+    assert check(exported.text, "[f(s='b')]<|eot_id|>").accepted  # looser: the parser says
 
 
 def test_mistral_writes_the_call_id_only_where_there_is_one() -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from ..combinators import UsageError
 from ..formats.base import Format
@@ -22,7 +24,17 @@ from .walk import Options
 DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
 
 
-def grammar(
+@dataclass(frozen=True)
+class Export:
+    """A grammar's `text`, and the JSON schema keywords it does not express (`dropped`, one
+    line each, such as `parameter 'origin' of 'book': pattern "^[A-Z]{3}$"`): there the
+    grammar is looser than the schema, and the parser's validation reports a violation."""
+
+    text: str
+    dropped: tuple[str, ...]
+
+
+def export(
     fmt: Format,
     tools: Tools | None,
     dialect: str = "lark",
@@ -30,23 +42,32 @@ def grammar(
     start: str | None = None,
     options: Options | None = None,
     special_tokens: Iterable[str] | None = None,
-) -> str:
+) -> Export:
     """The grammar of one turn of `fmt` calling `tools` in `dialect`, after a generation
-    prompt that left `start` open (see `Format.grammar`)."""
+    prompt that left `start` open (see `Format.decoding_grammar`), with what it dropped."""
     if dialect not in DIALECTS:
         raise UsageError(f"a grammar dialect of {', '.join(DIALECTS)}, not {dialect!r}")
     declared = tools if tools is not None else Tools()
     options = options or Options()
+    if dialect == "structural-tag":  # the schemas go to xgrammar whole
+        return Export(structural_tag.write(fmt, declared, start, options), ())
     if dialect == "lark":
-        return lark.write(walk.build(fmt, declared, start, options, special_tokens))
-    if dialect == "gbnf":
-        return gbnf.write(walk.build(fmt, declared, start, options, ()))
-    if dialect == "gbnf-lazy":
+        built = walk.build(fmt, declared, start, options, special_tokens)
+        text = lark.write(built)
+    elif dialect == "gbnf":
+        built = walk.build(fmt, declared, start, options, ())
+        text = gbnf.write(built)
+    else:
         built, triggers = walk.build_lazy(fmt, declared, start, options)
         fields = {"grammar": gbnf.write(built), "grammar_lazy": True}
         triggers_data = [{"type": "word", "value": word} for word in triggers]
-        return json.dumps({**fields, "grammar_triggers": triggers_data}, ensure_ascii=False)
-    return structural_tag.write(fmt, declared, start, options)
+        text = json.dumps({**fields, "grammar_triggers": triggers_data}, ensure_ascii=False)
+    return Export(text, tuple(dict.fromkeys(built.dropped)))
+
+
+def grammar(fmt: Format, tools: Tools | None, dialect: str = "lark", **options: Any) -> str:
+    """The text of `export(fmt, tools, dialect, **options)` (what it dropped left out)."""
+    return export(fmt, tools, dialect, **options).text
 
 
 def exportable() -> list[str]:
@@ -64,4 +85,4 @@ def exportable() -> list[str]:
     return names
 
 
-__all__ = ["DIALECTS", "Options", "exportable", "grammar"]
+__all__ = ["DIALECTS", "Export", "Options", "export", "exportable", "grammar"]

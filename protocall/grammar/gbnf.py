@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..combinators import UsageError
+from . import schemas
 from .ir import (
     Alt,
     Grammar,
@@ -29,22 +30,27 @@ from .ir import (
     seq,
 )
 
-_ANNOTATIONS = frozenset(
-    {"description", "title", "default", "examples", "$schema", "$comment", "deprecated"}
-)
-_SUPPORTED = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "anyOf",
-        "oneOf",
-        "properties",
-        "required",
-        "items",
-        "additionalProperties",
-    }
-)
+EXPRESSED = schemas.STRUCTURE | {
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "format",
+}
+"""The JSON schema keywords the GBNF writer expresses (`format` for `schemas.GBNF_FORMATS`);
+any other is dropped and reported (`schemas.dropped`)."""
+
+_DIGIT2 = "[0-9] [0-9]"
+_FORMATS = {
+    "date": '[0-9]{4} "-" ("0" [1-9] | "1" [0-2]) "-" ("0" [1-9] | [12] [0-9] | "3" [01])',
+    "time": f'([01] [0-9] | "2" [0-3]) ":" [0-5] [0-9] ":" [0-5] [0-9] ("." [0-9]+)? '
+    f'("Z" | "z" | [+-] {_DIGIT2} ":" {_DIGIT2})',
+    "uuid": '[0-9a-fA-F]{8} "-" [0-9a-fA-F]{4} "-" [0-9a-fA-F]{4} "-" [0-9a-fA-F]{4} "-" '
+    "[0-9a-fA-F]{12}",
+}
+_FORMATS["date-time"] = f"{_FORMATS['date']} [Tt ] {_FORMATS['time']}"
+"""The strings of each format in `schemas.GBNF_FORMATS`, without their quotes."""
 
 
 _CLASS_ESCAPES = {"\\s": " \\t\\n\\r\\x0C\\x0B", "\\f": "\\x0C", "\\v": "\\x0B"}
@@ -56,6 +62,11 @@ def write(grammar: Grammar) -> str:
     writer = _Writer(grammar)
     rules = [f"{_name(name)} ::= {writer.node(node)}" for name, node in grammar.rules.items()]
     return "\n".join([*rules, *writer.rules, ""])
+
+
+def _times(least: int, most: int | None, written: int) -> str:
+    """`{m,n}`: at least `least` more, at most `most` in all with `written` already."""
+    return f"{{{max(least, 0)},{'' if most is None else most - written}}}"
 
 
 def _name(rule: str) -> str:
@@ -86,6 +97,8 @@ class _Writer:
         self.rules: list[str] = []
         self.named: dict[str, str] = {}
         self.free = self._free((*grammar.excluded, *grammar.openers))
+        self.root: Any = {}
+        self.root_key = ""
 
     def rule(self, key: str, name: str, body: Any) -> str:
         """A rule for `key` (written once), its body from `body()`."""
@@ -102,9 +115,14 @@ class _Writer:
         if isinstance(node, Pattern):  # the common subset, class escapes spelled out
             return re.sub(r"\\[sfv]", lambda m: _CLASS_ESCAPES[m[0]], node.regex)
         if isinstance(node, Json):
-            return self.json(json.loads(node.schema))
+            schema = json.loads(node.schema)
+            found = schemas.dropped(schema, EXPRESSED, node.where, schemas.GBNF_FORMATS)
+            self.grammar.dropped += found
+            self.root, self.root_key = schema, node.schema
+            return self.json(schema)
         if isinstance(node, Until):
-            return f"{self.free} {literal(node.marker.text)}"
+            free = self.free if node.excluded is None else self._free(node.excluded)
+            return f"{free} {literal(node.marker.text)}"
         if isinstance(node, Ref):
             return _name(node.name)
         if isinstance(node, Seq):
@@ -147,22 +165,27 @@ class _Writer:
         """Free text that never completes one of `markers` (see `_free_text`)."""
         if not markers:
             return self.rule("free", "free", lambda: "[^\\x00]*")  # any text
-        self.rules += _free_text(markers)
-        return "free-0"
+        key = f"free {markers}"
+        if key not in self.named:
+            prefix = f"free{len(self.named)}" if self.named else "free"
+            self.rules += _free_text(markers, prefix)
+            self.named[key] = f"{prefix}-0"
+        return self.named[key]
 
     # -- JSON ------------------------------------------------------------------------
 
     def json(self, schema: Any) -> str:
-        """A JSON value valid for `schema` (properties in the given order)."""
+        """A JSON value valid for `schema` (its `$ref`s resolved in `self.root`, the schema
+        of the `Json` node being written), properties required ones first; the keywords
+        outside `EXPRESSED` are left out (reported where the node is written)."""
         if schema is True or schema == {}:
             return self._value()
         if not isinstance(schema, Mapping):
             raise UsageError(f"no GBNF for the JSON schema {schema!r}")
-        unknown = set(schema) - _SUPPORTED - _ANNOTATIONS
-        if unknown:
-            raise UsageError(f"no GBNF for the JSON schema keyword {', '.join(sorted(unknown))}")
         key = json.dumps(schema, sort_keys=True)
-        return self.rule(key, "json", lambda: self._json_body(schema))
+        if "$ref" in schema:  # a rule per reference: a recursive one refers to itself
+            key = f"{self.root_key} {key}"
+        return self.rule(key, "json", lambda: self._json_body(schemas.resolve(schema, self.root)))
 
     def _json_body(self, schema: Mapping[str, Any]) -> str:
         if "const" in schema:
@@ -181,22 +204,22 @@ class _Writer:
     def _typed(self, kind: str, schema: Mapping[str, Any]) -> str:
         ws = self._ws()
         if kind == "object" and "properties" in schema:
-            properties = schema["properties"]
             required = set(schema.get("required") or ())
+            order = sorted(schema["properties"], key=lambda key: key not in required)
             colon = (Ref(ws), Lit(":"), Ref(ws))
             items = tuple(
-                Seq((Lit(json.dumps(k, ensure_ascii=False)), *colon, Json(json.dumps(v))))
-                for k, v in properties.items()
-            )
-            count = sum(1 for k in properties if k in required)
-            if list(properties)[:count] != [k for k in properties if k in required]:
-                raise UsageError("no GBNF for an object whose required properties come later")
+                Seq((Lit(json.dumps(k, ensure_ascii=False)), *colon,
+                     Ref(self.json(schema["properties"][k]))))
+                for k in order
+            )  # fmt: skip
+            count = sum(1 for k in order if k in required)
             members = self._members(Members(items, count, Seq((Ref(ws), Lit(","), Ref(ws)))))
             return f'"{{" {ws} {members} {ws} "}}"'
-        if kind == "array" and isinstance(schema.get("items"), Mapping):
-            item = self.json(schema["items"])
-            return f'"[" {ws} ({item} ({ws} "," {ws} {item})*)? {ws} "]"'
-        primitive = {"string": self._string, "integer": self._integer, "number": self._number}
+        if kind == "array" and ("items" in schema or "prefixItems" in schema):
+            return self._array(schema)
+        if kind == "string":
+            return self._string(schema)
+        primitive = {"integer": self._integer, "number": self._number}
         if kind in primitive:
             return primitive[kind]()
         named = {"boolean": '"true" | "false"', "null": '"null"', "object": None, "array": None}
@@ -207,9 +230,48 @@ class _Writer:
     def _ws(self) -> str:
         return self.rule("ws", "ws", lambda: "[ \\t\\n\\r]*")
 
-    def _string(self) -> str:
+    def _array(self, schema: Mapping[str, Any]) -> str:
+        """An array of its `prefixItems`, then of `items` (any value where it says none,
+        none where it is `false`), between `minItems` and `maxItems` of them."""
+        ws = self._ws()
+        prefix = [self.json(item) for item in schema.get("prefixItems") or ()]
+        rest = None if schema.get("items") is False else self.json(schema.get("items", {}))
+        least, most = schema.get("minItems", 0), schema.get("maxItems")
+        if rest is None:
+            most = len(prefix) if most is None else min(most, len(prefix))
+
+        def after(number: int) -> str:
+            """Items `number` on, each after a comma but the first."""
+            comma = f'{ws} "," {ws} ' if number else ""
+            if number < len(prefix):
+                item = f"{comma}{prefix[number]} {after(number + 1)}"
+                return item if number < least else f"({item})?"
+            if rest is None or most == number:
+                return '""'
+            needed = max(least - number, 0)
+            if number:
+                return f"({comma}{rest}){_times(needed, most, number)}"
+            more = f'({ws} "," {ws} {rest}){_times(needed - 1, most, 1)}'
+            return f"{rest} {more}" if needed else f"({rest} {more})?"
+
+        return f'"[" {ws} {after(0)} {ws} "]"'
+
+    def _string(self, schema: Mapping[str, Any] | None = None) -> str:
+        """A JSON string (its `format` where the writer knows it, else its length)."""
         char = '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})'
-        return self.rule("string", "string", lambda: f'"\\"" ({char})* "\\""')
+        chars = self.rule("char", "char", lambda: char)
+        schema = schema or {}
+        spelled = _FORMATS.get(schema.get("format", ""))
+        if spelled is not None:
+            return self.rule(
+                f"format {schema['format']}", "format", lambda: f'"\\"" {spelled} "\\""'
+            )
+        least, most = schema.get("minLength", 0), schema.get("maxLength")
+        if least or most is not None:
+            bound = "" if most is None else most
+            key = f"string {least} {bound}"
+            return self.rule(key, "string", lambda: f'"\\"" {chars}{{{least},{bound}}} "\\""')
+        return self.rule("string", "string", lambda: f'"\\"" {chars}* "\\""')
 
     def _integer(self) -> str:
         return self.rule("integer", "integer", lambda: '"-"? ("0" | [1-9] [0-9]*)')
@@ -242,13 +304,13 @@ class _Writer:
 
 
 @functools.lru_cache(maxsize=64)
-def _free_text(markers: tuple[str, ...]) -> tuple[str, ...]:
+def _free_text(markers: tuple[str, ...], prefix: str) -> tuple[str, ...]:
     """The rules of free text that never completes one of `markers`: one per proper prefix
-    of a marker (the automaton's state, `free-0` the empty one), each allowed to end the
+    of a marker (the automaton's state, `PREFIX-0` the empty one), each allowed to end the
     text."""
     states = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
     alphabet = {c for m in markers for c in m}
-    names = {state: f"free-{number}" for number, state in enumerate(states)}
+    names = {state: f"{prefix}-{number}" for number, state in enumerate(states)}
     known, rules = set(states), []
     for state in states:
         targets: dict[str, set[str]] = {}

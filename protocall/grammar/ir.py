@@ -41,16 +41,20 @@ class Pattern:
 
 @dataclass(frozen=True)
 class Json:
-    """A JSON value valid for `schema` (JSON text, keys in the order they must be written)."""
+    """A JSON value valid for `schema` (JSON text, keys in the order they must be written),
+    `where` it stands (for the report of dropped keywords)."""
 
     schema: str
+    where: str = "a value"
 
 
 @dataclass(frozen=True)
 class Until:
-    """Free text (none of the grammar's excluded markers), then `marker`."""
+    """Free text (none of the grammar's excluded markers, or of `excluded` where it says
+    which), then `marker`."""
 
     marker: Lit | Token
+    excluded: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,14 +99,17 @@ Node = Union[Lit, Token, Pattern, Json, Until, Seq, Alt, Opt, Star, Ref, Members
 
 @dataclass(frozen=True)
 class Free:
-    """Free text as `seq` receives it: it becomes an `Until` with the marker after it."""
+    """Free text as `seq` receives it: it becomes an `Until` with the marker after it
+    (`excluded` as the `Until`'s)."""
+
+    excluded: tuple[str, ...] | None = None
 
 
 FREE = Free()
 
 
-def json_node(schema: Any) -> Json:
-    return Json(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+def json_node(schema: Any, where: str) -> Json:
+    return Json(json.dumps(schema, ensure_ascii=False, separators=(",", ":")), where)
 
 
 def seq(*items: Node) -> Node:
@@ -118,11 +125,11 @@ def seq(*items: Node) -> Node:
             if isinstance(part, Lit) and isinstance(last, Lit):
                 flat[-1] = Lit(last.text + part.text)
             elif isinstance(part, Lit | Token) and isinstance(last, Free):
-                flat[-1] = Until(part)
+                flat[-1] = Until(part, last.excluded)
             elif isinstance(part, Alt) and isinstance(last, Free):  # each ends at its own
-                flat[-1] = alt(*(seq(FREE, item) for item in part.items))
+                flat[-1] = alt(*(seq(last, item) for item in part.items))
             elif isinstance(last, Until) and isinstance(part, Lit) and isinstance(last.marker, Lit):
-                flat[-1] = Until(Lit(last.marker.text + part.text))
+                flat[-1] = Until(Lit(last.marker.text + part.text), last.excluded)
             else:
                 flat.append(part)
     if any(isinstance(part, Free) for part in flat):
@@ -164,11 +171,13 @@ def alt(*items: Node) -> Node:
 class Grammar:
     """Named rules (`start` first), the markers free text never contains (`excluded`),
     and the `openers` of calls that only their own beginning marks (`[get(`): free text
-    ends at the first one, and holds none where it runs up to one."""
+    ends at the first one, and holds none where it runs up to one; the schema keywords
+    the grammar does not express (`dropped`, one line each, added by whoever drops one)."""
 
     excluded: tuple[str, ...]
     rules: dict[str, Node] = field(default_factory=dict)
     openers: tuple[str, ...] = ()
+    dropped: list[str] = field(default_factory=list)
 
     def rule(self, name: str, node: Node) -> Ref:
         """`node` as a rule named `name` (made unique), referred to by the returned `Ref`."""

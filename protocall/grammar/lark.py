@@ -7,6 +7,7 @@ import json
 import re
 
 from ..combinators import UsageError
+from . import schemas
 from .ir import (
     Alt,
     Grammar,
@@ -43,15 +44,15 @@ def _regex(pattern: str) -> str:
 
 class _Writer:
     def __init__(self, grammar: Grammar) -> None:
-        excluded = "|".join(re.escape(m) for m in grammar.excluded)
-        free = "/(?s:.*)/"
-        if excluded:
-            free += " & ~" + _regex(f"(?s:.*)(?:{excluded})(?s:.*)")
-        self.terminals = [f"FREE: {free}"]
-        self.untils: dict[str, str] = {}
+        self.terminals: list[str] = []
+        self.frees: dict[tuple[str, ...], str] = {}
+        self.excluded = (*grammar.excluded, *grammar.openers)
+        self._free(None)
+        self.untils: dict[tuple[str, tuple[str, ...] | None], str] = {}
         self.openers = grammar.openers
         self.rules: list[str] = []
         self.members = 0
+        self.dropped = grammar.dropped
 
     def node(self, node: Node) -> str:
         if isinstance(node, Lit):
@@ -61,11 +62,11 @@ class _Writer:
         if isinstance(node, Pattern):
             return _regex(node.regex)
         if isinstance(node, Json):
-            return f"%json {node.schema}"
+            return f"%json {self._json(node)}"
         if isinstance(node, Until):
             if isinstance(node.marker, Token):
-                return f"FREE {node.marker.text}"
-            return self._until(node.marker.text)
+                return f"{self._free(node.excluded)} {node.marker.text}"
+            return self._until(node.marker.text, node.excluded)
         if isinstance(node, Ref):
             return node.name
         if isinstance(node, Seq):
@@ -79,18 +80,46 @@ class _Writer:
         assert isinstance(node, Star)
         return f"({self.node(node.item)})*"
 
-    def _until(self, marker: str) -> str:
+    def _json(self, node: Json) -> str:
+        """The node's schema, without the string formats llguidance does not know
+        (reported as dropped)."""
+        if '"format"' not in node.schema:
+            return node.schema
+        found: list[str] = []
+        known = schemas.known_formats(
+            json.loads(node.schema), schemas.LARK_FORMATS, node.where, found
+        )
+        self.dropped += found
+        return json.dumps(known, ensure_ascii=False, separators=(",", ":"))
+
+    def _free(self, excluded: tuple[str, ...] | None) -> str:
+        """The terminal of free text that holds none of `excluded` (default: the grammar's
+        excluded markers and openers)."""
+        markers = self.excluded if excluded is None else excluded
+        if markers not in self.frees:
+            name = f"FREE_{len(self.frees)}" if self.frees else "FREE"
+            pattern = "/(?s:.*)/"
+            if markers:
+                either = "|".join(re.escape(m) for m in markers)
+                pattern += " & ~" + _regex(f"(?s:.*)(?:{either})(?s:.*)")
+            self.terminals.append(f"{name}: {pattern}")
+            self.frees[markers] = name
+        return self.frees[markers]
+
+    def _until(self, marker: str, excluded: tuple[str, ...] | None) -> str:
         """Free text and `marker` as one lexeme: it ends at the first `marker` (an excluded
         one, which free text never holds; an opener, as a lazy lexeme)."""
-        if marker not in self.untils:
+        key = (marker, excluded)
+        if key not in self.untils:
+            free = self._free(excluded)
             if marker in self.openers:
                 name = f"until_{len(self.untils)}"
-                self.rules.append(f"{name}[lazy]: FREE {_string(marker)}")
+                self.rules.append(f"{name}[lazy]: {free} {_string(marker)}")
             else:
                 name = f"UNTIL_{len(self.untils)}"
-                self.terminals.append(f"{name}: FREE {_string(marker)}")
-            self.untils[marker] = name
-        return self.untils[marker]
+                self.terminals.append(f"{name}: {free} {_string(marker)}")
+            self.untils[key] = name
+        return self.untils[key]
 
     def _members(self, node: Members) -> str:
         """Items in any order, each at most once, as a parametric rule: bit k of its

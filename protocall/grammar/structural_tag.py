@@ -18,7 +18,7 @@ from ..formats.base import Format
 from ..formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
 from ..formats.spec import Spec
 from ..tools import Tool, Tools
-from . import walk
+from . import schemas, walk
 from .ir import common_prefix
 
 _HOLE = re.compile(r"\{(?:name|id|index|arguments|call)\}")
@@ -36,11 +36,13 @@ def structural_tag(fmt: Format, tools: Tools, options: walk.Options) -> dict[str
         raise UsageError("a structural tag needs declared tools (its tags are their calls)")
     section = spec.section if spec.section and not spec.section.written_bare else None
     if section is not None and section.array:
+        defs: dict[str, Any] = {}
         schema: dict[str, Any] = {
             "type": "array",
-            "items": {"anyOf": [_element(spec, t) for t in chosen]},
+            "items": {"anyOf": [_element(spec, t, defs) for t in chosen]},
         }
         schema |= {"minItems": 1} | ({} if options.parallel else {"maxItems": 1})
+        schema |= {"$defs": defs} if defs else {}
         end = section.ends[0] if section.ends else ""
         tags = [_tag(section.begins[0], _json(schema), end)]
         return _triggered([section.begins[0]], tags, options)
@@ -88,13 +90,20 @@ def _parameters(tool: Tool) -> dict[str, Any]:
     return {"type": "object", **tool.parameters}
 
 
-def _element(spec: Spec, tool: Tool) -> dict[str, Any]:
+def _element(spec: Spec, tool: Tool, defs: dict[str, Any]) -> dict[str, Any]:
+    """A call object of the array, its arguments' schema in `defs` where its `$ref`s
+    need the schema's root (`schemas.relocated` there)."""
     codec = spec.call.arguments
+    arguments = _parameters(tool)
+    if walk.has_ref(arguments):
+        at = "#/$defs/" + tool.name.replace("~", "~0").replace("/", "~1")
+        defs[tool.name] = schemas.relocated(arguments, at)
+        arguments = {"$ref": at}
     if isinstance(codec, NameKey):
-        members = {tool.name: _parameters(tool)}
+        members = {tool.name: arguments}
     else:
         assert isinstance(codec, NameAndArguments)
-        members = {codec.name: {"const": tool.name}, codec.keys[0]: _parameters(tool)}
+        members = {codec.name: {"const": tool.name}, codec.keys[0]: arguments}
         if codec.id is not None:  # the call id, written first
             members = {codec.id: {"type": "string"}, **members}
     closed = {"required": list(members), "additionalProperties": False}

@@ -2,13 +2,16 @@
 literals (`'x'`, `True`, `None`, as `repr` writes them) and Gemma 4's bare objects
 (`{key:<|"|>text<|"|>}`, `codecs.BareObject`).
 
-A schema is written whole or not at all: a keyword the syntax has no grammar for (a
-string's `pattern`, a number's `minimum`, an array's `minItems`) is a `UsageError` naming
-it, never dropped. An untyped schema is any value of the syntax.
+A keyword the syntax has no grammar for (a string's `pattern`, a number's `minimum`, an
+array's `minItems`) is dropped, the grammar looser there, and reported in the grammar's
+`dropped` (the parser's validation still reports a violation). A `$ref` is a rule of its
+own (so a recursive one refers to itself); `allOf` is merged (`schemas.resolve`). An
+untyped schema is any value of the syntax.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,7 +19,9 @@ from typing import Any
 
 from ..combinators import UsageError
 from ..formats.codecs import BARE_KEY, BareObject
-from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Star, alt, seq
+from . import schemas
+from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Ref, Star, alt, seq
+from .schemas import ANNOTATIONS
 
 _WS = Pattern(r"[ \t\n\r]*")
 _COMMA = seq(_WS, Lit(","), _WS)
@@ -24,7 +29,6 @@ INTEGER = r"[-]?([0]|[1-9][0-9]*)"
 NUMBER = INTEGER + r"([.][0-9]+)?([eE][-+]?[0-9]+)?"
 """Numbers as JSON and `repr` write them (in the regex subset GBNF shares)."""
 
-_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$schema"})
 _KEYWORDS = {
     "string": frozenset(),
     "integer": frozenset(),
@@ -81,14 +85,25 @@ def _class(regex: str) -> str:
 
 
 class Values:
-    """Values of `syntax` from their schema, rules in `grammar` (the any-value rule once)."""
+    """Values of `syntax` from their schema, its `$ref`s into `root` (the tool's schema),
+    rules in `grammar` (the any-value rule once, one per `$ref`)."""
 
-    def __init__(self, syntax: Syntax, grammar: Grammar) -> None:
-        self.syntax, self.grammar = syntax, grammar
+    def __init__(self, syntax: Syntax, grammar: Grammar, root: Mapping[str, Any]) -> None:
+        self.syntax, self.grammar, self.root = syntax, grammar, root
         self.any: Node | None = None
+        self.refs: dict[str, Ref] = {}
 
     def value(self, schema: Mapping[str, Any], where: str) -> Node:
-        """A value valid for `schema`, in the syntax (`where` names it in errors)."""
+        """A value valid for `schema`, in the syntax (`where` names it in errors and in
+        the report of dropped keywords)."""
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and set(schema) - ANNOTATIONS == {"$ref"}:
+            if ref not in self.refs:
+                self.refs[ref] = self.grammar.rule("ref", Lit(""))
+                written = self.value(schemas.resolve(schema, self.root), where)
+                self.grammar.rules[self.refs[ref].name] = written
+            return self.refs[ref]
+        schema = schemas.resolve(schema, self.root)
         if "const" in schema or "enum" in schema:
             allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
             return alt(*(self.syntax.text(self.syntax.write(value)) for value in allowed))
@@ -107,13 +122,10 @@ class Values:
         allowed = _KEYWORDS.get(kind)
         if allowed is None:
             raise UsageError(f"no grammar for a value of type {kind!r} ({where})")
-        extra = set(schema) - allowed - _ANNOTATIONS - {"type"}
-        if extra:
-            raise UsageError(
-                f"no grammar for {', '.join(sorted(extra))} in {where}'s schema "
-                f"({self.syntax.name} are written from type, enum, const, items and "
-                "properties)"
-            )
+        extra = set(schema) - allowed - ANNOTATIONS - {"type"}
+        for keyword in sorted(extra):
+            shown = json.dumps(schema[keyword], ensure_ascii=False)
+            self.grammar.dropped.append(f"{where}: {keyword} {shown}")
         if kind == "string":
             return self.syntax.string()
         if kind in ("integer", "number"):

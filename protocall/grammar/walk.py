@@ -38,10 +38,11 @@ from ..formats.codecs import (
 from ..formats.spec import Call, Channel, Channels, Messages, Spec, Think
 from ..formats.spec.tags import spelled
 from ..tools import Tool, Tools
-from . import values
+from . import schemas, values
 from .ir import (
     FREE,
     Alt,
+    Free,
     Grammar,
     Lit,
     Members,
@@ -126,8 +127,8 @@ written)."""
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
 
-_RAW_KEYWORDS = frozenset({"type", "enum", "const", "description", "title", "default", "examples"})
-"""What a raw-text (unquoted) string value's schema may say for the grammar to express it."""
+_STRING_KEYWORDS = ("pattern", "format", "minLength", "maxLength")
+"""A string's constraints, which a raw-text (unquoted) value does not express."""
 
 
 @dataclass(frozen=True)
@@ -303,8 +304,17 @@ class Walk:
                     )
                 reasoning = seq(FREE, self.text(closed))
             elif self.options.reasoning:
-                reasoning = Opt(seq(self.text(opened), FREE, self.text(closed)))
+                reasoning = Opt(seq(self.text(opened), self._explicit(turn), self.text(closed)))
         return seq(reasoning, self._body())
+
+    def _explicit(self, turn: Think) -> Free:
+        """The free text of a reasoning block the model opened: where the block is
+        `explicit`, it ends only at its close or a stop (calls and other markers in it are
+        reasoning text, as the parser reads them), else at any excluded marker."""
+        if not turn.explicit:
+            return FREE
+        closes = (turn.close, *(close for _, close in turn.also), *self.spec.stops)
+        return Free(tuple(dict.fromkeys(m.strip() for m in closes if not self._has_token(m))))
 
     def _end(self, gap: Node) -> Node:
         """`gap` (free text, or content blocks) then one of the stops; without `stop`,
@@ -382,7 +392,7 @@ class Walk:
         return None
 
     def _channels(self, turn: Channels) -> Node:
-        """Channels in the order the renderer writes them (the open one first, reasoning
+        """Channels in the order the renderer writes them (the open one first, the others
         only if present), then the calls in one section, then the stops joined."""
         order = sorted(turn.channels, key=lambda c: c.name != self.start)
         parts: list[Node] = []
@@ -391,6 +401,8 @@ class Walk:
             block = seq(opened, FREE, self.text(channel.close))
             if channel.name == "reasoning" and channel.name != self.start:
                 block = Opt(block) if self.options.reasoning else Lit("")
+            elif channel.name != self.start:  # a content channel the model may leave out
+                block = Opt(block)  # (as with thinking off, going straight to its calls)
             elif channel.name == "reasoning" and not self.options.reasoning:
                 raise UsageError(
                     "reasoning=False, but the generation prompt opened the reasoning channel"
@@ -443,13 +455,14 @@ class Walk:
 
     def _bare(self, opener: str, calls: list[Node], more: Node, closer: str) -> Node:
         """A run of calls that only their own beginning marks (Python's `[name(`, Llama
-        3's `{"name": "NAME", "parameters": `): each tool's run begins with that marker,
+        3's `{"name": "NAME", "parameters":`): each tool's run begins with that marker,
         which free text therefore never holds (it may hold the `[` or `{` otherwise)."""
         runs = []
         for call in calls:
-            text, rest = head(call)
-            self.grammar.openers += (opener + text,)
-            runs.append(seq(Lit(opener + text), rest, more, Lit(closer)))
+            for spelling in call.items if isinstance(call, Alt) else (call,):
+                text, rest = head(spelling)
+                self.grammar.openers += (opener + text,)
+                runs.append(seq(Lit(opener + text), rest, more, Lit(closer)))
         return alt(*runs)
 
     def _array(self) -> Node:
@@ -470,10 +483,11 @@ class Walk:
         """`{"name": NAME, "arguments": {…}}`, members in that order (a bare one, which
         its beginning proves a call, exactly as the renderer writes it up to its
         arguments)."""
-        if self.spec.call.proof:
+        if self.spec.call.proof:  # each key the parser reads, up to its colon (where the
+            # parser takes the object for a call), is an opener of its own
             written = json.dumps({codec.name: tool.name}, ensure_ascii=False)[:-1]
-            opened = Lit(f'{written}, "{codec.keys[0]}": ')
-            return seq(opened, self._parameters(tool), _WS, Lit("}"))
+            arguments = seq(_WS, self._parameters(tool), _WS, Lit("}"))
+            return alt(*(seq(Lit(f'{written}, "{key}":'), arguments) for key in codec.keys))
         name = (codec.name, Lit(json.dumps(tool.name, ensure_ascii=False)), True)
         members = [name, (codec.keys[0], self._parameters(tool), True)]
         if codec.id is not None:  # the call id, written first: any JSON string
@@ -486,21 +500,23 @@ class Walk:
         """A tool's arguments: a JSON object of its parameters (one `Json` node where they
         use `$ref`, which must resolve in the whole schema)."""
         schema = {"type": "object", **tool.parameters}
-        return json_node(_ordered(schema)) if _has_ref(schema) else self._json(schema)
+        where = f"the parameters of {tool.name!r}"
+        if has_ref(schema):
+            return json_node(_ordered(schema), where)
+        return self._json(schema, where)
 
-    def _json(self, schema: Mapping[str, Any]) -> Node:
+    def _json(self, schema: Mapping[str, Any], where: str) -> Node:
         """A JSON value for `schema`: an object of declared properties as `Members` (any
         order, as models and the parser allow), anything else as a `Json` node."""
         properties = schema.get("properties")
         plain = set(schema) <= _PLAIN_OBJECT and schema.get("type", "object") == "object"
         if not plain or not isinstance(properties, Mapping) or not properties:
-            return json_node(_ordered(schema))
+            return json_node(_ordered(schema), where)
         required = set(schema.get("required") or ())
         order = sorted(properties, key=lambda key: key not in required)
-        return self._object([(key, self._json(properties[key]), key in required) for key in order])
-
-    def _typed_json(self, schema: Mapping[str, Any], where: str) -> Node:
-        return self._json(schema)
+        return self._object(
+            [(key, self._json(properties[key], f"{where}.{key}"), key in required) for key in order]
+        )
 
     def _object(self, members: list[tuple[str, Node, bool]]) -> Node:
         """A JSON object of `members` (key, value, required), required ones first."""
@@ -523,14 +539,15 @@ class Walk:
         if optional:
             before, after = template.split(optional, 1)
             written = [
-                Opt(self._pieces(piece, tool)) if "{id}" in piece else self._pieces(piece, tool)
+                Opt(self.pieces(piece, tool)) if "{id}" in piece else self.pieces(piece, tool)
                 for piece in call.optional
             ]
-            return seq(self._pieces(before, tool), *written, self._pieces(after, tool))
-        return self._pieces(template, tool)
+            return seq(self.pieces(before, tool), *written, self.pieces(after, tool))
+        return self.pieces(template, tool)
 
-    def _pieces(self, template: str, tool: Tool) -> Node:
-        """A part of the call template, written for a call to `tool`."""
+    def pieces(self, template: str, tool: Tool) -> Node:
+        """A part of a call template (the spec's, or a grammar piece's other spelling of
+        it), written for a call to `tool`."""
         call = self.spec.call
         parts: list[Node] = []
         for piece in re.split(r"(\{(?:name|id|index|arguments|call)\})", template):
@@ -538,8 +555,9 @@ class Walk:
                 parts.append(Lit(self._name(call, tool.name)))
             elif piece == "{id}" and not isinstance(call.name, IdName):
                 parts.append(Pattern(call.id_pattern))  # the call id, a token of its own
-            elif piece == "{id}":
-                parts += [Lit(self._name(call, tool.name) + ":"), Pattern("[0-9]{1,20}")]
+            elif piece == "{id}":  # `functions.NAME:0`, or the name without its prefix
+                spellings = (Lit(self._name(call, tool.name) + ":"), Lit(tool.name + ":"))
+                parts += [alt(*spellings), Pattern("[0-9]{1,20}")]
             elif piece == "{index}":
                 parts.append(Pattern("[0-9]{1,20}"))
             elif piece == "{arguments}":
@@ -567,39 +585,36 @@ class Walk:
         codec = call.arguments
         if isinstance(codec, JsonObject):
             return self._parameters(tool)
+        where, root = f"the parameters of {tool.name!r}", tool.parameters
         if isinstance(codec, BareObject):
-            return values.Values(values.bare(codec, self.text), self.grammar).value(
-                {"type": "object", **tool.parameters}, f"the parameters of {tool.name!r}"
+            return values.Values(values.bare(codec, self.text), self.grammar, root).value(
+                {"type": "object", **root}, where
             )
-        if _has_ref(tool.parameters):
-            raise UsageError(
-                f"no grammar for $ref in the parameters of {tool.name!r} "
-                f"({type(codec).__name__} types each value by its own schema)"
-            )
-        parameters = _ordered_parameters(tool)
+        parameters = [(k, _rooted(v, root), needed) for k, v, needed in _ordered_parameters(root)]
         required = sum(1 for _, _, needed in parameters if needed)
         if isinstance(codec, PythonKeywords):
-            typed = values.Values(values.python(self.text), self.grammar).value
+            typed = values.Values(values.python(self.text), self.grammar, root).value
             if codec.literals == "json":
-                typed = self._typed_json
+                typed = self._json
             keywords = tuple(
-                seq(Lit(f"{key}="), typed(schema, f"parameter {key!r}"))
+                seq(Lit(f"{key}="), typed(schema, f"parameter {key!r} of {tool.name!r}"))
                 for key, schema, _ in parameters
             )
             return Members(keywords, required, Lit(", "))
         assert isinstance(codec, XmlArguments)
         end = "\n" if codec.newline else ""
         pairs = tuple(
-            seq(self._pair(codec, key, schema), Lit(end)) for key, schema, _ in parameters
+            seq(self._pair(codec, key, schema, f"parameter {key!r} of {tool.name!r}"), Lit(end))
+            for key, schema, _ in parameters
         )
         return Members(pairs, required, self.text(codec.separator))
 
-    def _pair(self, codec: XmlArguments, key: str, schema: Mapping[str, Any]) -> Node:
+    def _pair(self, codec: XmlArguments, key: str, schema: Mapping[str, Any], where: str) -> Node:
         """One argument of an XML layout, its value typed by `schema`."""
         layout = codec.layout
         close = self.text(layout.value_close)
         options = []
-        for kind, value in _raw_values(schema, key, self._json):
+        for kind, value in self._raw_values(schema, where, schema):
             if layout.key_attribute:
                 head = self.text(
                     f"{layout.opener}{_attributes(layout, key, kind)}{layout.key_close}"
@@ -613,6 +628,41 @@ class Walk:
             )
             options.append(seq(head, value, Lit(framing), close))
         return alt(*options)
+
+    def _raw_values(
+        self, schema: Mapping[str, Any], where: str, root: Mapping[str, Any]
+    ) -> list[tuple[str, Node]]:
+        """The written forms of a raw-text value for `schema` (its `$ref`s into `root`),
+        with the JSON type each has: a string as free text (or one of its `enum`/`const`
+        values verbatim; its other keywords dropped, see `schemas`), anything else as
+        JSON."""
+        schema = _rooted(schemas.resolve(schema, root), root)
+        if "const" in schema or "enum" in schema:
+            allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
+            return [(_kind_of(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed]
+        for union in ("anyOf", "oneOf"):
+            if isinstance(schema.get(union), list):
+                members = schema[union]
+                return [p for member in members for p in self._raw_values(member, where, root)]
+        declared = schema.get("type")
+        types = declared if isinstance(declared, list) else [declared] if declared else []
+        if not types and not {"properties", "items"} & set(schema):
+            types = ["string"]  # untyped: the raw text stays a string
+        written: list[tuple[str, Node]] = []
+        for kind in types:
+            if kind == "string":
+                string = {k: v for k, v in schema.items() if k in _STRING_KEYWORDS}
+                self.grammar.dropped += schemas.dropped(string, frozenset(), where)
+                written.append(("string", FREE))
+            elif kind == "boolean":  # JSON's spelling, or Python's (read case-insensitively)
+                json_spelling = self._json({**schema, "type": kind}, where)
+                written.append(("boolean", alt(json_spelling, Lit("True"), Lit("False"))))
+            else:
+                written.append((_KIND[kind], self._json({**schema, "type": kind}, where)))
+        if not types:
+            kind = "object" if "properties" in schema else "array"
+            written.append((kind, self._json(schema, where)))
+        return written
 
 
 def _opener(channel: Channel) -> str:
@@ -638,50 +688,19 @@ _KIND = {"integer": "number"} | {
 }
 
 
-def _raw_values(
-    schema: Mapping[str, Any], key: str, typed: Callable[[Mapping[str, Any]], Node]
-) -> list[tuple[str, Node]]:
-    """The written forms of a raw-text value for `schema`, with the JSON type each has:
-    a string as free text (or one of its `enum`/`const` values verbatim), anything else as
-    JSON."""
-    if "const" in schema or "enum" in schema:
-        allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
-        return [(_kind_of(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed]
-    for union in ("anyOf", "oneOf"):
-        if isinstance(schema.get(union), list):
-            return [pair for member in schema[union] for pair in _raw_values(member, key, typed)]
-    declared = schema.get("type")
-    types = declared if isinstance(declared, list) else [declared] if declared else []
-    if not types and not {"properties", "items"} & set(schema):
-        types = ["string"]  # untyped: the raw text stays a string
-    values: list[tuple[str, Node]] = []
-    for kind in types:
-        if kind == "string":
-            extra = set(schema) - _RAW_KEYWORDS
-            if extra:
-                raise UsageError(
-                    f"no grammar for the raw-text value of parameter {key!r} with "
-                    f"{', '.join(sorted(extra))} (only its type, enum or const)"
-                )
-            values.append(("string", FREE))
-        else:
-            values.append((_KIND[kind], typed({**schema, "type": kind})))
-    if not types:
-        values.append(("object" if "properties" in schema else "array", typed(schema)))
-    return values
-
-
 def _kind_of(value: Any) -> str:
     from ..formats.blocks.render import json_type
 
     return json_type(value)
 
 
-def _ordered_parameters(tool: Tool) -> list[tuple[str, Mapping[str, Any], bool]]:
+def _ordered_parameters(
+    parameters: Mapping[str, Any],
+) -> list[tuple[str, Mapping[str, Any], bool]]:
     """A tool's parameters (key, schema, required), required ones first, each group in
     schema order."""
-    properties = tool.parameters.get("properties") or {}
-    required = set(tool.parameters.get("required") or ())
+    properties = parameters.get("properties") or {}
+    required = set(parameters.get("required") or ())
     order = sorted(properties, key=lambda key: key not in required)
     return [(key, properties[key], key in required) for key in order]
 
@@ -704,10 +723,19 @@ def _fixed(members: list[tuple[str, Node, bool]]) -> list[Node]:
     return written
 
 
-def _has_ref(schema: Any) -> bool:
+def _rooted(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`schema`, taken out of the tool's schema `root`, with the `$defs` (`definitions`) of
+    `root` where it holds a `$ref` (which then resolves in the schema itself)."""
+    if not has_ref(schema):
+        return schema
+    return {**schema, **{key: root[key] for key in ("$defs", "definitions") if key in root}}
+
+
+def has_ref(schema: Any) -> bool:
+    """Whether `schema` holds a `$ref` anywhere."""
     if isinstance(schema, Mapping):
-        return "$ref" in schema or any(_has_ref(value) for value in schema.values())
-    return isinstance(schema, list) and any(_has_ref(item) for item in schema)
+        return "$ref" in schema or any(has_ref(value) for value in schema.values())
+    return isinstance(schema, list) and any(has_ref(item) for item in schema)
 
 
 def _ordered(schema: Any) -> Any:
