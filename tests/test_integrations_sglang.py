@@ -308,17 +308,22 @@ def test_a_grammar_asked_with_thinking_mode_starts_inside_the_reasoning() -> Non
     assert admits(grammar, server.engine.tokenizer, text, stop)
 
 
-def test_a_schema_the_format_cannot_constrain_leaves_the_request_unconstrained() -> None:
+def test_a_keyword_the_grammar_cannot_write_is_dropped_and_named(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Qwen3-Coder writes string values raw: a `pattern` has no grammar there, so SGLang
-    gets no constraint (a warning says why) and the model's own format is parsed."""
+    gets a looser constraint (a warning names what was dropped) and the model's own format
+    is parsed."""
     fmt = protocall.formats.get("qwen3-coder")
     server = server_for("qwen3-coder")
     tools = json.loads(json.dumps(TOOLS))
     tools[0]["function"]["parameters"]["properties"]["path"]["pattern"] = "^[a-z]"
     text, stop, _ = scenario(fmt, "reasoning then a call")
     generation = Generation(text, stop, (3,))
-    reply = through_sglang(server, generation, True, tools=tools, tool_choice="required")
-    assert "structural_tag" not in server.engine.requests[-1].sampling_params
+    with caplog.at_level("WARNING"):
+        reply = through_sglang(server, generation, True, tools=tools, tool_choice="required")
+    assert "structural_tag" in server.engine.requests[-1].sampling_params
+    assert any("pattern" in record.getMessage() for record in caplog.records)
     assert normal(reply.message) == expected(fmt, text, None)[0]
 
 

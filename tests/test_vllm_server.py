@@ -270,15 +270,19 @@ def test_a_special_token_the_lark_cannot_name_leaves_the_request_unconstrained()
     assert sdk_read(body, vllm_samples.SAMPLE_TOOLS) == want
 
 
-def test_a_schema_the_grammar_cannot_write_leaves_the_request_unconstrained() -> None:
-    """Qwen3-Coder's raw-text values cannot be held to a string `pattern`: no constraint,
-    and the request is answered as ever."""
+def test_a_keyword_the_grammar_cannot_write_is_dropped_and_named(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Qwen3-Coder's raw-text values cannot be held to a string `pattern`: the grammar is
+    looser there (the warning names what it dropped), and the request is answered as ever."""
     path = {"type": "string", "pattern": "^/"}
     schema = {"type": "object", "properties": {"path": path}}
     tools = [{"type": "function", "function": {"name": "write_file", "parameters": schema}}]
     whole = sample("qwen3-coder", "parallel calls")
-    structured, body = grammar_of(whole, tools, tool_choice="required")
-    assert structured is None
+    with caplog.at_level("WARNING", logger="protocall.integrations.vllm"):
+        structured, body = grammar_of(whole, tools, tool_choice="required")
+    assert structured is not None and structured.grammar
+    assert any("pattern" in record.getMessage() for record in caplog.records)
     assert [c["function"]["name"] for c in sdk_read(body, tools)["message"]["tool_calls"]] == [
         "write_file",
         "write_file",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Unpack
 
@@ -14,6 +14,9 @@ from ..session import Session, SessionOptions
 from ..tools import Tool, Tools, normalize_tools
 from .compiled import compiled
 from .turns import Turn
+
+if TYPE_CHECKING:
+    from ..grammar import Export
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
 Renderer = Callable[[Turn, str | None], str]
@@ -113,12 +116,39 @@ class Format:
         `dialect` (`lark`, `gbnf`, `structural-tag`; see `protocall.grammar` and
         docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`).
         `stop=False` leaves the turn's stop out, for engines that end it with the stop
-        token outside the grammar."""
-        from ..grammar import Options, grammar
+        token outside the grammar. `decoding_export` also says which schema keywords the
+        dialect could not write."""
+        return self.decoding_export(
+            tools,
+            dialect,
+            tool_choice=tool_choice,
+            parallel=parallel,
+            reasoning=reasoning,
+            generation_prompt=generation_prompt,
+            special_tokens=special_tokens,
+            stop=stop,
+        ).text
+
+    def decoding_export(
+        self,
+        tools: Iterable[Mapping[str, Any] | Tool] | Tools | None,
+        dialect: str = "lark",
+        *,
+        tool_choice: str = "auto",
+        parallel: bool = True,
+        reasoning: bool = True,
+        generation_prompt: str | None = None,
+        special_tokens: Iterable[str] | None = None,
+        stop: bool = True,
+    ) -> Export:
+        """`decoding_grammar`'s grammar with the constraints it dropped (`Export.dropped`:
+        one line per schema keyword and place the dialect cannot write; the parser's
+        validation still reports a value that breaks one)."""
+        from ..grammar import Options, export
 
         options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)
         declared = normalize_tools(tools)
-        return grammar(
+        return export(
             self, declared, dialect, start=start, options=options, special_tokens=special_tokens
         )

@@ -315,11 +315,15 @@ def structural_tag(
     except UsageError:
         pass
     try:
-        grammar = fmt.decoding_grammar(declared, "gbnf", **options)
+        exported = fmt.decoding_export(declared, "gbnf", **options)
     except UsageError as error:
         logger.warning("%s%s: no grammar for this request (%s)", PREFIX, fmt.name, error)
         return None
-    return StructuralTag.model_validate({"format": {"type": "grammar", "grammar": grammar}})
+    if exported.dropped:  # looser than the schemas there; the session still validates
+        dropped = "; ".join(exported.dropped)
+        logger.warning("%s%s: grammar without %s", PREFIX, fmt.name, dropped)
+    grammar = {"type": "grammar", "grammar": exported.text}
+    return StructuralTag.model_validate({"format": grammar})
 
 
 def _tools_hook(result: Any, parser: Any, *args: Any, **kwargs: Any) -> None:

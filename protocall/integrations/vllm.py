@@ -340,11 +340,12 @@ def forced(request: Any, tools: Sequence[Mapping[str, Any]]) -> str | None:
 def constrain(request: Any, turn: Turn) -> Any:
     """`request` constrained to the format's own turns with its tools, when it forces a
     call (`tool_choice` `required` or a named tool) or declares a `strict` tool: the Lark
-    grammar protocall exports for the format (`Format.decoding_grammar`, from the turn's
+    grammar protocall exports for the format (`Format.decoding_export`, from the turn's
     generation prompt on, reasoning included), as the request's structured output, which
     vLLM compiles with llguidance. The grammar covers the reasoning block, so it applies
     from the first token (`_grammar_from_parser`, vLLM's flag for a parser's grammar).
-    Where the format has no grammar export, it refuses a schema, or a special token of the
+    A schema keyword the grammar cannot write is left out (the warning names it). Where
+    the format has no grammar export, it refuses the tools, or a special token of the
     format is not of the `<...>` shape by which the Lark names a token by its text
     (DeepSeek's `｜DSML｜`), the request goes unconstrained (logged): the session still
     parses and validates what the model writes.
@@ -364,7 +365,7 @@ def constrain(request: Any, turn: Turn) -> Any:
         )
         return request
     try:
-        grammar = turn.format.decoding_grammar(
+        exported = turn.format.decoding_export(
             tools,
             "lark",
             tool_choice=mode,
@@ -375,7 +376,10 @@ def constrain(request: Any, turn: Turn) -> Any:
     except UsageError as error:
         _log.warning("protocall-%s: request not constrained: %s", turn.format.name, error)
         return request
-    request.structured_outputs = StructuredOutputsParams(grammar=grammar)
+    if exported.dropped:  # looser than the schemas there; the session still validates
+        dropped = "; ".join(exported.dropped)
+        _log.warning("protocall-%s: grammar without %s", turn.format.name, dropped)
+    request.structured_outputs = StructuredOutputsParams(grammar=exported.text)
     for field in ("response_format", "text"):  # chat, responses: replaced by the grammar
         if hasattr(request, field):
             setattr(request, field, None)
