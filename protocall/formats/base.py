@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from typing_extensions import Unpack
+from typing_extensions import TypedDict, Unpack
 
 from ..combinators import Parser, UsageError
 from ..session import Session, SessionOptions
@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
 Renderer = Callable[[Turn, str | None], str]
+
+
+class GrammarRequest(TypedDict, total=False):
+    """The keyword options of `Format.decoding_export` (see it), as `decoding_grammar`
+    passes them on."""
+
+    tool_choice: str
+    parallel: bool
+    reasoning: bool
+    generation_prompt: str | None
+    special_tokens: Iterable[str] | None
+    stop: bool
 
 
 @dataclass(frozen=True)
@@ -104,30 +116,14 @@ class Format:
         self,
         tools: Iterable[Mapping[str, Any] | Tool] | Tools | None,
         dialect: str = "lark",
-        *,
-        tool_choice: str = "auto",
-        parallel: bool = True,
-        reasoning: bool = True,
-        generation_prompt: str | None = None,
-        special_tokens: Iterable[str] | None = None,
-        stop: bool = True,
+        **request: Unpack[GrammarRequest],
     ) -> str:
         """This format's turn calling `tools` as a grammar for constrained decoding, in
         `dialect` (`lark`, `gbnf`, `structural-tag`; see `protocall.grammar` and
-        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`).
-        `stop=False` leaves the turn's stop out, for engines that end it with the stop
-        token outside the grammar. `decoding_export` also says which schema keywords the
+        docs/grammar.md), derived from its `spec` (a format without one is a `UsageError`);
+        `request` as `decoding_export` takes it, which also says which schema keywords the
         dialect could not write."""
-        return self.decoding_export(
-            tools,
-            dialect,
-            tool_choice=tool_choice,
-            parallel=parallel,
-            reasoning=reasoning,
-            generation_prompt=generation_prompt,
-            special_tokens=special_tokens,
-            stop=stop,
-        ).text
+        return self.decoding_export(tools, dialect, **request).text
 
     def decoding_export(
         self,
@@ -143,7 +139,8 @@ class Format:
     ) -> Export:
         """`decoding_grammar`'s grammar with the constraints it dropped (`Export.dropped`:
         one line per schema keyword and place the dialect cannot write; the parser's
-        validation still reports a value that breaks one)."""
+        validation still reports a value that breaks one). `stop=False` leaves the turn's
+        stop out, for engines that end it with the stop token outside the grammar."""
         from ..grammar import Options, export
 
         options = Options(tool_choice, parallel, reasoning, stop)
