@@ -33,8 +33,9 @@ from typing import Any
 
 import orjson
 
-from protocall.combinators import Input, Parser, json_value
-from protocall.combinators import json as json_module
+from protocall.combinators import Input, Parser
+from protocall.values import json as json_module
+from protocall.values import json_value
 
 try:
     import jiter

@@ -27,7 +27,6 @@ from protocall.combinators import (
     Alt,
     Parser,
     Recover,
-    json_object,
     many,
     optional,
     peek,
@@ -35,7 +34,6 @@ from protocall.combinators import (
     regex,
     seq,
 )
-from protocall.combinators.json import NestedObjects
 from protocall.combinators.result import Backtrack, ParseFailure
 from protocall.combinators.stream import Input
 from protocall.events import ProtocolError
@@ -44,6 +42,10 @@ from protocall.formats.gpt_oss import CHANNEL, END, START
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs, parse
 from protocall.testing.run import merge_deltas
+from protocall.values import (
+    json_object,
+)
+from protocall.values.json import NestedObjects
 
 SMALL, LARGE = 400, 1600
 RATIO = 6.0

@@ -21,14 +21,16 @@ from protocall.combinators import (
     Run,
     Text,
     end_of_input,
-    json_object,
-    json_string,
-    json_value,
-    partial_json,
     seq,
     whitespace,
 )
 from protocall.testing import fed_and_resumed
+from protocall.values import (
+    json_object,
+    json_string,
+    json_value,
+    partial_json,
+)
 
 # -- helpers ---------------------------------------------------------------------------------
 

@@ -30,13 +30,15 @@ from protocall.combinators import (
     Text,
     alt,
     end_of_input,
-    python_call,
-    python_calls,
-    python_name,
     until,
 )
 from protocall.combinators.result import describe_expected
 from protocall.testing import chunkings
+from protocall.values import (
+    python_call,
+    python_calls,
+    python_name,
+)
 
 # -- running ---------------------------------------------------------------------------------
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from protocall.combinators.xmlargs import Layout
 from protocall.formats.base import Format
 from protocall.formats.codecs import XmlArguments
 from protocall.formats.spec import Call, Section, Spec, build
 from protocall.formats.templates import Template
 from protocall.formats.turns import ToolUse, Turn
 from protocall.testing import assert_format, verify
+from protocall.values.xmlargs import Layout
 
 TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "properties": {
     "location": {"type": "string"}, "days": {"type": "integer"}}}}]  # fmt: skip

@@ -25,7 +25,6 @@ from protocall.combinators import (
     Text,
     alt,
     end_of_input,
-    json_object,
     literal,
     many,
     optional,
@@ -64,6 +63,9 @@ from protocall.testing.__main__ import main
 from protocall.testing.properties import prefix_violation
 from protocall.testing.strategies import reads_as_other_type
 from protocall.tools import Tools
+from protocall.values import (
+    json_object,
+)
 
 THINK, END_THINK = "<think>", "</think>"
 REASONING = Reasoning(THINK, END_THINK)

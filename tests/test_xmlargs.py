@@ -1,4 +1,4 @@
-"""XML-style arguments (`protocall.combinators.xmlargs`): every layout, one-shot and streamed."""
+"""XML-style arguments (`protocall.values.xmlargs`): every layout, one-shot and streamed."""
 
 from __future__ import annotations
 
@@ -11,14 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall.combinators import DONE, FAILED, NEED_MORE, Close, Item, Open, Run, Text
-from protocall.combinators.xmlargs import (
-    ARGUMENT,
-    ARGUMENT_NAME,
-    ARGUMENT_VALUE,
-    Arguments,
-    Layout,
-    xml_arguments,
-)
 from protocall.formats.layouts import (
     DSML,
     DSML_V41,
@@ -32,6 +24,14 @@ from protocall.formats.layouts import (
     schema_typing,
 )
 from protocall.testing import chunkings, fed_and_resumed
+from protocall.values.xmlargs import (
+    ARGUMENT,
+    ARGUMENT_NAME,
+    ARGUMENT_VALUE,
+    Arguments,
+    Layout,
+    xml_arguments,
+)
 
 # -- rendering arguments the way each model family writes them --------------------------------
 

@@ -6,11 +6,9 @@ after which nothing needs more.
 """
 
 from .choice import Alt, Many, alt, cut, many, not_followed_by, optional, peek, runs, skip_many
-from .json import json_object, json_string, json_value, partial_json
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
 from .primitives import fail, literal, markers, regex, success, whitespace
-from .pyfunc import python_call, python_calls, python_name
 from .recovery import ERROR, Recover, Recovered, recover, recurring, unfinished
 from .result import (
     DONE,
@@ -26,7 +24,6 @@ from .result import (
 from .stream import Close, Input, Item, Open, Text
 from .tags import Synthesised, as_text, dispatch, emit, tag
 from .text import until
-from .xmlargs import Layout, xml_arguments
 
 __all__ = [
     "DONE",
@@ -39,7 +36,6 @@ __all__ = [
     "Committed",
     "Input",
     "Item",
-    "Layout",
     "Many",
     "Open",
     "ParseError",
@@ -63,19 +59,12 @@ __all__ = [
     "forward",
     "from_parsy",
     "generate",
-    "json_object",
-    "json_string",
-    "json_value",
     "literal",
     "many",
     "markers",
     "not_followed_by",
     "optional",
-    "partial_json",
     "peek",
-    "python_call",
-    "python_calls",
-    "python_name",
     "recover",
     "recurring",
     "regex",
@@ -87,5 +76,4 @@ __all__ = [
     "unfinished",
     "until",
     "whitespace",
-    "xml_arguments",
 ]

@@ -39,8 +39,6 @@ from ..combinators import (
     cut,
     emit,
     fail,
-    json_object,
-    json_value,
     literal,
     markers,
     optional,
@@ -52,8 +50,12 @@ from ..combinators import (
     until,
 )
 from ..combinators import whitespace as ws
-from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
+from ..values import (
+    json_object,
+    json_value,
+)
+from ..values.xmlargs import Layout, xml_arguments
 from .blocks.json_calls import call_object
 from .blocks.names import (
     NAME_CHARS,

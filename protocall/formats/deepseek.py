@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..combinators.xmlargs import Layout
+from ..values.xmlargs import Layout
 from .codecs import XmlArguments
 from .layouts import DSML, DSML_V41
 from .spec import Call, Section, Spec, Think, build

@@ -48,7 +48,6 @@ from ..combinators import (
     end_of_input,
     fail,
     forward,
-    json_object,
     literal,
     many,
     markers,
@@ -65,6 +64,9 @@ from ..combinators import (
 )
 from ..combinators import whitespace as ws
 from ..tools import Tools
+from ..values import (
+    json_object,
+)
 from .blocks.names import arguments, bounded_name, long_name_commits, tool_name
 from .spec import Call, Channel, Messages, Spec, TurnHook, build, register_turn
 from .turns import ToolUse, Turn

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..combinators import UsageError
-from ..combinators.xmlargs import Layout
+from ..values.xmlargs import Layout
 from .base import Format
 from .blocks.names import NAME_CHARS
 from .codecs import (

@@ -1,5 +1,5 @@
 """The tag-delimited argument layouts of the model families (`Layout`, read by
-`combinators.xmlargs`), and `schema_typing`: values typed by the tool's JSON schema."""
+`values.xmlargs`), and `schema_typing`: values typed by the tool's JSON schema."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..combinators.xmlargs import Layout
 from ..schema import Coerced, always_string, coerce_typed, coercer, parameter_schema
+from ..values.xmlargs import Layout
 
 
 @dataclass(frozen=True)
 class SchemaTyping:
     """Values typed by a tool's `parameters` schema (None: not declared), or by the type a
-    type attribute names where it names one (see `combinators.xmlargs.Typing`)."""
+    type attribute names where it names one (see `values.xmlargs.Typing`)."""
 
     parameters: Mapping[str, Any] | None
     declared: Mapping[str, Any] = field(init=False, compare=False)

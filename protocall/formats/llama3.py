@@ -29,7 +29,6 @@ from ..combinators import (
     Parser,
     alt,
     fail,
-    json_string,
     literal,
     optional,
     seq,
@@ -37,11 +36,14 @@ from ..combinators import (
     whitespace,
 )
 from ..combinators.glance import WAITING, Glance, failing
-from ..combinators.json import NestedObjects
 from ..combinators.parser import Step, Wrapper
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
 from ..tools import Tools
+from ..values import (
+    json_string,
+)
+from ..values.json import NestedObjects
 from .blocks.names import NAME_LIMIT
 from .codecs import NameAndArguments
 from .spec import Call, ProofHook, Section, Spec, build, register_proof

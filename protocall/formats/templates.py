@@ -16,10 +16,22 @@ from dataclasses import dataclass, fields, replace
 from itertools import chain
 from typing import Any
 
-from ..combinators import Parser, alt, json_object, literal, markers, optional, peek, seq, success
+from ..combinators import (
+    Parser,
+    alt,
+    literal,
+    markers,
+    optional,
+    peek,
+    seq,
+    success,
+)
 from ..combinators import whitespace as ws
-from ..combinators.xmlargs import Layout, xml_arguments
 from ..tools import Tools
+from ..values import (
+    json_object,
+)
+from ..values.xmlargs import Layout, xml_arguments
 from .blocks.calls import Calls, closer, section_calls
 from .blocks.names import arguments, loose, per_tool, tool_name
 from .layouts import schema_typing

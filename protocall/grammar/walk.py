@@ -21,7 +21,6 @@ from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any
 
 from ..combinators import UsageError
-from ..combinators.xmlargs import Layout
 from ..formats.base import Format
 from ..formats.blocks.render import escape_attribute
 from ..formats.codecs import (
@@ -38,6 +37,7 @@ from ..formats.codecs import (
 from ..formats.spec import Call, Channel, Channels, Messages, Spec, Think
 from ..formats.spec.tags import spelled
 from ..tools import Tool, Tools
+from ..values.xmlargs import Layout
 from . import schemas, values
 from .ir import (
     FREE,

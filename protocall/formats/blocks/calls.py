@@ -29,8 +29,8 @@ from ...combinators import (
     whitespace,
 )
 from ...combinators.parser import built_once
-from ...combinators.xmlargs import Layout, xml_arguments
 from ...tools import Tools
+from ...values.xmlargs import Layout, xml_arguments
 from ..layouts import schema_typing
 from .names import (
     arguments,

@@ -15,9 +15,6 @@ from ...combinators import (
     cut,
     fail,
     generate,
-    json_object,
-    json_string,
-    json_value,
     literal,
     many,
     markers,
@@ -28,6 +25,11 @@ from ...combinators import (
     unfinished,
     until,
     whitespace,
+)
+from ...values import (
+    json_object,
+    json_string,
+    json_value,
 )
 from .calls import (
     Calls,

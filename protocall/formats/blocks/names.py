@@ -13,7 +13,6 @@ from ...combinators import (
     Parser,
     Step,
     fail,
-    json_string,
     literal,
     not_followed_by,
     regex,
@@ -26,6 +25,9 @@ from ...combinators.glance import Glance
 from ...combinators.parser import Wrapper
 from ...combinators.result import Backtrack
 from ...tools import Tools
+from ...values import (
+    json_string,
+)
 
 NAME_LIMIT = 256
 

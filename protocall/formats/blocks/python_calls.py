@@ -16,8 +16,6 @@ from ...combinators import (
     many,
     optional,
     peek,
-    python_call,
-    python_name,
     recover,
     regex,
     seq,
@@ -28,6 +26,10 @@ from ...combinators import (
     whitespace,
 )
 from ...tools import Tools
+from ...values import (
+    python_call,
+    python_name,
+)
 from .calls import (
     Calls,
     closer,

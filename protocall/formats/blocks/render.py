@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ... import ast
-from ...combinators.xmlargs import Layout
+from ...values.xmlargs import Layout
 from ..turns import ToolUse, Turn
 from .channels import Channel
 from .prose import (

@@ -11,7 +11,7 @@ from typing import Any
 from ...combinators import (
     UsageError,
 )
-from ...combinators.xmlargs import Layout
+from ...values.xmlargs import Layout
 from ..blocks.channels import Channel
 from ..codecs import (
     Attribute,

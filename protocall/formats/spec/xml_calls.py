@@ -10,8 +10,8 @@ from typing import Any
 
 from ...combinators import Parser, UsageError, alt, literal, markers, optional, peek, seq
 from ...combinators import whitespace as ws
-from ...combinators.xmlargs import Layout
 from ...tools import Tools
+from ...values.xmlargs import Layout
 from ..blocks.calls import Calls, in_runs, tool_calls, xml_calls
 from ..blocks.names import arguments, declared, per_tool, tool_name
 from ..codecs import Plain, XmlArguments

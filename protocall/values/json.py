@@ -18,10 +18,10 @@ from typing import Any, cast
 
 import orjson
 
-from .glance import Glance, failing
-from .parser import Parser, Step, quote
-from .result import Backtrack
-from .stream import RELEASE, Input, Text, new_text
+from ..combinators.glance import Glance, failing
+from ..combinators.parser import Parser, Step, quote
+from ..combinators.result import Backtrack
+from ..combinators.stream import RELEASE, Input, Text, new_text
 
 _Match = Callable[..., "re.Match[str]"]
 

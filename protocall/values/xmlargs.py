@@ -62,11 +62,11 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any, Protocol, TypeVar
 
-from .parser import Parser, Step, quote
-from .primitives import PartialMarker, TokenWait
-from .result import Backtrack, ParseFailure
-from .stream import APPENDED, Close, Input, Open, Text, new_text
-from .text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
+from ..combinators.parser import Parser, Step, quote
+from ..combinators.primitives import PartialMarker, TokenWait
+from ..combinators.result import Backtrack, ParseFailure
+from ..combinators.stream import APPENDED, Close, Input, Open, Text, new_text
+from ..combinators.text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
