@@ -11,10 +11,10 @@ For each format the exporter writes (`protocall.grammar.exportable()`) and each 
   once per request on top. For Lark, llguidance's `validate_grammar` (which compiles it);
   for GBNF, the lazy grammar and structural tags, xgrammar's `GrammarCompiler` over a
   byte-level vocabulary (xgrammar imports torch: the tests' stand-ins for it are used,
-  tests/servers_shim.py; its compile cache off).
+  tests/integrations/servers_shim.py; its compile cache off).
 
 With `--real`, the tools are the real-world tool set of the tests
-(tests/data/real_tools.json: `$ref`, `format`, `pattern`, bounds, …), repeated under
+(tests/grammar/data/real_tools.json: `$ref`, `format`, `pattern`, bounds, …), repeated under
 numbered names up to `--tools`.
 
 Run: python benchmarks/bench_grammar.py [--tools 500] [--formats hermes,qwen3-coder] [--real]
@@ -57,7 +57,7 @@ def tools(count: int) -> Any:
 
 def real_tools(count: int) -> Any:
     """`count` tools of the real-world set, repeated under numbered names."""
-    real = json.loads((TESTS / "data" / "real_tools.json").read_text())
+    real = json.loads((TESTS / "grammar" / "data" / "real_tools.json").read_text())
     return normalize_tools(
         [{**real[n % len(real)], "name": f"{real[n % len(real)]['name']}_{n}"}
          for n in range(count)]
@@ -67,7 +67,7 @@ def real_tools(count: int) -> Any:
 def xgrammar_compiler() -> Callable[[str, str], Any] | None:
     """A function compiling a GBNF (`gbnf`) or structural tag (`structural-tag`) text with
     xgrammar, or None where xgrammar is not installed."""
-    sys.path.insert(0, str(TESTS))
+    sys.path[:0] = [str(TESTS / "integrations"), str(TESTS)]
     try:
         import servers_shim
 

@@ -1,7 +1,7 @@
 """protocall's server plug-ins inside the servers' own serving loops: CPU per request.
 
 vLLM (section `vllm`): each request is answered by vLLM's own `OpenAIServingChat`, streamed,
-over the fake engine of tests/vllm_serving.py (vLLM's `OutputProcessor` and incremental
+over the fake engine of tests/integrations/vllm_serving.py (vLLM's `OutputProcessor` and incremental
 detokenizer over a byte-level Hugging Face tokenizer holding the family's added tokens,
 `--delta` tokens per engine step), the server's SSE text collected. Three servers, same
 outputs, same run: `--tool-call-parser protocall-<format> --reasoning-parser
@@ -23,7 +23,8 @@ Targets: protocall's share at most a third of vLLM's parser's on typical turns, 
 Each server section is a function of the turns; a section for another server adds its
 function to `SECTIONS`.
 
-Needs the vllm wheel (requirements/servers.txt; torch is stood in by tests/servers_shim.py)
+Needs the vllm wheel (requirements/servers.txt; torch is stood in by
+tests/integrations/servers_shim.py)
 and, for vLLM's own parsers, `pip install ijson mistral-common`.
 Run: PYTHONPATH=. python benchmarks/bench_servers.py [--formats qwen3-coder] [--delta 4]
      [--requests 20] [--repeats 3] [--size 100000] [--sections vllm]
@@ -39,10 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+sys.path[:0] = [str(TESTS / "integrations"), str(TESTS)]  # the servers' harness
 
-import bench_formats
-import servers_shim
+import bench_formats  # noqa: E402
+import servers_shim  # noqa: E402
 
 servers_shim.install()
 

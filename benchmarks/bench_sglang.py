@@ -1,7 +1,7 @@
 """The SGLang plug-ins' cost inside SGLang's own chat endpoint, beside SGLang's own parsers.
 
 Each request goes through SGLang 0.5.23's `OpenAIServingChat` over the stand-in engine of
-tests/sglang_loop.py (SGLang's request conversion, streaming generator, reasoning and
+tests/integrations/sglang_loop.py (SGLang's request conversion, streaming generator, reasoning and
 function-call parsers and SSE chunks run; the engine yields the tokenizer manager's
 output dicts), streamed in deltas of `--delta` tokens of its character tokenizer (a token
 of a real tokenizer averages about four characters), once per parser pair, same outputs,
@@ -25,7 +25,8 @@ Targets (issue #32): protocall's share at most a third of SGLang's on typical tu
 tenth at 100 K characters.
 
 Needs the sglang wheel (requirements/servers.txt; torch and the model runtime stood in by
-tests/servers_shim.py). Run: python benchmarks/bench_sglang.py [--size 100000] [--delta 4]
+tests/integrations/servers_shim.py).
+Run: python benchmarks/bench_sglang.py [--size 100000] [--delta 4]
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+sys.path[:0] = [str(TESTS / "integrations"), str(TESTS)]  # the servers' harness
 
-import bench_formats
-import servers_shim
+import bench_formats  # noqa: E402
+import servers_shim  # noqa: E402
 
 servers_shim.sglang_serving()
 

@@ -25,10 +25,11 @@ its tool and reasoning parsers, `parse_delta` per delta) and SGLang's `Reasoning
 and `FunctionCallParser` (`parse_stream_chunk` per delta, `parse_stream_end`); protocall
 bare (`Format.parser`, `feed`, `finish`) and through its vLLM plug-in (the same
 `parse_delta` contract). The deltas are 4 tokens of a character tokenizer whose special
-tokens are the format's markers (tests/servers_shim.py), the same text for every parser.
+tokens are the format's markers (tests/integrations/servers_shim.py), the same text for
+every parser.
 
 Needs the vllm and sglang wheels for the second table (requirements/servers.txt; torch is
-stood in by tests/servers_shim.py).
+stood in by tests/integrations/servers_shim.py).
 Run: python benchmarks/bench_typical.py [--formats hermes,kimi-k2] [--repeats 200]
      [--no-servers]
 """
@@ -204,7 +205,8 @@ SERVERS = {  # format: (vLLM tool parser, vLLM reasoning parser, SGLang's two)
 
 def servers(names: Sequence[str], repeats: int) -> str:
     """The table of whole turns through the servers' parsers and protocall's."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    TESTS = Path(__file__).resolve().parent.parent / "tests"
+    sys.path[:0] = [str(TESTS / "integrations"), str(TESTS)]  # the servers' harness
     import servers_shim
 
     servers_shim.install()

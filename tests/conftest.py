@@ -1,5 +1,5 @@
 """Hypothesis profiles: `ci` (the default) keeps the suite quick; `long` searches far more
-examples (`HYPOTHESIS_PROFILE=long pytest tests/test_properties.py`)."""
+examples (`HYPOTHESIS_PROFILE=long pytest tests/core/test_properties.py`)."""
 
 from __future__ import annotations
 

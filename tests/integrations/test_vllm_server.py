@@ -1,4 +1,5 @@
-"""The vLLM adapter inside vLLM's own OpenAI server (tests/vllm_serving.py): every family's
+"""The vLLM adapter inside vLLM's own OpenAI server (tests/integrations/vllm_serving.py):
+every family's
 samples streamed in every way vLLM chunks a stream, read back by the official SDK from the
 server's SSE bytes, and answered whole."""
 

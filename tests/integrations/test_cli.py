@@ -22,7 +22,7 @@ from protocall.message import Message
 from protocall.openai import chunk
 from protocall.transcript import Chunk, Replay, Transcript
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {
         "type": "object", "properties": {"location": {"type": "string"}},
@@ -306,7 +306,7 @@ def test_version_is_the_installed_distribution_s(in_process: Runner) -> None:
     assert f'\nversion = "{protocall.__version__}"\n' in pyproject
 
 
-TEMPLATE = str(ROOT / "tests" / "chat_templates" / "xml-invoke.jinja")
+TEMPLATE = str(ROOT / "tests" / "inference" / "chat_templates" / "xml-invoke.jinja")
 
 
 @pytest.mark.parametrize("command", [["check", "hermes"], ["detect", "--check", TEMPLATE]])

@@ -1,4 +1,4 @@
-"""The grammar export over real tool sets (tests/data/real_tools.json: tau-bench airline and
+"""The grammar export over real tool sets (tests/grammar/data/real_tools.json: tau-bench airline and
 retail shaped tools, the MCP reference servers' filesystem, fetch, git, memory and time
 tools, written for these tests from the public descriptions of those tools): every format
 exports them in every dialect, the engines compile what it exports (llguidance the Lark,

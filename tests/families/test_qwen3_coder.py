@@ -82,7 +82,7 @@ EXAMPLES = [
       "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}),
 ]  # fmt: skip
 
-# run by tests/test_families.py, with the generic tests of every format
+# run by tests/families/test_families.py, with the generic tests of every format
 
 
 def test_whole_call_in_one_delta() -> None:

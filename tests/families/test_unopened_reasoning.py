@@ -115,7 +115,7 @@ def test_the_cli_exits_1_naming_the_cause(
 
 
 def test_the_semantics_page_states_the_rule_for_every_format_with_reasoning() -> None:
-    page = (Path(__file__).resolve().parent.parent / "docs" / "semantics.md").read_text("utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "semantics.md").read_text("utf-8")
     rows = {line.split(" | ")[0]: line for line in page.splitlines() if line.startswith("| `")}
     for name in [*THINKING, *NOT_A_BLOCK]:
         fmt = formats.get(name)

@@ -11,7 +11,7 @@ import pytest
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+; the metadata is the same on 3.10
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

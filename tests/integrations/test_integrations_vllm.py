@@ -1,7 +1,8 @@
-"""The vLLM adapter inside vLLM's own chat server (tests/vllm_serving.py: `OpenAIServingChat`
+"""The vLLM adapter inside vLLM's own chat server (tests/integrations/vllm_serving.py:
+`OpenAIServingChat`
 over vLLM's `OutputProcessor` and a fake engine core), and its parts on their own: the
 registration, the request hook, the Responses API's delta path, the special-token split.
-Every family's samples in every chunking are in tests/test_vllm_server.py."""
+Every family's samples in every chunking are in tests/integrations/test_vllm_server.py."""
 
 from __future__ import annotations
 

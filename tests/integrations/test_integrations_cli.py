@@ -6,10 +6,11 @@ only have been registered by the mechanism the line relies on: the entry point, 
 registries are asked for the named parsers, which must be protocall's. Nothing is served:
 each probe stops where the server would next read the model's configuration.
 
-Run as a script (`python tests/test_integrations_cli.py KIND ARGV...`), this file is that
+Run as a script (`python tests/integrations/test_integrations_cli.py KIND ARGV...`), this
+file is that
 probe: it prints the parser classes the server resolved on a `PROBE ` line. Under pytest it
 runs the probe for each documented line, with torch and triton stood in for
-(tests/servers_shim.py), Hugging Face offline, and no GPU.
+(tests/integrations/servers_shim.py), Hugging Face offline, and no GPU.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 import pytest
 import servers_shim
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "servers.md"
 MARK = "PROBE "
 

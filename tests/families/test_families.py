@@ -11,7 +11,7 @@ The kit runs (`check_format`) take a few examples per run with a fixed seed.
 `PROTOCALL_CHECK_EXAMPLES` sets the number (`HYPOTHESIS_PROFILE=long` makes it 200) and
 `PROTOCALL_CHECK_SEED` the seed (`random` for a fresh one), so a long local search reads:
 
-    PROTOCALL_CHECK_EXAMPLES=300 PROTOCALL_CHECK_SEED=random pytest tests/test_families.py
+    PROTOCALL_CHECK_EXAMPLES=300 PROTOCALL_CHECK_SEED=random pytest tests/families/test_families.py
 
 A failure prints the kit's report: one minimal counterexample per failing property.
 """

@@ -415,7 +415,7 @@ def test_incremental_prefix_check_agrees_with_is_event_prefix(
 
 
 def test_docs_example_runs() -> None:
-    doc = (Path(__file__).parent.parent / "docs" / "testing.md").read_text()
+    doc = (Path(__file__).parents[2] / "docs" / "testing.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.DOTALL)
     assert blocks
     namespace: dict[str, Any] = {}
