@@ -159,7 +159,7 @@ def _model_entry(fmt: Format) -> dict[str, Any]:
 
 def _spec(name: str, python: bool) -> int:
     """Print the declarative spec of format `name`, as JSON or as its Python repr."""
-    from .formats.spec import to_json
+    from .spec import to_json
 
     spec = formats.get(name).spec
     if spec is None:
@@ -272,7 +272,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from .formats.detect import detect, load  # jinja2: imported only when it is needed
+    from .formats.detect import detect, load
 
     detection = detect(load(args.path))
     print(detection.describe())

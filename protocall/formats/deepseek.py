@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..blocks.layouts import DSML, DSML_V41
+from ..compile import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import XmlArguments
 from ..values.xmlargs import Layout
-from .codecs import XmlArguments
-from .layouts import DSML, DSML_V41
-from .spec import Call, Section, Spec, Think, build
 
 EOS = "<｜end▁of▁sentence｜>"
 SEPARATORS = ("▁", "_", " ", "\\_")  # the section markers' word separator, as decoders vary it

@@ -16,12 +16,14 @@ from os import PathLike
 from pathlib import Path
 
 from ..combinators import UsageError
-from . import get, names
-from .base import Format
-from .probes import ONE_CALL, PROBES, Renders
-from .rendering import ChatTemplate
-from .roundtrip import Trailer, problems
-from .spec import Spec, build
+from ..compile import build
+from ..compile.format import Format
+from ..inference.infer import infer
+from ..inference.probes import ONE_CALL, PROBES, Renders
+from ..inference.rendering import ChatTemplate
+from ..inference.roundtrip import Trailer, problems
+from ..spec import Spec
+from .registry import get, names
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Detection:
             if self.others:
                 lines.append(f"also reads the probes: {', '.join(self.others)}")
         else:
-            from .spec import to_json
+            from ..spec import to_json
 
             lines = ["family: none built in; inferred spec:", to_json(self.format.spec)]
         lines.append("generation prompts:")
@@ -105,8 +107,6 @@ def detect(
             renders.refused,
             tuple(others),
         )
-    from .inference import infer
-
     inferred = infer(renders, trailer)
     fmt = inferred.format
     failed = next(problems(fmt, renders, trailer), None)

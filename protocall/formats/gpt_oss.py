@@ -39,6 +39,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ast
+from ..blocks.names import arguments, bounded_name, long_name_commits, tool_name
+from ..blocks.turns import ToolUse, Turn
 from ..combinators import (
     Parser,
     Synthesised,
@@ -63,13 +65,12 @@ from ..combinators import (
     until,
 )
 from ..combinators import whitespace as ws
+from ..compile import build
+from ..spec import Call, Channel, Messages, Spec, TurnHook, register_turn
 from ..tools import Tools
 from ..values import (
     json_object,
 )
-from .blocks.names import arguments, bounded_name, long_name_commits, tool_name
-from .spec import Call, Channel, Messages, Spec, TurnHook, build, register_turn
-from .turns import ToolUse, Turn
 
 START, CHANNEL, MESSAGE, END = "<|start|>", "<|channel|>", "<|message|>", "<|end|>"
 RETURN, CALL, CONSTRAIN = "<|return|>", "<|call|>", "<|constrain|>"

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .codecs import XmlArguments
-from .layouts import MINIMAX
-from .spec import Call, Section, Spec, Think, build
+from ..blocks.layouts import MINIMAX
+from ..compile import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import XmlArguments
 
 SPEC = Spec(
     name="minimax-m2",

@@ -15,9 +15,10 @@
 
 from __future__ import annotations
 
-from .codecs import XmlArguments
-from .layouts import SEED_OSS
-from .spec import Call, Section, Spec, Think, build
+from ..blocks.layouts import SEED_OSS
+from ..compile import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import XmlArguments
 
 SPEC = Spec(
     name="seed-oss",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..combinators import UsageError
-from ..formats.base import Format
+from ..compile.format import Format
 from ..tools import Tools
 from . import (
     gbnf,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..combinators import UsageError
 from ..formats.gpt_oss import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, PROMPT, RETURN
-from ..formats.spec import Messages
+from ..spec import Messages
 from .ir import FREE, Lit, Node, Opt, Star, alt, head, seq
 from .walk import Walk, register_turn
 

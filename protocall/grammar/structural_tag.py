@@ -14,9 +14,9 @@ import re
 from typing import Any
 
 from ..combinators import UsageError
-from ..formats.base import Format
-from ..formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
-from ..formats.spec import Spec
+from ..compile.format import Format
+from ..spec import Spec
+from ..spec.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
 from ..tools import Tool, Tools
 from . import schemas, walk
 from .ir import common_prefix

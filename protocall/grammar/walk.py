@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any
 
+from ..blocks.render import escape_attribute
 from ..combinators import UsageError
-from ..formats.base import Format
-from ..formats.blocks.render import escape_attribute
-from ..formats.codecs import (
+from ..compile.format import Format
+from ..spec import Call, Channel, Channels, Messages, Spec, Think
+from ..spec.codecs import (
     Attribute,
     BareObject,
     IdName,
@@ -34,8 +35,7 @@ from ..formats.codecs import (
     PythonKeywords,
     XmlArguments,
 )
-from ..formats.spec import Call, Channel, Channels, Messages, Spec, Think
-from ..formats.spec.tags import spelled
+from ..spec.tags import spelled
 from ..tools import Tool, Tools
 from ..values.xmlargs import Layout
 from . import schemas, values
@@ -689,7 +689,7 @@ _KIND = {"integer": "number"} | {
 
 
 def _kind_of(value: Any) -> str:
-    from ..formats.blocks.render import json_type
+    from ..blocks.render import json_type
 
     return json_type(value)
 

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall.combinators import DONE, FAILED, NEED_MORE, Close, Item, Open, Run, Text
-from protocall.formats.layouts import (
+from protocall.blocks.layouts import (
     DSML,
     DSML_V41,
     GLM,
@@ -23,6 +22,7 @@ from protocall.formats.layouts import (
     glm_47,
     schema_typing,
 )
+from protocall.combinators import DONE, FAILED, NEED_MORE, Close, Item, Open, Run, Text
 from protocall.testing import chunkings, fed_and_resumed
 from protocall.values.xmlargs import (
     ARGUMENT,

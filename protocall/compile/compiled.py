@@ -33,7 +33,7 @@ from ..combinators import Parser, UsageError
 from ..tools import Tool, Tools, normalize_tools
 
 if TYPE_CHECKING:
-    from .base import Format
+    from .format import Format
 
 ToolsArgument = Iterable[Mapping[str, Any] | Tool] | Tools | None
 

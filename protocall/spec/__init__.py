@@ -1,4 +1,5 @@
-"""A format is data: a `Spec` states a family's markers once, `build(spec)` makes its `Format`.
+"""A format is data: a `Spec` states a family's markers once, `protocall.compile.build(spec)`
+makes its `Format`.
 
 A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` print and
 `from_data`/`from_json` read back (so code can build one at run time):
@@ -132,7 +133,6 @@ How every family maps (every one is written as a spec):
 """
 
 from ..blocks.channels import Channel
-from .build import build
 from .data import from_data, from_json, to_data, to_json
 from .parts import (
     Call,
@@ -159,7 +159,6 @@ __all__ = [
     "Tags",
     "Think",
     "TurnHook",
-    "build",
     "from_data",
     "from_json",
     "register_proof",
