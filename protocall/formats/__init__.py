@@ -10,13 +10,14 @@ from __future__ import annotations
 from ..compile.compiled import CacheInfo, cache_info, clear_cache, set_cache_size
 from ..compile.format import Format
 from .detect import for_model, from_template
-from .registry import get, names, register
+from .registry import exportable, get, names, register
 
 __all__ = [
     "CacheInfo",
     "Format",
     "cache_info",
     "clear_cache",
+    "exportable",
     "for_model",
     "from_template",
     "get",

@@ -30,6 +30,10 @@
   `<|start|>`, `<|end|>` (consumed) or end-of-turn token. Text outside messages is content.
 - Bodies stream as they arrive, holding back a tail that may begin a special token. At end
   of input an open body is kept as it is; a header or call cut off is a truncated error.
+
+The turn is a `Messages` hook: its parser (`grammar`), its renderer (`render`) and its
+grammar for constrained decoding (`export`, the written form only) all stand here, over the
+one set of markers above.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from ..blocks.turns import ToolUse, Turn
 from ..combinators import (
     Parser,
     Synthesised,
+    UsageError,
     alt,
     as_text,
     cut,
@@ -66,6 +71,9 @@ from ..combinators import (
 )
 from ..combinators import whitespace as ws
 from ..compile import build
+from ..grammar import ir
+from ..grammar.walk import Walk
+from ..grammar.walk import register_turn as register_grammar
 from ..spec import Call, Channel, Messages, Spec, TurnHook, register_turn
 from ..tools import Tools
 from ..values import (
@@ -172,6 +180,60 @@ def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -
 
 
 register_turn("harmony", TurnHook(grammar, render))
+
+HEADER = f" to=functions.{{name}}{CHANNEL}commentary {{json}}{MESSAGE}{{arguments}}{CALL}"
+"""A call with its recipient in the role header, after `<|start|>assistant`, as the chat
+template renders one (`{json}`: `json` or `<|constrain|>json`)."""
+
+
+def export(walk: Walk, messages: Messages) -> ir.Node:
+    """The turn as a grammar for constrained decoding, as `render` writes it: messages joined
+    by `<|start|>assistant`, each reasoning (analysis, ending `<|end|>`), a commentary
+    preamble (`<|end|>`), a call (ending `<|call|>`) or the final answer (ending
+    `<|return|>`, the end of the turn); a turn that ends otherwise (or has no message) ends
+    with `<|return|>`. A call names its recipient in the channel, as the spec's template
+    writes it, or in the role header, as the chat template renders a call (`HEADER`). A
+    generation prompt that opened a channel leaves its first message's body open; its calls
+    as `walk.options` allow."""
+    options, text = walk.options, walk.text
+    opened = {channel.name: channel for channel in messages.channels}
+    if walk.start == "reasoning" and not options.reasoning:
+        raise UsageError("reasoning=False, but the generation prompt opened the analysis channel")
+    channels = ["commentary", *(["analysis"] if options.reasoning else [])]
+    other = ir.alt(
+        *(ir.seq(text(f"{CHANNEL}{name}{MESSAGE}"), ir.FREE, text(END)) for name in channels)
+    )
+    final = ir.seq(text(opened["content"].open), ir.FREE, text(RETURN))
+    ending = ir.alt(final, ir.seq(other, text(RETURN)))
+    after = text(PROMPT)
+    gap = ir.Star(ir.seq(other, after))
+    rest = ir.alt(ir.seq(gap, ending), text(RETURN))  # `<|return|>` alone: an empty turn
+    if walk.tools:
+        in_channel = ir.alt(*(walk.call(tool, 0) for tool in walk.tools))
+        headers = [HEADER.replace("{json}", kind) for kind in ("json", f"{CONSTRAIN}json")]
+        in_header = ir.alt(*(walk.pieces(h, tool) for tool in walk.tools for h in headers))
+        calls = ir.alt(in_channel, in_header)
+        call = walk.grammar.rule("call", ir.seq(gap, calls))
+        more = ir.Star(ir.seq(after, call)) if options.parallel else ir.Lit("")
+        with_calls = ir.seq(call, more, ir.Opt(ir.seq(after, rest)))
+        if walk.lazy:  # from the first call's opener (either trigger) on
+            split = [ir.head(spelling) for spelling in (in_channel, in_header)]
+            walk.triggers = tuple(trigger for trigger, _ in split)
+            first = ir.alt(
+                *(ir.seq(ir.Lit(trigger), after_trigger) for trigger, after_trigger in split)
+            )
+            return ir.seq(first, more, ir.Opt(ir.seq(after, rest)))
+        rest = with_calls if options.tool_choice != "auto" else ir.alt(with_calls, rest)
+    if walk.start is None:
+        return rest
+    # the prompt opened the first message: its body, then the rest of the turn
+    then = ir.seq(after, rest)
+    if options.tool_choice == "auto" or not walk.tools:
+        then = ir.alt(text(RETURN), then)
+    return ir.seq(ir.FREE, text(END), then)
+
+
+register_grammar("harmony", export)
 SPEC = Spec(
     name="gpt-oss",
     summary="gpt-oss / Harmony: channels analysis, commentary (to=functions.NAME), final",

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ..combinators import UsageError
 from ..compile.format import Format
+from ..grammar import walk
 from .models import MODELS, model_key, unknown
 
 _REGISTRY: dict[str, Format] = {}
@@ -90,4 +91,18 @@ def _load_builtins() -> None:
             register(fmt)
 
 
-__all__ = ["get", "names", "register"]
+def exportable() -> list[str]:
+    """The registered formats whose spec the grammar exporter writes (no spec, a turn hook
+    with no grammar piece or a field it does not handle leaves a format out)."""
+    return [name for name in names() if _exportable(get(name))]
+
+
+def _exportable(fmt: Format) -> bool:
+    try:
+        walk.spec_of(fmt)
+    except UsageError:
+        return False
+    return True
+
+
+__all__ = ["exportable", "get", "names", "register"]

@@ -18,11 +18,10 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..blocks.render import escape_attribute
 from ..combinators import UsageError
-from ..compile.format import Format
 from ..spec import Call, Channel, Channels, Messages, Spec, Think
 from ..spec.codecs import (
     Attribute,
@@ -191,8 +190,22 @@ def _default(f: Any) -> Any:
     return f.default_factory() if f.default_factory is not MISSING else MISSING
 
 
+class Described(Protocol):
+    """What the exporter reads of a format (a `Format` has it): its `name`, the `Spec` it
+    was built from (or none) and its `reserved` markers."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> Any: ...
+
+    @property
+    def reserved(self) -> tuple[str, ...]: ...
+
+
 def build(
-    fmt: Format,
+    fmt: Described,
     tools: Tools,
     start: str | None,
     options: Options,
@@ -205,7 +218,7 @@ def build(
 
 
 def build_lazy(
-    fmt: Format, tools: Tools, start: str | None, options: Options
+    fmt: Described, tools: Tools, start: str | None, options: Options
 ) -> tuple[Grammar, tuple[str, ...]]:
     """The grammar of the rest of a turn from its first call on, and the words that trigger
     it (the calls' opening marker), for a lazy grammar: text before the trigger is free.
@@ -214,7 +227,7 @@ def build_lazy(
     return walked.grammar, walked.triggers
 
 
-def spec_of(fmt: Format) -> Spec:
+def spec_of(fmt: Described) -> Spec:
     """`fmt`'s spec, every field of it one the walk handles (else a `UsageError`)."""
     spec = fmt.spec
     if not isinstance(spec, Spec):
@@ -251,7 +264,7 @@ def register_turn(hook: str, grammar: TurnGrammar) -> None:
 class Walk:
     def __init__(
         self,
-        fmt: Format,
+        fmt: Described,
         spec: Spec,
         tools: Tools,
         start: str | None,

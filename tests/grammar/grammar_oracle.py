@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
-from protocall.grammar import exportable, walk
+from protocall.formats import exportable
+from protocall.grammar import walk
 from protocall.testing import arguments, prose, tool_sets
 from protocall.tools import Tools, normalize_tools
 
