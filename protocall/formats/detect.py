@@ -22,7 +22,7 @@ from ..inference.infer import infer
 from ..inference.probes import ONE_CALL, PROBES, Renders
 from ..inference.rendering import ChatTemplate
 from ..inference.roundtrip import Trailer, problems
-from ..spec import Spec
+from ..spec import Spec, to_json
 from .registry import get, names
 
 
@@ -56,8 +56,6 @@ class Detection:
             if self.others:
                 lines.append(f"also reads the probes: {', '.join(self.others)}")
         else:
-            from ..spec import to_json
-
             lines = ["family: none built in; inferred spec:", to_json(self.format.spec)]
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():

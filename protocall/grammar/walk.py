@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any, Protocol
 
-from ..blocks.render import escape_attribute
+from ..blocks.render import escape_attribute, json_type
 from ..combinators import UsageError
 from ..spec import Call, Channel, Channels, Messages, Spec, Think
 from ..spec.codecs import (
@@ -652,7 +652,9 @@ class Walk:
         schema = _rooted(schemas.resolve(schema, root), root)
         if "const" in schema or "enum" in schema:
             allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
-            return [(_kind_of(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed]
+            return [
+                (json_type(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed
+            ]
         for union in ("anyOf", "oneOf"):
             if isinstance(schema.get(union), list):
                 members = schema[union]
@@ -699,12 +701,6 @@ def _attributes(layout: Layout, key: str, kind: str) -> str:
 _KIND = {"integer": "number"} | {
     kind: kind for kind in ("number", "string", "boolean", "null", "object", "array")
 }
-
-
-def _kind_of(value: Any) -> str:
-    from ..blocks.render import json_type
-
-    return json_type(value)
 
 
 def _ordered_parameters(
