@@ -31,13 +31,13 @@ from ..combinators import (
 from ..combinators.parser import built_once
 from ..tools import Tools
 from ..values.xmlargs import Layout, xml_arguments
-from .layouts import schema_typing
 from .names import (
     arguments,
     long_name_commits,
     per_tool,
     tool_name,
 )
+from .schema_typing import schema_typing
 
 
 @dataclass(frozen=True)

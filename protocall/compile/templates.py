@@ -17,8 +17,8 @@ from itertools import chain
 from typing import Any
 
 from ..blocks.calls import Calls, closer, section_calls
-from ..blocks.layouts import schema_typing
 from ..blocks.names import arguments, loose, per_tool, tool_name
+from ..blocks.schema_typing import schema_typing
 from ..combinators import (
     Parser,
     alt,

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..blocks.layouts import GLM
 from ..compile import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
+from .layouts import GLM
 
 GLM_45 = Spec(
     name="glm-4.5",

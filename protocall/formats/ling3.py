@@ -7,10 +7,10 @@ The name ends where an argument or `</tool_call>` follows it.
 
 from __future__ import annotations
 
-from ..blocks.layouts import GLM
 from ..compile import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
+from .layouts import GLM
 
 SPEC = Spec(
     name="ling-3",

@@ -9,10 +9,10 @@ parameter or `</function>`; a genuine call also ends an open reasoning block. A 
 
 from __future__ import annotations
 
-from ..blocks.layouts import QWEN3_CODER
 from ..compile import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
+from .layouts import QWEN3_CODER
 
 SPEC = Spec(
     name="qwen3-coder",

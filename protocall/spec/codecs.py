@@ -28,7 +28,6 @@ from typing import Any, ClassVar, NamedTuple
 
 from .. import ast
 from ..blocks.json_calls import call_object
-from ..blocks.layouts import schema_typing
 from ..blocks.names import (
     NAME_CHARS,
     NAME_LIMIT,
@@ -39,6 +38,7 @@ from ..blocks.names import (
     tool_name,
 )
 from ..blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
+from ..blocks.schema_typing import schema_typing
 from ..combinators import (
     Backtrack,
     Input,

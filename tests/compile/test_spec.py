@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import cli, formats
-from protocall.blocks.layouts import GLM, QWEN3_CODER, glm_47
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
 from protocall.compile import build
 from protocall.formats import registry
+from protocall.formats.layouts import GLM, QWEN3_CODER, glm_47
 from protocall.spec import (
     Call,
     Channel,

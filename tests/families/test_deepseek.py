@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
-from protocall.blocks.layouts import DSML, DSML_V41
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.compile.format import Format
 from protocall.events import (
@@ -22,6 +21,7 @@ from protocall.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from protocall.formats.deepseek import DSML, DSML_V41
 from protocall.message import Message
 from protocall.testing import Outcome, chunkings, split_at, stream, verify
 from protocall.tools import normalize_tools
