@@ -33,7 +33,7 @@
 
 The turn is a `Messages` hook: its parser (`grammar`), its renderer (`render`) and its
 grammar for constrained decoding (`export`, the written form only) all stand here, over the
-one set of markers above.
+one set of markers and the one table of messages (`MESSAGES`) above.
 """
 
 from __future__ import annotations
@@ -83,7 +83,15 @@ from ..values import (
 START, CHANNEL, MESSAGE, END = "<|start|>", "<|channel|>", "<|message|>", "<|end|>"
 RETURN, CALL, CONSTRAIN = "<|return|>", "<|call|>", "<|constrain|>"
 TOKENS = (START, CHANNEL, MESSAGE, END, RETURN, CALL, CONSTRAIN)
-NODES = {"analysis": ast.REASONING, "commentary": ast.CONTENT, "final": ast.CONTENT}
+MESSAGES = {
+    "commentary": (ast.CONTENT, END),
+    "analysis": (ast.REASONING, END),
+    "final": (ast.CONTENT, RETURN),
+}
+"""The channels a message is in, each with what its body is and the token that ends it as
+written (a final answer ends the turn): the parser, the renderer and the grammar read them."""
+NODES = {channel: node for channel, (node, _) in MESSAGES.items()}
+TO_FUNCTION = " to=functions."  # a recipient that is a declared function
 OPENED = {"reasoning": "analysis", "content": "final"}
 PROMPT = START + "assistant"
 PYTHON = "python"  # the built-in tool whose message is code, not JSON
@@ -118,7 +126,7 @@ def code() -> Parser[Any]:
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     name = tool_name(bounded_name(r"[^\s<]", "a recipient"))
     json_body, code_body = ws.then(arguments(json_object())), code()
-    function = literal(" to=functions.").then(name).map(lambda to: (to, json_body))
+    function = literal(TO_FUNCTION).then(name).map(lambda to: (to, json_body))
     built_in = (
         literal(" to=").then(name).map(lambda to: (to, code_body if to == PYTHON else json_body))
     )
@@ -167,12 +175,12 @@ def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -
         first = groups.pop(0) if opened else turn.reasoning or "" if start == "reasoning" else ""
         messages.append(f"{first}{END}")
     elif turn.reasoning is not None:
-        messages.append(f"{CHANNEL}analysis{MESSAGE}{turn.reasoning}{END}")
+        messages.append(f"{CHANNEL}analysis{MESSAGE}{turn.reasoning}{MESSAGES['analysis'][1]}")
     for number, group in enumerate(groups, 1):
         if isinstance(group, str):
             last = number == len(groups)
-            channel, stop = ("final", RETURN) if last else ("commentary", END)
-            messages.append(f"{CHANNEL}{channel}{MESSAGE}{group}{stop}")
+            channel = "final" if last else "commentary"
+            messages.append(f"{CHANNEL}{channel}{MESSAGE}{group}{MESSAGES[channel][1]}")
             continue
         messages += [call(use, index) for index, use in enumerate(group)]
     text = PROMPT.join(messages)
@@ -181,7 +189,7 @@ def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -
 
 register_turn("harmony", TurnHook(grammar, render))
 
-HEADER = f" to=functions.{{name}}{CHANNEL}commentary {{json}}{MESSAGE}{{arguments}}{CALL}"
+HEADER = f"{TO_FUNCTION}{{name}}{CHANNEL}commentary {{json}}{MESSAGE}{{arguments}}{CALL}"
 """A call with its recipient in the role header, after `<|start|>assistant`, as the chat
 template renders one (`{json}`: `json` or `<|constrain|>json`)."""
 
@@ -199,11 +207,15 @@ def export(walk: Walk, messages: Messages) -> ir.Node:
     opened = {channel.name: channel for channel in messages.channels}
     if walk.start == "reasoning" and not options.reasoning:
         raise UsageError("reasoning=False, but the generation prompt opened the analysis channel")
-    channels = ["commentary", *(["analysis"] if options.reasoning else [])]
+    channels = [
+        name
+        for name, (node, end) in MESSAGES.items()
+        if end == END and (options.reasoning or node != ast.REASONING)
+    ]
     other = ir.alt(
         *(ir.seq(text(f"{CHANNEL}{name}{MESSAGE}"), ir.FREE, text(END)) for name in channels)
     )
-    final = ir.seq(text(opened["content"].open), ir.FREE, text(RETURN))
+    final = ir.seq(text(opened["content"].open), ir.FREE, text(MESSAGES["final"][1]))
     ending = ir.alt(final, ir.seq(other, text(RETURN)))
     after = text(PROMPT)
     gap = ir.Star(ir.seq(other, after))
@@ -246,7 +258,7 @@ SPEC = Spec(
         tokens=TOKENS,
     ),
     call=Call(
-        f"{CHANNEL}commentary to=functions.{{name}} {CONSTRAIN}json{MESSAGE}{{arguments}}{CALL}"
+        f"{CHANNEL}commentary{TO_FUNCTION}{{name}} {CONSTRAIN}json{MESSAGE}{{arguments}}{CALL}"
     ),
     stops=(RETURN, CALL),
     prompt=PROMPT,
