@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict, Unpack
 
 from ..blocks.turns import Turn
 from ..combinators import Parser, UsageError
-from ..grammar import Export, Options, export
 from ..session import Session, SessionOptions
 from ..tools import Tool, Tools, normalize_tools
 from .compiled import compiled
+
+if TYPE_CHECKING:
+    from ..grammar import Export
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
 Renderer = Callable[[Turn, str | None], str]
@@ -45,7 +47,7 @@ class Format:
     session's default for `passthrough_malformed`: False for a format whose envelopes are
     special tokens (Harmony), so a rejected region's raw text stays in its error instead of
     showing header tokens as content. `spec` is the declarative `Spec` it was built from
-    (`compile.build`), if any.
+    (`compile.factory.build`), if any.
     """
 
     name: str
@@ -139,6 +141,8 @@ class Format:
         one line per schema keyword and place the dialect cannot write; the parser's
         validation still reports a value that breaks one). `stop=False` leaves the turn's
         stop out, for engines that end it with the stop token outside the grammar."""
+        from ..grammar import Options, export  # loaded on first use: most formats never export
+
         options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)
         declared = normalize_tools(tools)

@@ -7,10 +7,28 @@ model's family from its chat template (`from_template`, `for_model`, see `detect
 
 from __future__ import annotations
 
+from os import PathLike
+
 from ..compile.compiled import CacheInfo, cache_info, clear_cache, set_cache_size
 from ..compile.format import Format
-from .detect import for_model, from_template
 from .registry import exportable, get, names, register
+
+
+def from_template(template: str, *, bos_token: str = "", eos_token: str = "") -> Format:
+    """The format a chat template implies: a built-in family that reads the template's own
+    renders back, or a spec inferred from them (see `detect`; needs `protocall[templates]`)."""
+    from .detect import from_template as detected  # detection is loaded on first use
+
+    return detected(template, bos_token=bos_token, eos_token=eos_token)
+
+
+def for_model(path: str | PathLike[str]) -> Format:
+    """The format of the model whose chat template is at `path`: a model folder, its
+    `tokenizer_config.json` or a `.jinja` file (see `detect.load`)."""
+    from .detect import for_model as detected
+
+    return detected(path)
+
 
 __all__ = [
     "CacheInfo",

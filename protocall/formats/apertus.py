@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Section, Spec, Think
 from ..spec.codecs import NameKey
 

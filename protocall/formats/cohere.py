@@ -22,7 +22,7 @@
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Channel, Channels, Section, Spec
 from ..spec.codecs import NameAndArguments
 

@@ -16,7 +16,7 @@ from os import PathLike
 from pathlib import Path
 
 from ..combinators import UsageError
-from ..compile import build
+from ..compile.factory import build
 from ..compile.format import Format
 from ..inference.infer import infer
 from ..inference.probes import ONE_CALL, PROBES, Renders

@@ -36,7 +36,7 @@ INFERRED here: the optional `call:` prefix, thinking blocks after content.
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Channel, Channels, Spec
 from ..spec.codecs import BareObject, Plain
 

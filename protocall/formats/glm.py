@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
 from .layouts import GLM

@@ -70,7 +70,7 @@ from ..combinators import (
     until,
 )
 from ..combinators import whitespace as ws
-from ..compile import build
+from ..compile.factory import build
 from ..grammar import ir
 from ..grammar.walk import Walk
 from ..grammar.walk import register_turn as register_grammar

@@ -8,7 +8,7 @@ either is a call with empty arguments (`{}`), as in the other JSON formats.
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import NameAndArguments
 

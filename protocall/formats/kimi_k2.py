@@ -30,7 +30,7 @@ sections, each call named by the id the model writes, `functions.NAME:IDX`.
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Section, Spec
 from ..spec.codecs import IdName
 

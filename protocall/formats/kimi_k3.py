@@ -8,7 +8,7 @@ The think channel is pre-opened by default; a response or tools opener ends it i
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Channel, Channels, Section, Spec, Tags
 from ..spec.codecs import JsonBlock, XmlArguments
 from .layouts import KIMI_K3

@@ -7,7 +7,7 @@ The name ends where an argument or `</tool_call>` follows it.
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
 from .layouts import GLM

@@ -40,7 +40,7 @@ from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Step, Wrapper
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, ProofHook, Section, Spec, register_proof
 from ..spec.codecs import NameAndArguments
 from ..tools import Tools

@@ -23,7 +23,7 @@ pre-v11  [TOOL_CALLS] [{"name": N, "arguments": {…}, "id": ID}, …]</s>
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Section, Spec, Think
 from ..spec.codecs import NameAndArguments
 

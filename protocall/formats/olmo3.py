@@ -21,7 +21,7 @@ Ollama's olmo3 renderer and parser). The markers are plain text, not special tok
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Section, Spec, Think
 from ..spec.codecs import PythonKeywords
 

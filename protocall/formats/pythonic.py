@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Section, Spec, Think
 from ..spec.codecs import PythonKeywords
 

@@ -9,7 +9,7 @@ parameter or `</function>`; a genuine call also ends an open reasoning block. A 
 
 from __future__ import annotations
 
-from ..compile import build
+from ..compile.factory import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
 from .layouts import QWEN3_CODER

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from ..combinators import UsageError
 from ..compile.format import Format
-from ..grammar import walk
 from .models import MODELS, model_key, unknown
 
 _REGISTRY: dict[str, Format] = {}
@@ -98,6 +97,8 @@ def exportable() -> list[str]:
 
 
 def _exportable(fmt: Format) -> bool:
+    from ..grammar import walk  # the exporter is loaded on first use, as by `Format`
+
     try:
         walk.spec_of(fmt)
     except UsageError:

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..blocks.names import NAME_CHARS
 from ..combinators import UsageError
-from ..compile import build
+from ..compile.factory import build
 from ..compile.format import Format
 from ..spec import Call, Section, Spec, Think
 from ..spec.codecs import (

@@ -1,5 +1,5 @@
-"""A format is data: a `Spec` states a family's markers once, `protocall.compile.build(spec)`
-makes its `Format`.
+"""A format is data: a `Spec` states a family's markers once,
+`protocall.compile.factory.build(spec)` makes its `Format`.
 
 A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` print and
 `from_data`/`from_json` read back (so code can build one at run time):

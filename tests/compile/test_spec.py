@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from protocall import cli, formats
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
-from protocall.compile import build
+from protocall.compile.factory import build
 from protocall.formats import registry
 from protocall.formats.layouts import GLM, QWEN3_CODER, glm_47
 from protocall.spec import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from protocall.blocks.turns import ToolUse, Turn
-from protocall.compile import build
+from protocall.compile.factory import build
 from protocall.compile.format import Format
 from protocall.compile.templates import Template
 from protocall.spec import Call, Section, Spec
