@@ -3,7 +3,7 @@
 The template renders the probe turns (`probes`); every built-in format is tried on those
 renders, and one that reads them all back (`roundtrip`) is the model's family, used with
 the template's generation prompts. When none does, a spec is inferred from the renders
-(`inference`) and built, and must pass the same round trip. When neither works, a
+(`inference.infer`) and built, and must pass the same round trip. When neither works, a
 `UsageError` names what was not understood: never a silently wrong parser.
 """
 

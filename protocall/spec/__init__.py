@@ -40,7 +40,7 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   a declared tool whose arguments follow). With `unclosed_value`, a `Plain` name right
   before `XmlArguments`, a missing last value close is tolerated at the layout's end followed
   by what the template writes after it (else the next call's opener) or a stop, the layout's
-  `unclosed_at_end` derived so. A `loose` call (`templates.Template`) allows
+  `unclosed_at_end` derived so. A `loose` call (`compile.templates.Template`) allows
   whitespace around every tag; `empty` is the text after its name that closes a call
   without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
