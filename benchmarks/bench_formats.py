@@ -52,8 +52,8 @@ from typing import Any
 
 import protocall
 from protocall import ast, formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import tag, until
-from protocall.formats.turns import ToolUse, Turn
 from protocall.session import Session
 from protocall.tools import normalize_tools
 

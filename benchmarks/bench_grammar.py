@@ -1,6 +1,6 @@
 """Grammar export: the time to derive a format's grammar for many tools, per dialect.
 
-For each format the exporter writes (`protocall.grammar.exportable()`) and each dialect
+For each format the exporter writes (`protocall.formats.exportable()`) and each dialect
 (`lark`, `gbnf`, `gbnf-lazy`, `structural-tag` where the format's calls are JSON), reported:
 
 - the CPU time (process_time) of `Format.decoding_grammar` for N tools (500 by default),
@@ -33,7 +33,8 @@ from typing import Any
 
 from protocall import formats
 from protocall.combinators import UsageError
-from protocall.grammar import Options, export, exportable
+from protocall.formats import exportable
+from protocall.grammar import Options, export
 from protocall.tools import normalize_tools
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"

@@ -58,7 +58,7 @@ from vllm.tool_parsers import ToolParser, ToolParserManager  # noqa: E402
 
 import protocall  # noqa: E402
 import protocall.integrations.vllm  # noqa: E402  (registers protocall-<format>)
-from protocall.formats.turns import ToolUse, Turn  # noqa: E402
+from protocall.blocks.turns import ToolUse, Turn  # noqa: E402
 
 VLLM_NAMES = {  # format: (vLLM's tool parser, vLLM's reasoning parser)
     "qwen3-coder": ("qwen3_coder", "qwen3"),

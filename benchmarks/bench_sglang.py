@@ -56,8 +56,8 @@ from sglang.srt.parser.reasoning_parser import StreamingParseResult as Reasoning
 from sglang_loop import Generation, Server, special_tokens  # noqa: E402
 
 import protocall  # noqa: E402
-from protocall.formats.base import Format  # noqa: E402
-from protocall.formats.turns import ToolUse, Turn  # noqa: E402
+from protocall.blocks.turns import ToolUse, Turn  # noqa: E402
+from protocall.compile.format import Format  # noqa: E402
 
 SGLANG_NAMES = {  # format: (SGLang's reasoning parser, SGLang's function-call parser)
     "qwen3-coder": ("qwen3", "qwen3_coder"),

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from protocall import formats
-from protocall.formats.compiled import clear_cache
-from protocall.formats.turns import ToolUse, Turn
+from protocall.blocks.turns import ToolUse, Turn
+from protocall.compile.compiled import clear_cache
 
 REASONING = (
     "The user asks for the weather in Paris over the weekend. I should call the weather "

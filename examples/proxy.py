@@ -32,7 +32,7 @@ from typing import Any
 from protocall import UsageError, formats
 from protocall.formats import Format
 from protocall.formats.detect import load
-from protocall.formats.rendering import ChatTemplate
+from protocall.inference.rendering import ChatTemplate
 from protocall.openai import (
     SSE_DONE,
     DeltaStream,

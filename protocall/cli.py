@@ -32,10 +32,12 @@ from .events import (
     ToolCallStart,
 )
 from .formats import Format
+from .formats.detect import detect, load
 from .formats.models import MODELS
 from .message import REASONING_FIELDS, Message, ToolCall
 from .openai import DeltaStream, finish_reason
 from .session import Session
+from .spec import to_json
 from .tools import normalize_tools
 from .transcript import Chunk, Recorder, Transcript, drive, event_json, message_json, replay
 
@@ -159,8 +161,6 @@ def _model_entry(fmt: Format) -> dict[str, Any]:
 
 def _spec(name: str, python: bool) -> int:
     """Print the declarative spec of format `name`, as JSON or as its Python repr."""
-    from .formats.spec import to_json
-
     spec = formats.get(name).spec
     if spec is None:
         raise UsageError(f"format {name!r} is not written as a spec yet")
@@ -272,8 +272,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from .formats.detect import detect, load  # jinja2: imported only when it is needed
-
     detection = detect(load(args.path))
     print(detection.describe())
     if not args.check:

@@ -10,10 +10,7 @@ parsed arguments. Nothing emitted is ever retracted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .message import ToolCall
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +38,30 @@ class ToolCallArgumentsDelta:
 
     index: int
     text: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A completed call. `arguments_json` is the exact concatenation of its argument deltas;
+    `validation_errors` lists raw values that did not convert to their declared type (kept
+    as strings), schema violations, when validation ran, and bytes in the call that were
+    not UTF-8 (replaced by U+FFFD: the arguments are not what the model wrote). `id` is
+    unique within the turn: `model_id` is the id the model wrote (None if it wrote none),
+    which `id` is unless an earlier call of the turn already had it."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    arguments_json: str
+    validation_errors: tuple[str, ...] = ()
+    model_id: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments_json},
+        }
 
 
 @dataclass(frozen=True, slots=True)

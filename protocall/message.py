@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .combinators import UsageError
-from .events import ProtocolError
+from .events import ProtocolError, ToolCall
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """The names OpenAI-compatible servers give the reasoning field: `reasoning_content` (the
 default: DeepSeek's API, SGLang, llama.cpp, older vLLM) and `reasoning` (current vLLM,
 OpenRouter)."""
+
+__all__ = ["REASONING_FIELDS", "Message", "ToolCall", "checked_reasoning_field"]
 
 
 def checked_reasoning_field(name: str) -> str:
@@ -21,30 +23,6 @@ def checked_reasoning_field(name: str) -> str:
             f"reasoning field must be one of {', '.join(REASONING_FIELDS)}, not {name!r}"
         )
     return name
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """A completed call. `arguments_json` is the exact concatenation of its argument deltas;
-    `validation_errors` lists raw values that did not convert to their declared type (kept
-    as strings), schema violations, when validation ran, and bytes in the call that were
-    not UTF-8 (replaced by U+FFFD: the arguments are not what the model wrote). `id` is
-    unique within the turn: `model_id` is the id the model wrote (None if it wrote none),
-    which `id` is unless an earlier call of the turn already had it."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any]
-    arguments_json: str
-    validation_errors: tuple[str, ...] = ()
-    model_id: str | None = None
-
-    def to_openai(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments_json},
-        }
 
 
 @dataclass(frozen=True)

@@ -1,111 +1,33 @@
-"""The registry of model-family formats: `names()`, `get(name)` (a format or a model name),
-`register(format)`."""
+"""The model families: one module a family (its markers and its turn, written as a `Spec`),
+the registry over them (`names()`, `get(name)`, `register(format)`), and detection of a
+model's family from its chat template (`from_template`, `for_model`, see `detect`).
+
+`Format` (what `get` returns) and the compile cache's controls are defined in
+`protocall.compile` and re-exported here, where users look for them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from os import PathLike
 
-from ..combinators import UsageError
-from .base import Format
-from .compiled import CacheInfo, cache_info, clear_cache, set_cache_size
-from .models import MODELS, model_key, unknown
-
-_REGISTRY: dict[str, Format] = {}
-
-
-def register(fmt: Format) -> Format:
-    """Add `fmt` under its name (replacing nothing: a duplicate name is a usage error)."""
-    if fmt.name in _REGISTRY and _REGISTRY[fmt.name] is not fmt:
-        raise UsageError(f"a format named {fmt.name!r} is already registered")
-    _REGISTRY[fmt.name] = fmt
-    return fmt
-
-
-def names() -> list[str]:
-    """Registered format names, sorted."""
-    _load_builtins()
-    return sorted(_REGISTRY)
-
-
-def get(name: str) -> Format:
-    """The format registered as `name`, or the one model `name` writes (`models.MODELS`,
-    in any case: `Qwen3.5` is `qwen3-coder` starting in reasoning when no generation prompt
-    is given, as its template's prompt does); an unknown name suggests the nearest ones."""
-    _load_builtins()
-    fmt = _REGISTRY.get(name) or _REGISTRY.get(model_key(name))
-    if fmt is not None:
-        return fmt
-    if model_key(name) not in MODELS:
-        raise unknown(name, _REGISTRY)
-    return _for_model_name(model_key(name))
-
-
-_MODEL_FORMATS: dict[str, Format] = {}
-"""The format of each model name asked for (one object per name, shared like the rest)."""
-
-
-def _for_model_name(key: str) -> Format:
-    if key not in _MODEL_FORMATS:
-        fmt = _REGISTRY[MODELS[key][0]]
-        start = MODELS[key][1]
-        _MODEL_FORMATS[key] = (
-            fmt if start == fmt.default_start else replace(fmt, default_start=start)
-        )
-    return _MODEL_FORMATS[key]
-
-
-_BUILTINS = (
-    "hermes",
-    "qwen3-coder",
-    "ling3",
-    "kimi-k3",
-    "kimi-k2",
-    "deepseek",
-    "glm",
-    "minimax",
-    "seed-oss",
-    "mistral",
-    "cohere",
-    "apertus",
-    "gpt-oss",
-    "gemma4",
-    "pythonic",
-    "granite",
-    "nemotron",
-    "llama3",
-    "olmo3",
-)
-"""The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
-or a tuple `FORMATS` when one module defines several registry names."""
-
-
-def _load_builtins() -> None:
-    """Import the built-in family modules on first use (keeps `import protocall` light)."""
-    if _BUILTINS[0] in _REGISTRY:
-        return
-    from importlib import import_module
-
-    for name in _BUILTINS:
-        module = import_module(f".{name.replace('-', '_')}", __name__)
-        for fmt in getattr(module, "FORMATS", None) or (module.FORMAT,):
-            register(fmt)
+from ..compile.compiled import CacheInfo, cache_info, clear_cache, set_cache_size
+from ..compile.format import Format
+from .registry import exportable, get, names, register
 
 
 def from_template(template: str, *, bos_token: str = "", eos_token: str = "") -> Format:
     """The format a chat template implies: a built-in family that reads the template's own
     renders back, or a spec inferred from them (see `detect`; needs `protocall[templates]`)."""
-    from .detect import from_template as infer
+    from .detect import from_template as detected  # detection is loaded on first use
 
-    return infer(template, bos_token=bos_token, eos_token=eos_token)
+    return detected(template, bos_token=bos_token, eos_token=eos_token)
 
 
 def for_model(path: str | PathLike[str]) -> Format:
     """The format of the model whose chat template is at `path`: a model folder, its
     `tokenizer_config.json` or a `.jinja` file (see `detect.load`)."""
-    from .detect import for_model as infer
+    from .detect import for_model as detected
 
-    return infer(path)
+    return detected(path)
 
 
 __all__ = [
@@ -113,6 +35,7 @@ __all__ = [
     "Format",
     "cache_info",
     "clear_cache",
+    "exportable",
     "for_model",
     "from_template",
     "get",

@@ -15,8 +15,9 @@
 
 from __future__ import annotations
 
-from .codecs import NameKey
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import NameKey
 
 SPEC = Spec(
     name="apertus",

@@ -22,8 +22,9 @@
 
 from __future__ import annotations
 
-from .codecs import NameAndArguments
-from .spec import Call, Channel, Channels, Section, Spec, build
+from ..compile.factory import build
+from ..spec import Call, Channel, Channels, Section, Spec
+from ..spec.codecs import NameAndArguments
 
 SPEC = Spec(
     name="cohere",

@@ -27,16 +27,40 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import XmlArguments
 from ..values.xmlargs import Layout
-from .codecs import XmlArguments
-from .layouts import DSML, DSML_V41
-from .spec import Call, Section, Spec, Think, build
 
 EOS = "<｜end▁of▁sentence｜>"
 SEPARATORS = ("▁", "_", " ", "\\_")  # the section markers' word separator, as decoders vary it
 CALLS_BEGIN = (*(f"<｜tool{s}calls{s}begin｜>" for s in SEPARATORS), "<｜tool▁calls｜>")
 CALLS_END = tuple(f"<｜tool{s}calls{s}end｜>" for s in SEPARATORS)
 DSML_SPELLINGS = ("｜｜DSML｜｜", "|DSML|", " | DSML | ", "‖DSML‖")  # as proxies corrupt it
+
+
+def dsml_layout(spelling: str = "｜DSML｜", *, unclosed_at_opener: bool = False) -> Layout:
+    """DSML's parameters with tag prefix `spelling` (U+FF5C bars; V4.1 adds a trailing space):
+    `<{spelling}parameter name="K" string="true|false">V</{spelling}parameter>`, ends at
+    `</{spelling}invoke>`. `string="true"`: the raw value; `string="false"`: JSON."""
+    return Layout(
+        f"<{spelling}parameter",
+        ">",
+        f"</{spelling}parameter>",
+        f"</{spelling}invoke>",
+        key_attribute="name",
+        type_attribute="string",
+        type_values={"true": "string", "false": "json"},
+        unclosed_at_opener=unclosed_at_opener,
+    )
+
+
+DSML = dsml_layout()
+"""DeepSeek V3.2 and V4: `<｜DSML｜parameter name="K" string="…">V</｜DSML｜parameter>`."""
+
+DSML_V41 = dsml_layout("｜DSML｜ ", unclosed_at_opener=True)
+"""DeepSeek V4.1: `<｜DSML｜ parameter …>V</｜DSML｜ parameter>`; like vLLM, a missing closing
+tag is tolerated before the opener, on a new line, of a declared, not yet given parameter."""
 
 V3_1 = Spec(
     name="deepseek-v3.1",

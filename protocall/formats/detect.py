@@ -3,7 +3,7 @@
 The template renders the probe turns (`probes`); every built-in format is tried on those
 renders, and one that reads them all back (`roundtrip`) is the model's family, used with
 the template's generation prompts. When none does, a spec is inferred from the renders
-(`inference`) and built, and must pass the same round trip. When neither works, a
+(`inference.infer`) and built, and must pass the same round trip. When neither works, a
 `UsageError` names what was not understood: never a silently wrong parser.
 """
 
@@ -16,12 +16,14 @@ from os import PathLike
 from pathlib import Path
 
 from ..combinators import UsageError
-from . import get, names
-from .base import Format
-from .probes import ONE_CALL, PROBES, Renders
-from .rendering import ChatTemplate
-from .roundtrip import Trailer, problems
-from .spec import Spec, build
+from ..compile.factory import build
+from ..compile.format import Format
+from ..inference.infer import infer
+from ..inference.probes import ONE_CALL, PROBES, Renders
+from ..inference.rendering import ChatTemplate
+from ..inference.roundtrip import Trailer, problems
+from ..spec import Spec, to_json
+from .registry import get, names
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,6 @@ class Detection:
             if self.others:
                 lines.append(f"also reads the probes: {', '.join(self.others)}")
         else:
-            from .spec import to_json
-
             lines = ["family: none built in; inferred spec:", to_json(self.format.spec)]
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():
@@ -105,8 +105,6 @@ def detect(
             renders.refused,
             tuple(others),
         )
-    from .inference import infer
-
     inferred = infer(renders, trailer)
     fmt = inferred.format
     failed = next(problems(fmt, renders, trailer), None)

@@ -36,8 +36,9 @@ INFERRED here: the optional `call:` prefix, thinking blocks after content.
 
 from __future__ import annotations
 
-from .codecs import BareObject, Plain
-from .spec import Call, Channel, Channels, Spec, build
+from ..compile.factory import build
+from ..spec import Call, Channel, Channels, Spec
+from ..spec.codecs import BareObject, Plain
 
 SPEC = Spec(
     name="gemma-4",

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .codecs import XmlArguments
+from ..compile.factory import build
+from ..spec import Call, Spec, Think
+from ..spec.codecs import XmlArguments
 from .layouts import GLM
-from .spec import Call, Spec, Think, build
 
 GLM_45 = Spec(
     name="glm-4.5",

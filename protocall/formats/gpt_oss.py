@@ -30,6 +30,10 @@
   `<|start|>`, `<|end|>` (consumed) or end-of-turn token. Text outside messages is content.
 - Bodies stream as they arrive, holding back a tail that may begin a special token. At end
   of input an open body is kept as it is; a header or call cut off is a truncated error.
+
+The turn is a `Messages` hook: its parser (`grammar`), its renderer (`render`) and its
+grammar for constrained decoding (`export`, the written form only) all stand here, over the
+one set of markers and the one table of messages (`MESSAGES`) above.
 """
 
 from __future__ import annotations
@@ -39,9 +43,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ast
+from ..blocks.names import arguments, bounded_name, long_name_commits, tool_name
+from ..blocks.turns import ToolUse, Turn
 from ..combinators import (
     Parser,
     Synthesised,
+    UsageError,
     alt,
     as_text,
     cut,
@@ -63,18 +70,28 @@ from ..combinators import (
     until,
 )
 from ..combinators import whitespace as ws
+from ..compile.factory import build
+from ..grammar import ir
+from ..grammar.walk import Walk
+from ..grammar.walk import register_turn as register_grammar
+from ..spec import Call, Channel, Messages, Spec, TurnHook, register_turn
 from ..tools import Tools
 from ..values import (
     json_object,
 )
-from .blocks.names import arguments, bounded_name, long_name_commits, tool_name
-from .spec import Call, Channel, Messages, Spec, TurnHook, build, register_turn
-from .turns import ToolUse, Turn
 
 START, CHANNEL, MESSAGE, END = "<|start|>", "<|channel|>", "<|message|>", "<|end|>"
 RETURN, CALL, CONSTRAIN = "<|return|>", "<|call|>", "<|constrain|>"
 TOKENS = (START, CHANNEL, MESSAGE, END, RETURN, CALL, CONSTRAIN)
-NODES = {"analysis": ast.REASONING, "commentary": ast.CONTENT, "final": ast.CONTENT}
+MESSAGES = {
+    "commentary": (ast.CONTENT, END),
+    "analysis": (ast.REASONING, END),
+    "final": (ast.CONTENT, RETURN),
+}
+"""The channels a message is in, each with what its body is and the token that ends it as
+written (a final answer ends the turn): the parser, the renderer and the grammar read them."""
+NODES = {channel: node for channel, (node, _) in MESSAGES.items()}
+TO_FUNCTION = " to=functions."  # a recipient that is a declared function
 OPENED = {"reasoning": "analysis", "content": "final"}
 PROMPT = START + "assistant"
 PYTHON = "python"  # the built-in tool whose message is code, not JSON
@@ -109,7 +126,7 @@ def code() -> Parser[Any]:
 def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     name = tool_name(bounded_name(r"[^\s<]", "a recipient"))
     json_body, code_body = ws.then(arguments(json_object())), code()
-    function = literal(" to=functions.").then(name).map(lambda to: (to, json_body))
+    function = literal(TO_FUNCTION).then(name).map(lambda to: (to, json_body))
     built_in = (
         literal(" to=").then(name).map(lambda to: (to, code_body if to == PYTHON else json_body))
     )
@@ -158,12 +175,12 @@ def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -
         first = groups.pop(0) if opened else turn.reasoning or "" if start == "reasoning" else ""
         messages.append(f"{first}{END}")
     elif turn.reasoning is not None:
-        messages.append(f"{CHANNEL}analysis{MESSAGE}{turn.reasoning}{END}")
+        messages.append(f"{CHANNEL}analysis{MESSAGE}{turn.reasoning}{MESSAGES['analysis'][1]}")
     for number, group in enumerate(groups, 1):
         if isinstance(group, str):
             last = number == len(groups)
-            channel, stop = ("final", RETURN) if last else ("commentary", END)
-            messages.append(f"{CHANNEL}{channel}{MESSAGE}{group}{stop}")
+            channel = "final" if last else "commentary"
+            messages.append(f"{CHANNEL}{channel}{MESSAGE}{group}{MESSAGES[channel][1]}")
             continue
         messages += [call(use, index) for index, use in enumerate(group)]
     text = PROMPT.join(messages)
@@ -171,6 +188,64 @@ def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -
 
 
 register_turn("harmony", TurnHook(grammar, render))
+
+HEADER = f"{TO_FUNCTION}{{name}}{CHANNEL}commentary {{json}}{MESSAGE}{{arguments}}{CALL}"
+"""A call with its recipient in the role header, after `<|start|>assistant`, as the chat
+template renders one (`{json}`: `json` or `<|constrain|>json`)."""
+
+
+def export(walk: Walk, messages: Messages) -> ir.Node:
+    """The turn as a grammar for constrained decoding, as `render` writes it: messages joined
+    by `<|start|>assistant`, each reasoning (analysis, ending `<|end|>`), a commentary
+    preamble (`<|end|>`), a call (ending `<|call|>`) or the final answer (ending
+    `<|return|>`, the end of the turn); a turn that ends otherwise (or has no message) ends
+    with `<|return|>`. A call names its recipient in the channel, as the spec's template
+    writes it, or in the role header, as the chat template renders a call (`HEADER`). A
+    generation prompt that opened a channel leaves its first message's body open; its calls
+    as `walk.options` allow."""
+    options, text = walk.options, walk.text
+    opened = {channel.name: channel for channel in messages.channels}
+    if walk.start == "reasoning" and not options.reasoning:
+        raise UsageError("reasoning=False, but the generation prompt opened the analysis channel")
+    channels = [
+        name
+        for name, (node, end) in MESSAGES.items()
+        if end == END and (options.reasoning or node != ast.REASONING)
+    ]
+    other = ir.alt(
+        *(ir.seq(text(f"{CHANNEL}{name}{MESSAGE}"), ir.FREE, text(END)) for name in channels)
+    )
+    final = ir.seq(text(opened["content"].open), ir.FREE, text(MESSAGES["final"][1]))
+    ending = ir.alt(final, ir.seq(other, text(RETURN)))
+    after = text(PROMPT)
+    gap = ir.Star(ir.seq(other, after))
+    rest = ir.alt(ir.seq(gap, ending), text(RETURN))  # `<|return|>` alone: an empty turn
+    if walk.tools:
+        in_channel = ir.alt(*(walk.call(tool, 0) for tool in walk.tools))
+        headers = [HEADER.replace("{json}", kind) for kind in ("json", f"{CONSTRAIN}json")]
+        in_header = ir.alt(*(walk.pieces(h, tool) for tool in walk.tools for h in headers))
+        calls = ir.alt(in_channel, in_header)
+        call = walk.grammar.rule("call", ir.seq(gap, calls))
+        more = ir.Star(ir.seq(after, call)) if options.parallel else ir.Lit("")
+        with_calls = ir.seq(call, more, ir.Opt(ir.seq(after, rest)))
+        if walk.lazy:  # from the first call's opener (either trigger) on
+            split = [ir.head(spelling) for spelling in (in_channel, in_header)]
+            walk.triggers = tuple(trigger for trigger, _ in split)
+            first = ir.alt(
+                *(ir.seq(ir.Lit(trigger), after_trigger) for trigger, after_trigger in split)
+            )
+            return ir.seq(first, more, ir.Opt(ir.seq(after, rest)))
+        rest = with_calls if options.tool_choice != "auto" else ir.alt(with_calls, rest)
+    if walk.start is None:
+        return rest
+    # the prompt opened the first message: its body, then the rest of the turn
+    then = ir.seq(after, rest)
+    if options.tool_choice == "auto" or not walk.tools:
+        then = ir.alt(text(RETURN), then)
+    return ir.seq(ir.FREE, text(END), then)
+
+
+register_grammar("harmony", export)
 SPEC = Spec(
     name="gpt-oss",
     summary="gpt-oss / Harmony: channels analysis, commentary (to=functions.NAME), final",
@@ -183,7 +258,7 @@ SPEC = Spec(
         tokens=TOKENS,
     ),
     call=Call(
-        f"{CHANNEL}commentary to=functions.{{name}} {CONSTRAIN}json{MESSAGE}{{arguments}}{CALL}"
+        f"{CHANNEL}commentary{TO_FUNCTION}{{name}} {CONSTRAIN}json{MESSAGE}{{arguments}}{CALL}"
     ),
     stops=(RETURN, CALL),
     prompt=PROMPT,

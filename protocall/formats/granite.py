@@ -17,8 +17,9 @@
 
 from __future__ import annotations
 
-from .codecs import NameAndArguments
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import NameAndArguments
 
 THOUGHT = ("Here is my thought process:", "Here's my thought process:")
 RESPONSE = ("Here is my response:", "Here's my response:")

@@ -8,8 +8,9 @@ either is a call with empty arguments (`{}`), as in the other JSON formats.
 
 from __future__ import annotations
 
-from .codecs import NameAndArguments
-from .spec import Call, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Spec, Think
+from ..spec.codecs import NameAndArguments
 
 SPEC = Spec(
     name="hermes",

@@ -30,8 +30,9 @@ sections, each call named by the id the model writes, `functions.NAME:IDX`.
 
 from __future__ import annotations
 
-from .codecs import IdName
-from .spec import Call, Section, Spec, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec
+from ..spec.codecs import IdName
 
 SPEC = Spec(
     name="kimi-k2",

@@ -8,9 +8,10 @@ The think channel is pre-opened by default; a response or tools opener ends it i
 
 from __future__ import annotations
 
-from .codecs import JsonBlock, XmlArguments
+from ..compile.factory import build
+from ..spec import Call, Channel, Channels, Section, Spec, Tags
+from ..spec.codecs import JsonBlock, XmlArguments
 from .layouts import KIMI_K3
-from .spec import Call, Channel, Channels, Section, Spec, Tags, build
 
 SPEC = Spec(
     name="kimi-k3",

@@ -7,9 +7,10 @@ The name ends where an argument or `</tool_call>` follows it.
 
 from __future__ import annotations
 
-from .codecs import XmlArguments
+from ..compile.factory import build
+from ..spec import Call, Spec, Think
+from ..spec.codecs import XmlArguments
 from .layouts import GLM
-from .spec import Call, Spec, Think, build
 
 SPEC = Spec(
     name="ling-3",

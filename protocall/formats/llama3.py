@@ -25,6 +25,7 @@ import re
 from functools import partial
 from typing import Any
 
+from ..blocks.names import NAME_LIMIT
 from ..combinators import (
     Parser,
     alt,
@@ -39,14 +40,14 @@ from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Step, Wrapper
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
+from ..compile.factory import build
+from ..spec import Call, ProofHook, Section, Spec, register_proof
+from ..spec.codecs import NameAndArguments
 from ..tools import Tools
 from ..values import (
     json_string,
 )
 from ..values.json import NestedObjects
-from .blocks.names import NAME_LIMIT
-from .codecs import NameAndArguments
-from .spec import Call, ProofHook, Section, Spec, build, register_proof
 
 ARGUMENTS = ("parameters", "arguments")
 LOOKAHEAD, LOOKAHEAD_DEPTH = 16_384, 16

@@ -18,9 +18,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .codecs import XmlArguments
-from .layouts import MINIMAX
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import XmlArguments
+from ..values.xmlargs import Layout
+
+INVOKE_END = "</invoke>"
+
+LAYOUT = Layout("<parameter", ">", "</parameter>", INVOKE_END, key_attribute="name")
+"""`<parameter name="K">V</parameter>`, values verbatim, ends at `</invoke>`, typed by the
+schema. No missing-tag tolerance."""
 
 SPEC = Spec(
     name="minimax-m2",
@@ -29,8 +36,8 @@ SPEC = Spec(
         opened_by="<think>\n", off="<think>\n</think>\n\n", written=("<think>\n", "\n</think>\n\n")
     ),
     call=Call(
-        '<invoke name="{name}">\n{arguments}</invoke>',
-        XmlArguments(MINIMAX, newline=True),
+        f'<invoke name="{{name}}">\n{{arguments}}{INVOKE_END}',
+        XmlArguments(LAYOUT, newline=True),
         between="\n",
     ),
     section=Section(("\n<minimax:tool_call>\n",), ("\n</minimax:tool_call>",)),

@@ -23,8 +23,9 @@ pre-v11  [TOOL_CALLS] [{"name": N, "arguments": {…}, "id": ID}, …]</s>
 
 from __future__ import annotations
 
-from .codecs import NameAndArguments
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import NameAndArguments
 
 SPEC = Spec(
     name="mistral",

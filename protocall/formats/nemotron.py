@@ -15,8 +15,9 @@ array of calls in `<TOOLCALL>` tags.
 
 from __future__ import annotations
 
-from .codecs import NameAndArguments
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import NameAndArguments
 
 SPEC = Spec(
     name="nemotron",

@@ -21,8 +21,9 @@ Ollama's olmo3 renderer and parser). The markers are plain text, not special tok
 
 from __future__ import annotations
 
-from .codecs import PythonKeywords
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import PythonKeywords
 
 SPEC = Spec(
     name="olmo-3",

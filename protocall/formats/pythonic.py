@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .codecs import PythonKeywords
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import PythonKeywords
 
 PYTHONIC = Spec(
     name="pythonic",

@@ -9,9 +9,10 @@ parameter or `</function>`; a genuine call also ends an open reasoning block. A 
 
 from __future__ import annotations
 
-from .codecs import XmlArguments
+from ..compile.factory import build
+from ..spec import Call, Spec, Think
+from ..spec.codecs import XmlArguments
 from .layouts import QWEN3_CODER
-from .spec import Call, Spec, Think, build
 
 SPEC = Spec(
     name="qwen3-coder",

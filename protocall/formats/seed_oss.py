@@ -15,9 +15,16 @@
 
 from __future__ import annotations
 
-from .codecs import XmlArguments
-from .layouts import SEED_OSS
-from .spec import Call, Section, Spec, Think, build
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import XmlArguments
+from ..values.xmlargs import Layout
+
+FUNCTION_END = "</function>"
+
+LAYOUT = Layout("<parameter=", ">", "</parameter>", FUNCTION_END)
+"""`<parameter=K>V</parameter>` verbatim (no framing newlines), ends at `</function>`, typed
+by the schema."""
 
 SPEC = Spec(
     name="seed-oss",
@@ -28,7 +35,9 @@ SPEC = Spec(
         explicit=True,
         opened_by="<seed:think><seed:cot_budget_reflect>",
     ),
-    call=Call("<function={name}>\n{arguments}</function>", XmlArguments(SEED_OSS, newline=True)),
+    call=Call(
+        f"<function={{name}}>\n{{arguments}}{FUNCTION_END}", XmlArguments(LAYOUT, newline=True)
+    ),
     section=Section(("\n<seed:tool_call>\n",), ("\n</seed:tool_call>",), each=True),
     stops=("<seed:eos>",),
     prompt="<seed:bos>assistant\n",

@@ -10,16 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..combinators import UsageError
-from ..formats.base import Format
 from ..tools import Tools
-from . import (
-    gbnf,
-    harmony,  # noqa: F401  (registers the Harmony turn's grammar)
-    lark,
-    structural_tag,
-    walk,
-)
-from .walk import Options
+from . import gbnf, lark, structural_tag, walk
+from .walk import Described, Options
 
 DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
 
@@ -35,7 +28,7 @@ class Export:
 
 
 def export(
-    fmt: Format,
+    fmt: Described,
     tools: Tools | None,
     dialect: str = "lark",
     *,
@@ -65,24 +58,9 @@ def export(
     return Export(text, tuple(dict.fromkeys(built.dropped)))
 
 
-def grammar(fmt: Format, tools: Tools | None, dialect: str = "lark", **options: Any) -> str:
+def grammar(fmt: Described, tools: Tools | None, dialect: str = "lark", **options: Any) -> str:
     """The text of `export(fmt, tools, dialect, **options)` (what it dropped left out)."""
     return export(fmt, tools, dialect, **options).text
 
 
-def exportable() -> list[str]:
-    """The registered formats whose spec the exporter writes (no spec, a turn hook with no
-    grammar piece or a field it does not handle leaves a format out)."""
-    from .. import formats
-
-    names = []
-    for name in formats.names():
-        try:
-            walk.spec_of(formats.get(name))
-        except UsageError:
-            continue
-        names.append(name)
-    return names
-
-
-__all__ = ["DIALECTS", "Export", "Options", "export", "exportable", "grammar"]
+__all__ = ["DIALECTS", "Described", "Export", "Options", "export", "grammar"]

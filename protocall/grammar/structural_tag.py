@@ -14,9 +14,8 @@ import re
 from typing import Any
 
 from ..combinators import UsageError
-from ..formats.base import Format
-from ..formats.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
-from ..formats.spec import Spec
+from ..spec import Spec
+from ..spec.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
 from ..tools import Tool, Tools
 from . import schemas, walk
 from .ir import common_prefix
@@ -24,12 +23,12 @@ from .ir import common_prefix
 _HOLE = re.compile(r"\{(?:name|id|index|arguments|call)\}")
 
 
-def write(fmt: Format, tools: Tools, start: str | None, options: walk.Options) -> str:
+def write(fmt: walk.Described, tools: Tools, start: str | None, options: walk.Options) -> str:
     """The structural tag JSON of `fmt`'s calls to `tools` (see the module docstring)."""
     return json.dumps(structural_tag(fmt, tools, options), ensure_ascii=False)
 
 
-def structural_tag(fmt: Format, tools: Tools, options: walk.Options) -> dict[str, Any]:
+def structural_tag(fmt: walk.Described, tools: Tools, options: walk.Options) -> dict[str, Any]:
     spec = walk.spec_of(fmt)
     chosen = walk.chosen_tools(tools, options)
     if not chosen:

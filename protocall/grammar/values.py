@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..combinators import UsageError
-from ..formats.codecs import BARE_KEY, BareObject
+from ..spec.codecs import BARE_KEY, BareObject
 from . import schemas
 from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Ref, Star, alt, seq
 from .schemas import ANNOTATIONS

@@ -18,12 +18,12 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from ..blocks.render import escape_attribute, json_type
 from ..combinators import UsageError
-from ..formats.base import Format
-from ..formats.blocks.render import escape_attribute
-from ..formats.codecs import (
+from ..spec import Call, Channel, Channels, Messages, Spec, Think
+from ..spec.codecs import (
     Attribute,
     BareObject,
     IdName,
@@ -34,8 +34,7 @@ from ..formats.codecs import (
     PythonKeywords,
     XmlArguments,
 )
-from ..formats.spec import Call, Channel, Channels, Messages, Spec, Think
-from ..formats.spec.tags import spelled
+from ..spec.tags import spelled
 from ..tools import Tool, Tools
 from ..values.xmlargs import Layout
 from . import schemas, values
@@ -191,8 +190,22 @@ def _default(f: Any) -> Any:
     return f.default_factory() if f.default_factory is not MISSING else MISSING
 
 
+class Described(Protocol):
+    """What the exporter reads of a format (a `Format` has it): its `name`, the `Spec` it
+    was built from (or none) and its `reserved` markers."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> Any: ...
+
+    @property
+    def reserved(self) -> tuple[str, ...]: ...
+
+
 def build(
-    fmt: Format,
+    fmt: Described,
     tools: Tools,
     start: str | None,
     options: Options,
@@ -205,7 +218,7 @@ def build(
 
 
 def build_lazy(
-    fmt: Format, tools: Tools, start: str | None, options: Options
+    fmt: Described, tools: Tools, start: str | None, options: Options
 ) -> tuple[Grammar, tuple[str, ...]]:
     """The grammar of the rest of a turn from its first call on, and the words that trigger
     it (the calls' opening marker), for a lazy grammar: text before the trigger is free.
@@ -214,7 +227,7 @@ def build_lazy(
     return walked.grammar, walked.triggers
 
 
-def spec_of(fmt: Format) -> Spec:
+def spec_of(fmt: Described) -> Spec:
     """`fmt`'s spec, every field of it one the walk handles (else a `UsageError`)."""
     spec = fmt.spec
     if not isinstance(spec, Spec):
@@ -251,7 +264,7 @@ def register_turn(hook: str, grammar: TurnGrammar) -> None:
 class Walk:
     def __init__(
         self,
-        fmt: Format,
+        fmt: Described,
         spec: Spec,
         tools: Tools,
         start: str | None,
@@ -639,7 +652,9 @@ class Walk:
         schema = _rooted(schemas.resolve(schema, root), root)
         if "const" in schema or "enum" in schema:
             allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
-            return [(_kind_of(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed]
+            return [
+                (json_type(v), Lit(v if isinstance(v, str) else json.dumps(v))) for v in allowed
+            ]
         for union in ("anyOf", "oneOf"):
             if isinstance(schema.get(union), list):
                 members = schema[union]
@@ -686,12 +701,6 @@ def _attributes(layout: Layout, key: str, kind: str) -> str:
 _KIND = {"integer": "number"} | {
     kind: kind for kind in ("number", "string", "boolean", "null", "object", "array")
 }
-
-
-def _kind_of(value: Any) -> str:
-    from ..formats.blocks.render import json_type
-
-    return json_type(value)
 
 
 def _ordered_parameters(

@@ -16,8 +16,8 @@ from collections.abc import Callable
 import protocall
 
 from .. import formats
+from ..blocks.turns import ToolUse, Turn
 from ..formats import Format
-from ..formats.turns import ToolUse, Turn
 
 NAME = "get_weather"
 """The declared tool the call openers name (`TOOLS` declares it)."""

@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ..blocks.turns import ToolUse, Turn
 from ..formats import Format
-from ..formats.turns import ToolUse, Turn
 from .chunks import marker_cuts
 from .draws import choose, integers
 from .strategies import SEPARATORS, SIMPLE_NAMES, Case, markers_only_from_markup, neutral, render

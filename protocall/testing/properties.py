@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .. import ast, formats
+from .. import ast, formats, parse
 from ..events import (
     ContentDelta,
     Event,
@@ -169,8 +169,6 @@ def one_shot_parse(trial: Trial) -> Problem | None:
         return None  # one extra session per valid turn is enough: the code path is shared
     if fmt.name not in formats.names() or formats.get(fmt.name) is not fmt:
         return None
-    from .. import parse
-
     text = case.data if case.data is not None else case.text
     message = parse(text, fmt.name, case.tools, case.generation_prompt, seed=0)
     if message == trial.whole.message:

@@ -22,8 +22,8 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ..blocks.turns import ToolUse, Turn
 from ..formats import Format
-from ..formats.turns import ToolUse, Turn
 from ..tools import Tool, Tools, normalize_tools
 from .chunks import marker_cuts
 from .draws import choose, integers

@@ -6,7 +6,7 @@ closing tag, the end-of-arguments marker, and the type attribute, if any. The fa
 layouts live in `formats.layouts`. `xml_arguments(layout, typing)` parses zero or more
 arguments, with optional whitespace before, between and after them, up to (not consuming)
 the end marker, each value typed by `typing` (a `Typing`: the tool's JSON schema in
-`formats.layouts.schema_typing`), which also says which keys the tool declares.
+`blocks.schema_typing`), which also says which keys the tool declares.
 
 Telling a closing tag inside a value from the real one: a value's closing tag ends the value
 only when what follows it, after optional whitespace, can continue the arguments: the end
@@ -126,7 +126,7 @@ class Typed(Protocol):
 
 
 class Typing(Protocol):
-    """How a layout's values are typed (a tool's schema: `formats.layouts.schema_typing`).
+    """How a layout's values are typed (a tool's schema: `blocks.schema_typing`).
 
     Called with a key and the type name its type attribute gives (None where it gives
     none), it answers whether the value streams as a string and how its raw text is

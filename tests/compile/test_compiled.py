@@ -1,4 +1,4 @@
-"""Formats compiled once per tool set and shared by sessions (`formats.compiled`): the cache,
+"""Formats compiled once per tool set and shared by sessions (`compile.compiled`): the cache,
 and that sharing changes no session's result, one after another or on several threads."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError, literal
 from protocall.combinators.parser import built_once
+from protocall.compile.compiled import cache_info, clear_cache, compiled, set_cache_size
 from protocall.formats import Format
-from protocall.formats.compiled import cache_info, clear_cache, compiled, set_cache_size
-from protocall.formats.turns import ToolUse, Turn
 from protocall.session import Session
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs

@@ -1,4 +1,5 @@
-"""Formats as data (formats/spec.py): the factory, printing a spec and reading it back."""
+"""Formats as data (`protocall.spec`, built by `protocall.compile`): the factory, printing a
+spec and reading it back."""
 
 from __future__ import annotations
 
@@ -13,17 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import cli, formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
-from protocall.formats.codecs import (
-    Attribute,
-    IdName,
-    JsonObject,
-    NameAndArguments,
-    PythonKeywords,
-    XmlArguments,
-)
+from protocall.compile.factory import build
+from protocall.formats import registry
 from protocall.formats.layouts import GLM, QWEN3_CODER, glm_47
-from protocall.formats.spec import (
+from protocall.spec import (
     Call,
     Channel,
     Channels,
@@ -31,14 +27,20 @@ from protocall.formats.spec import (
     Spec,
     Tags,
     Think,
-    build,
     from_data,
     from_json,
     to_data,
     to_json,
 )
-from protocall.formats.spec.tags import spelled
-from protocall.formats.turns import ToolUse, Turn
+from protocall.spec.codecs import (
+    Attribute,
+    IdName,
+    JsonObject,
+    NameAndArguments,
+    PythonKeywords,
+    XmlArguments,
+)
+from protocall.spec.tags import spelled
 from protocall.testing import assert_format, stream, tool_sets, turns, verify
 from protocall.tools import normalize_tools
 
@@ -273,7 +275,7 @@ def test_the_formats_command_names_a_format_without_a_spec(
     unported = "hermes-in-code"  # every built-in family is a spec: one made in code
     formats.names()  # the built-ins loaded first
     in_code = replace(formats.get("hermes"), name=unported, spec=None)
-    monkeypatch.setitem(formats._REGISTRY, unported, in_code)
+    monkeypatch.setitem(registry._REGISTRY, unported, in_code)
     assert cli.main(["formats", "--spec", unported]) == 2
     assert "is not written as a spec yet" in capsys.readouterr().err
     assert cli.main(["formats", "--python"]) == 2

@@ -1,4 +1,4 @@
-"""`protocall.formats.templates`: a family's loose calls described by a template, for any spec.
+"""`protocall.compile.templates`: a family's loose calls described by a template, for any spec.
 
 Two toy families no model writes — JSON arguments, and XML-style arguments with an
 alternative spelling — pass the whole testing kit, so the block is not DeepSeek's alone.
@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from protocall.formats.base import Format
-from protocall.formats.codecs import XmlArguments
-from protocall.formats.spec import Call, Section, Spec, build
-from protocall.formats.templates import Template
-from protocall.formats.turns import ToolUse, Turn
+from protocall.blocks.turns import ToolUse, Turn
+from protocall.compile.factory import build
+from protocall.compile.format import Format
+from protocall.compile.templates import Template
+from protocall.spec import Call, Section, Spec
+from protocall.spec.codecs import XmlArguments
 from protocall.testing import assert_format, verify
 from protocall.values.xmlargs import Layout
 

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import formats
+from protocall.blocks.turns import ToolUse, Turn
+from protocall.compile.format import Format
 from protocall.events import (
     ContentDelta,
     ReasoningDelta,
@@ -19,9 +21,7 @@ from protocall.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from protocall.formats.base import Format
-from protocall.formats.layouts import DSML, DSML_V41
-from protocall.formats.turns import ToolUse, Turn
+from protocall.formats.deepseek import DSML, DSML_V41
 from protocall.message import Message
 from protocall.testing import Outcome, chunkings, split_at, stream, verify
 from protocall.tools import normalize_tools

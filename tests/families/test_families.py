@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 
 import protocall
 from protocall import ast, formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import Parser
 from protocall.events import ToolCallEnd, ToolCallStart
 from protocall.formats import Format
-from protocall.formats.turns import ToolUse, Turn
 from protocall.message import Message
 from protocall.testing import (
     PROPERTIES,

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from protocall import ast, formats
 from protocall.events import ToolCallArgumentsDelta
-from protocall.formats.codecs import MAX_DEPTH
 from protocall.formats.gemma4 import FORMAT, render_value
 from protocall.message import Message
+from protocall.spec.codecs import MAX_DEPTH
 from protocall.testing import (
     json_values,
     split_at,

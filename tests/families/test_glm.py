@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from protocall import formats
+from protocall.compile.format import Format
 from protocall.events import ReasoningDelta, ToolCallEnd, ToolCallStart
-from protocall.formats.base import Format
 from protocall.message import Message
 from protocall.testing import (
     example_tests,

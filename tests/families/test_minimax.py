@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from protocall import formats
+from protocall.compile.format import Format
 from protocall.events import ReasoningDelta, ToolCallStart
-from protocall.formats.base import Format
 from protocall.formats.minimax import KEEP_THINK
 from protocall.message import Message
 from protocall.testing import assert_format, stream, verify

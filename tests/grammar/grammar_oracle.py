@@ -15,8 +15,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from protocall import formats
-from protocall.formats.turns import ToolUse, Turn
-from protocall.grammar import exportable, walk
+from protocall.blocks.turns import ToolUse, Turn
+from protocall.formats import exportable
+from protocall.grammar import walk
 from protocall.testing import arguments, prose, tool_sets
 from protocall.tools import Tools, normalize_tools
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, assume, given, note, settings
 
 from protocall import formats
 from protocall.combinators import UsageError
-from protocall.formats.spec import from_json, to_json
 from protocall.grammar import export, walk
+from protocall.spec import from_json, to_json
 from protocall.testing import cases
 from protocall.testing.strategies import neutral, render
 from protocall.tools import normalize_tools

@@ -20,10 +20,10 @@ from gbnf_recognizer import Recognizer
 from grammar_oracle import EXPORTABLE, check, completes, in_order
 
 from protocall import formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
-from protocall.formats.codecs import JsonObject, NameAndArguments, NameKey
-from protocall.formats.turns import ToolUse, Turn
 from protocall.grammar import DIALECTS, Options, export, schemas, walk
+from protocall.spec.codecs import JsonObject, NameAndArguments, NameKey
 from protocall.tools import normalize_tools
 
 REAL = json.loads((Path(__file__).parent / "data" / "real_tools.json").read_text())

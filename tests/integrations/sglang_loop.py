@@ -39,7 +39,7 @@ import servers_shim
 from clients import MESSAGES, URL, transport
 from openai import LengthFinishReasonError, OpenAI
 
-from protocall.formats.base import Format
+from protocall.compile.format import Format
 from protocall.grammar.walk import spec_of
 
 servers_shim.sglang_serving()

@@ -29,8 +29,8 @@ from sglang_loop import (
 )
 
 import protocall
-from protocall.formats.base import Format
-from protocall.formats.turns import ToolUse, Turn
+from protocall.blocks.turns import ToolUse, Turn
+from protocall.compile.format import Format
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:max_tokens is deprecated:DeprecationWarning",  # a field clients still send

@@ -27,7 +27,7 @@ from server_samples import (
 from servers_shim import Tokenizer
 
 import protocall
-from protocall.formats.turns import Turn
+from protocall.blocks.turns import Turn
 
 servers_shim.require("vllm.parser.parser_manager")
 

@@ -18,7 +18,7 @@ import vllm_serving
 from server_samples import TOOLS
 
 import protocall
-from protocall.formats.turns import ToolUse, Turn
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.integrations.vllm import special_ids
 from protocall.message import Message
 

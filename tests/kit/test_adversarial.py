@@ -36,8 +36,8 @@ from protocall.combinators import (
 )
 from protocall.combinators.result import Backtrack, ParseFailure
 from protocall.combinators.stream import Input
+from protocall.compile.compiled import clear_cache
 from protocall.events import ProtocolError
-from protocall.formats.compiled import clear_cache
 from protocall.formats.gpt_oss import CHANNEL, END, START
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs, parse

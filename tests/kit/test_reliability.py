@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall.blocks.names import NAME_LIMIT
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.events import ProtocolError, ToolCallEnd
-from protocall.formats.blocks.names import NAME_LIMIT
-from protocall.formats.turns import ToolUse, Turn
 from protocall.testing import byte_chunkings, cases, chunkings, mutations
 from protocall.testing.degenerate import NAME, TOOLS
 from protocall.testing.mutations import whitespace_anywhere

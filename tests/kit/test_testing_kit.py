@@ -16,7 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall import ast, formats
+from protocall import ast
+from protocall.blocks.calls import Calls, tool_calls
+from protocall.blocks.names import NAME_CHARS, arguments, tool_name
+from protocall.blocks.prose import Reasoning, assistant_turn
+from protocall.blocks.render import render_turn
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import (
     Backtrack,
     Input,
@@ -39,12 +44,7 @@ from protocall.events import (
     ToolCallArgumentsDelta,
     ToolCallStart,
 )
-from protocall.formats import Format
-from protocall.formats.blocks.calls import Calls, tool_calls
-from protocall.formats.blocks.names import NAME_CHARS, arguments, tool_name
-from protocall.formats.blocks.prose import Reasoning, assistant_turn
-from protocall.formats.blocks.render import render_turn
-from protocall.formats.turns import ToolUse, Turn
+from protocall.formats import Format, registry
 from protocall.pytest_plugin import protocall_check  # noqa: F401  (the fixture)
 from protocall.testing import (
     RUNS,
@@ -266,7 +266,7 @@ def test_command_line_lists_checks_and_exits_non_zero_on_failures(
     assert "hermes" in capsys.readouterr().out
     assert main(["no-such-format"]) == 2
     assert "registered formats" in capsys.readouterr().err
-    monkeypatch.setitem(formats._REGISTRY, GREEDY.name, GREEDY)
+    monkeypatch.setitem(registry._REGISTRY, GREEDY.name, GREEDY)
     assert main([GREEDY.name, "--examples", "10", "--seed", "0", "--runs", VALID]) == 1
     assert "emitted means final" in capsys.readouterr().out
 

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
 from protocall.formats import Format
-from protocall.formats.turns import ToolUse, Turn
 from protocall.message import Message, ToolCall
 from protocall.openai import (
     SSE_DONE,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import protocall
 from protocall import UsageError
 from protocall import events as ev
-from protocall.formats.turns import ToolUse, Turn
+from protocall.blocks.turns import ToolUse, Turn
 
 STRING = {"type": "string"}
 TOOLS = [{"name": "write_file", "parameters": {"properties": {"path": STRING, "content": STRING}}}]

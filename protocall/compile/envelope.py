@@ -7,19 +7,6 @@ from __future__ import annotations
 
 import re
 
-from ...combinators import (
-    UsageError,
-    alt,
-    literal,
-    markers,
-    optional,
-    peek,
-    seq,
-    unfinished,
-)
-from ...combinators import whitespace as ws
-from ...tools import Tools
-from .. import templates
 from ..blocks.calls import (
     Calls,
     call_section,
@@ -29,7 +16,19 @@ from ..blocks.calls import (
 )
 from ..blocks.json_calls import json_call_list
 from ..blocks.python_calls import python_call_lines, python_call_list
-from ..codecs import (
+from ..blocks.turns import ToolUse
+from ..combinators import (
+    UsageError,
+    alt,
+    literal,
+    markers,
+    optional,
+    peek,
+    seq,
+    unfinished,
+)
+from ..combinators import whitespace as ws
+from ..spec.codecs import (
     BareObject,
     IdName,
     JsonObject,
@@ -38,12 +37,13 @@ from ..codecs import (
     PythonKeywords,
     XmlArguments,
 )
-from ..turns import ToolUse
-from .parts import (
+from ..spec.parts import (
     PLACEHOLDER,
     PROOF_HOOKS,
     Spec,
 )
+from ..tools import Tools
+from . import templates
 from .template_calls import TemplateCalls
 from .xml_calls import XmlCalls
 

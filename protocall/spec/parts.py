@@ -8,13 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from ...combinators import (
+from ..blocks.channels import Channel
+from ..blocks.turns import ToolUse, Turn
+from ..combinators import (
     Parser,
     UsageError,
 )
-from ...tools import Tools
-from ..blocks.channels import Channel
-from ..codecs import (
+from ..tools import Tools
+from .codecs import (
     Codec,
     IdName,
     JsonObject,
@@ -23,7 +24,6 @@ from ..codecs import (
     NameKey,
     Plain,
 )
-from ..turns import ToolUse, Turn
 
 PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
 

@@ -1,4 +1,5 @@
-"""A format is data: a `Spec` states a family's markers once, `build(spec)` makes its `Format`.
+"""A format is data: a `Spec` states a family's markers once,
+`protocall.compile.factory.build(spec)` makes its `Format`.
 
 A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` print and
 `from_data`/`from_json` read back (so code can build one at run time):
@@ -39,7 +40,7 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   a declared tool whose arguments follow). With `unclosed_value`, a `Plain` name right
   before `XmlArguments`, a missing last value close is tolerated at the layout's end followed
   by what the template writes after it (else the next call's opener) or a stop, the layout's
-  `unclosed_at_end` derived so. A `loose` call (`templates.Template`) allows
+  `unclosed_at_end` derived so. A `loose` call (`compile.templates.Template`) allows
   whitespace around every tag; `empty` is the text after its name that closes a call
   without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
@@ -132,7 +133,6 @@ How every family maps (every one is written as a spec):
 """
 
 from ..blocks.channels import Channel
-from .build import build
 from .data import from_data, from_json, to_data, to_json
 from .parts import (
     Call,
@@ -159,7 +159,6 @@ __all__ = [
     "Tags",
     "Think",
     "TurnHook",
-    "build",
     "from_data",
     "from_json",
     "register_proof",

@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ... import ast
-from ...combinators import (
+from .. import ast
+from ..combinators import (
     Committed,
     Input,
     Parser,
@@ -21,11 +21,11 @@ from ...combinators import (
     tag,
     whitespace,
 )
-from ...combinators.glance import Glance
-from ...combinators.parser import Wrapper
-from ...combinators.result import Backtrack
-from ...tools import Tools
-from ...values import (
+from ..combinators.glance import Glance
+from ..combinators.parser import Wrapper
+from ..combinators.result import Backtrack
+from ..tools import Tools
+from ..values import (
     json_string,
 )
 

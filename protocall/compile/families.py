@@ -7,27 +7,27 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ... import ast
-from ...combinators import (
-    Parser,
-)
-from ...tools import Tools
-from ..base import Format
-from ..turns import ToolUse, Turn
-from .calls import (
+from .. import ast
+from ..blocks.calls import (
     Calls,
 )
-from .channels import Channel, channelled_turn
-from .prose import (
+from ..blocks.channels import Channel, channelled_turn
+from ..blocks.prose import (
     BACKTICK,
     THINK,
     Reasoning,
     assistant_turn,
 )
-from .render import (
+from ..blocks.render import (
     render_channels,
     render_turn,
 )
+from ..blocks.turns import ToolUse, Turn
+from ..combinators import (
+    Parser,
+)
+from ..tools import Tools
+from .format import Format
 
 
 def turn_format(

@@ -8,8 +8,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ... import ast
-from ...combinators import (
+from .. import ast
+from ..blocks.calls import Calls, closer, section_calls, skipped_call
+from ..blocks.names import arguments, per_tool
+from ..combinators import (
     Parser,
     UsageError,
     alt,
@@ -26,11 +28,8 @@ from ...combinators import (
     unfinished,
     until,
 )
-from ...combinators import whitespace as ws
-from ...tools import Tools
-from ..blocks.calls import Calls, closer, section_calls, skipped_call
-from ..blocks.names import arguments, per_tool
-from ..codecs import (
+from ..combinators import whitespace as ws
+from ..spec.codecs import (
     Attribute,
     BareObject,
     Codec,
@@ -39,7 +38,8 @@ from ..codecs import (
     NameAndArguments,
     XmlArguments,
 )
-from .parts import PLACEHOLDER, PROOF_HOOKS, Section, Spec
+from ..spec.parts import PLACEHOLDER, PROOF_HOOKS, Section, Spec
+from ..tools import Tools
 
 
 def _text(text: str) -> list[Parser[Any]]:

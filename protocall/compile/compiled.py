@@ -25,15 +25,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, is_dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
 from ..combinators import Parser, UsageError
 from ..tools import Tool, Tools, normalize_tools
-
-if TYPE_CHECKING:
-    from .base import Format
 
 ToolsArgument = Iterable[Mapping[str, Any] | Tool] | Tools | None
 
@@ -94,7 +91,14 @@ class _Cache:
 _CACHE = _Cache(DEFAULT_CAPACITY)
 
 
-def compiled(fmt: Format, tools: ToolsArgument, start: str | None) -> Compiled:
+class Grammared(Protocol):
+    """What is compiled: a format's `grammar(tools, start)` (`Format.grammar`)."""
+
+    @property
+    def grammar(self) -> Callable[[Tools | None, str | None], Parser[Any]]: ...
+
+
+def compiled(fmt: Grammared, tools: ToolsArgument, start: str | None) -> Compiled:
     """`fmt`'s grammar for `tools` starting in channel `start`: from the cache when this
     tool set was compiled before, else compiled now (tools checked: a bad schema is a
     `UsageError`) and kept."""
@@ -109,7 +113,7 @@ def compiled(fmt: Format, tools: ToolsArgument, start: str | None) -> Compiled:
     return _CACHE.get((fmt.grammar, start, key), lambda: _compile(fmt, tools, start))
 
 
-def _compile(fmt: Format, tools: ToolsArgument, start: str | None) -> Compiled:
+def _compile(fmt: Grammared, tools: ToolsArgument, start: str | None) -> Compiled:
     declared = normalize_tools(tools)
     return Compiled(fmt.grammar(declared, start), declared)
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ... import ast
-from ...combinators import (
+from .. import ast
+from ..combinators import (
     Parser,
     alt,
     as_text,

@@ -28,11 +28,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..blocks.names import NAME_CHARS
 from ..combinators import UsageError
-from ..values.xmlargs import Layout
-from .base import Format
-from .blocks.names import NAME_CHARS
-from .codecs import (
+from ..compile.factory import build
+from ..compile.format import Format
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import (
     Attribute,
     Codec,
     IdName,
@@ -44,6 +45,7 @@ from .codecs import (
     PythonKeywords,
     XmlArguments,
 )
+from ..values.xmlargs import Layout
 from .probes import (
     CONTENT,
     CONTENT_ONLY,
@@ -57,7 +59,6 @@ from .probes import (
     common_prefix,
 )
 from .roundtrip import Trailer
-from .spec import Call, Section, Spec, Think, build
 
 TWO_CALLS = next(p for p in PROBES if len(p.calls) == 2)
 _LAST_TAG = re.compile(r"<([A-Za-z][\w:-]{0,39})>\s*\Z")

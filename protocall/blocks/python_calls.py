@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ... import ast
-from ...combinators import (
+from .. import ast
+from ..combinators import (
     Parser,
     alt,
     cut,
@@ -25,8 +25,8 @@ from ...combinators import (
     until,
     whitespace,
 )
-from ...tools import Tools
-from ...values import (
+from ..tools import Tools
+from ..values import (
     python_call,
     python_name,
 )

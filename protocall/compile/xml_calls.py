@@ -8,14 +8,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ...combinators import Parser, UsageError, alt, literal, markers, optional, peek, seq
-from ...combinators import whitespace as ws
-from ...tools import Tools
-from ...values.xmlargs import Layout
 from ..blocks.calls import Calls, in_runs, tool_calls, xml_calls
 from ..blocks.names import arguments, declared, per_tool, tool_name
-from ..codecs import Plain, XmlArguments
-from .parts import Spec
+from ..combinators import Parser, UsageError, alt, literal, markers, optional, peek, seq
+from ..combinators import whitespace as ws
+from ..spec.codecs import Plain, XmlArguments
+from ..spec.parts import Spec
+from ..tools import Tools
+from ..values.xmlargs import Layout
 
 
 class XmlCalls:

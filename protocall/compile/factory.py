@@ -6,21 +6,21 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
-from ...combinators import UsageError
-from ..base import Format
-from ..blocks.families import channel_format, turn_format
 from ..blocks.prose import Reasoning
 from ..blocks.render import render_turn
-from ..turns import Turn
-from .envelope import Envelope
-from .parts import (
+from ..blocks.turns import Turn
+from ..combinators import UsageError
+from ..spec.parts import (
     TURN_HOOKS,
     Channels,
     Messages,
     Spec,
     Think,
 )
-from .tags import respelled, spelled
+from ..spec.tags import respelled, spelled
+from .envelope import Envelope
+from .families import channel_format, turn_format
+from .format import Format
 
 
 def build(stated: Spec) -> Format:

@@ -7,8 +7,8 @@ import json
 from collections.abc import Generator, Iterable
 from typing import Any
 
-from ... import ast
-from ...combinators import (
+from .. import ast
+from ..combinators import (
     Parser,
     Synthesised,
     alt,
@@ -26,7 +26,7 @@ from ...combinators import (
     until,
     whitespace,
 )
-from ...values import (
+from ..values import (
     json_object,
     json_string,
     json_value,

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ... import ast
-from ...combinators import (
+from .. import ast
+from ..combinators import (
     Parser,
     alt,
     cut,
@@ -28,16 +28,16 @@ from ...combinators import (
     until,
     whitespace,
 )
-from ...combinators.parser import built_once
-from ...tools import Tools
-from ...values.xmlargs import Layout, xml_arguments
-from ..layouts import schema_typing
+from ..combinators.parser import built_once
+from ..tools import Tools
+from ..values.xmlargs import Layout, xml_arguments
 from .names import (
     arguments,
     long_name_commits,
     per_tool,
     tool_name,
 )
+from .schema_typing import schema_typing
 
 
 @dataclass(frozen=True)

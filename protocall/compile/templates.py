@@ -16,6 +16,9 @@ from dataclasses import dataclass, fields, replace
 from itertools import chain
 from typing import Any
 
+from ..blocks.calls import Calls, closer, section_calls
+from ..blocks.names import arguments, loose, per_tool, tool_name
+from ..blocks.schema_typing import schema_typing
 from ..combinators import (
     Parser,
     alt,
@@ -32,9 +35,6 @@ from ..values import (
     json_object,
 )
 from ..values.xmlargs import Layout, xml_arguments
-from .blocks.calls import Calls, closer, section_calls
-from .blocks.names import arguments, loose, per_tool, tool_name
-from .layouts import schema_typing
 
 _FIRST_ATTRIBUTE = re.compile(r'\s+[\w-]+="')
 _TAG = re.compile(r"<[^<>]*>?")

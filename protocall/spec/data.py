@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from ...combinators import (
+from ..blocks.channels import Channel
+from ..combinators import (
     UsageError,
 )
-from ...values.xmlargs import Layout
-from ..blocks.channels import Channel
-from ..codecs import (
+from ..values.xmlargs import Layout
+from .codecs import (
     Attribute,
     BareObject,
     IdName,

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..combinators import UsageError
+from ..compile.format import Format
 from ..message import Message
-from .base import Format
 from .probes import CONTENT, CONTENT_ONLY, TOOLS, Rendered, Renders
 
 _MARKER = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]|[^\s<\[]{1,80}")

@@ -8,9 +8,9 @@ import re
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
-from ...combinators import UsageError
 from ..blocks.channels import Channel
-from ..codecs import Attribute, Plain
+from ..combinators import UsageError
+from .codecs import Attribute, Plain
 from .parts import Channels, Spec, Tags
 
 TAG = re.compile(r"<(/?)([A-Za-z][^<>|]*)>")

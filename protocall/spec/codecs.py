@@ -27,6 +27,18 @@ from json.encoder import encode_basestring
 from typing import Any, ClassVar, NamedTuple
 
 from .. import ast
+from ..blocks.json_calls import call_object
+from ..blocks.names import (
+    NAME_CHARS,
+    NAME_LIMIT,
+    TOO_LONG,
+    arguments,
+    json_name,
+    name_run,
+    tool_name,
+)
+from ..blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
+from ..blocks.schema_typing import schema_typing
 from ..combinators import (
     Backtrack,
     Input,
@@ -56,18 +68,6 @@ from ..values import (
     json_value,
 )
 from ..values.xmlargs import Layout, xml_arguments
-from .blocks.json_calls import call_object
-from .blocks.names import (
-    NAME_CHARS,
-    NAME_LIMIT,
-    TOO_LONG,
-    arguments,
-    json_name,
-    name_run,
-    tool_name,
-)
-from .blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
-from .layouts import schema_typing
 
 # -- name encodings ------------------------------------------------------------------------
 

@@ -8,13 +8,13 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ... import ast
-from ...values.xmlargs import Layout
-from ..turns import ToolUse, Turn
+from .. import ast
+from ..values.xmlargs import Layout
 from .channels import Channel
 from .prose import (
     Reasoning,
 )
+from .turns import ToolUse, Turn
 
 
 def render_turn(

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict, Unpack
 
+from ..blocks.turns import Turn
 from ..combinators import Parser, UsageError
 from ..session import Session, SessionOptions
 from ..tools import Tool, Tools, normalize_tools
 from .compiled import compiled
-from .turns import Turn
 
 if TYPE_CHECKING:
     from ..grammar import Export
@@ -47,7 +47,7 @@ class Format:
     session's default for `passthrough_malformed`: False for a format whose envelopes are
     special tokens (Harmony), so a rejected region's raw text stays in its error instead of
     showing header tokens as content. `spec` is the declarative `Spec` it was built from
-    (`formats.spec.build`), if any.
+    (`compile.factory.build`), if any.
     """
 
     name: str
@@ -87,7 +87,7 @@ class Format:
     ) -> Session:
         """A streaming session for one turn (options: see `Session`). The turn grammar is
         compiled once per tool set and starting channel and shared by the sessions that
-        declare the same tools (see `formats.compiled`): the tools' schemas are checked and
+        declare the same tools (see `compile.compiled`): the tools' schemas are checked and
         their validators compiled then (`Tools`): a bad schema is a `UsageError` now, not
         during the stream, as is a `special_tokens` text that is no part of any of the
         format's markers (`reserved` and `channels`: it could never matter)."""
@@ -141,7 +141,7 @@ class Format:
         one line per schema keyword and place the dialect cannot write; the parser's
         validation still reports a value that breaks one). `stop=False` leaves the turn's
         stop out, for engines that end it with the stop token outside the grammar."""
-        from ..grammar import Options, export
+        from ..grammar import Options, export  # loaded on first use: most formats never export
 
         options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)

@@ -1,0 +1,109 @@
+"""The registry of model-family formats: `names()`, `get(name)` (a format or a model name),
+`register(format)`; the family modules beside it, imported on first use."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..combinators import UsageError
+from ..compile.format import Format
+from .models import MODELS, model_key, unknown
+
+_REGISTRY: dict[str, Format] = {}
+
+
+def register(fmt: Format) -> Format:
+    """Add `fmt` under its name (replacing nothing: a duplicate name is a usage error)."""
+    if fmt.name in _REGISTRY and _REGISTRY[fmt.name] is not fmt:
+        raise UsageError(f"a format named {fmt.name!r} is already registered")
+    _REGISTRY[fmt.name] = fmt
+    return fmt
+
+
+def names() -> list[str]:
+    """Registered format names, sorted."""
+    _load_builtins()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Format:
+    """The format registered as `name`, or the one model `name` writes (`models.MODELS`,
+    in any case: `Qwen3.5` is `qwen3-coder` starting in reasoning when no generation prompt
+    is given, as its template's prompt does); an unknown name suggests the nearest ones."""
+    _load_builtins()
+    fmt = _REGISTRY.get(name) or _REGISTRY.get(model_key(name))
+    if fmt is not None:
+        return fmt
+    if model_key(name) not in MODELS:
+        raise unknown(name, _REGISTRY)
+    return _for_model_name(model_key(name))
+
+
+_MODEL_FORMATS: dict[str, Format] = {}
+"""The format of each model name asked for (one object per name, shared like the rest)."""
+
+
+def _for_model_name(key: str) -> Format:
+    if key not in _MODEL_FORMATS:
+        fmt = _REGISTRY[MODELS[key][0]]
+        start = MODELS[key][1]
+        _MODEL_FORMATS[key] = (
+            fmt if start == fmt.default_start else replace(fmt, default_start=start)
+        )
+    return _MODEL_FORMATS[key]
+
+
+_BUILTINS = (
+    "hermes",
+    "qwen3-coder",
+    "ling3",
+    "kimi-k3",
+    "kimi-k2",
+    "deepseek",
+    "glm",
+    "minimax",
+    "seed-oss",
+    "mistral",
+    "cohere",
+    "apertus",
+    "gpt-oss",
+    "gemma4",
+    "pythonic",
+    "granite",
+    "nemotron",
+    "llama3",
+    "olmo3",
+)
+"""The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
+or a tuple `FORMATS` when one module defines several registry names."""
+
+
+def _load_builtins() -> None:
+    """Import the built-in family modules on first use (keeps `import protocall` light)."""
+    if _BUILTINS[0] in _REGISTRY:
+        return
+    from importlib import import_module
+
+    for name in _BUILTINS:
+        module = import_module(f".{name.replace('-', '_')}", __package__)
+        for fmt in getattr(module, "FORMATS", None) or (module.FORMAT,):
+            register(fmt)
+
+
+def exportable() -> list[str]:
+    """The registered formats whose spec the grammar exporter writes (no spec, a turn hook
+    with no grammar piece or a field it does not handle leaves a format out)."""
+    return [name for name in names() if _exportable(get(name))]
+
+
+def _exportable(fmt: Format) -> bool:
+    from ..grammar import walk  # the exporter is loaded on first use, as by `Format`
+
+    try:
+        walk.spec_of(fmt)
+    except UsageError:
+        return False
+    return True
+
+
+__all__ = ["exportable", "get", "names", "register"]
