@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import servers_shim
-import vllm_serving
 from clients import sdk_accumulated, seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,6 +31,7 @@ from protocall.formats.turns import Turn
 
 servers_shim.require("vllm.parser.parser_manager")
 
+import vllm_serving  # noqa: E402  (after the require: a skip where vLLM is absent)
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.parser.parser_manager import ParserManager  # noqa: E402
 
