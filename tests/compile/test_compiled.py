@@ -230,6 +230,7 @@ def test_a_session_gives_the_same_result_on_a_fresh_or_a_used_grammar(
     assert result(shared, chunks) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_a_degenerate_output_gives_the_same_result_after_others_on_the_shared_grammar(
     name: str,
