@@ -209,6 +209,7 @@ def busy_inputs(fmt: Format) -> list[str]:
     return [*texts, head * 6, opener, whole, whole[: len(whole) // 2], "".join(fmt.reserved)]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(NAMES), st.data())
 def test_a_session_gives_the_same_result_on_a_fresh_or_a_used_grammar(
@@ -230,6 +231,7 @@ def test_a_session_gives_the_same_result_on_a_fresh_or_a_used_grammar(
     assert result(shared, chunks) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_a_degenerate_output_gives_the_same_result_after_others_on_the_shared_grammar(
     name: str,
@@ -366,6 +368,7 @@ def test_a_schema_skips_the_metaschema_check_only_where_it_would_pass(schema: An
 # -- the turn's loop at the end of the input -------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(NAMES), st.data())
 def test_a_loop_skipping_what_fails_at_the_end_gives_what_running_it_gives(

@@ -73,6 +73,7 @@ def test_a_spec_read_back_from_json_is_the_same_spec(name: str) -> None:
     assert from_data(to_data(spec)) == spec
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SPECCED)
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())

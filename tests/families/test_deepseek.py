@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import protocall
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.compile.format import Format
@@ -98,17 +97,9 @@ def whole_calls(name: str, text: str) -> list[str]:
 
 
 def parse(name: str, text: str, prompt: str | None = None, tools: Any = TOOLS) -> Message:
-    """Parse `text` one-shot, per character, in 3-character deltas and with each section in
-    one delta: messages and merged events agree, every outcome keeps the invariants."""
-    ways = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)],
-            whole_calls(name, text)]  # fmt: skip
-    outcomes = [stream(fmt(name), chunks, tools, prompt) for chunks in ways]
-    for outcome in outcomes:
-        check_invariants(outcome)
-        assert outcome.message == outcomes[0].message
-        assert outcome.merged_events == outcomes[0].merged_events
-    assert protocall.parse(text, name, tools, prompt, seed=0) == outcomes[0].message
-    return outcomes[0].message
+    """`text` parsed every way (`verify`: one chunk, per character, random chunkings, …),
+    and with each section in one delta."""
+    return verify(fmt(name), text, prompt, tools=tools, chunkings=[whole_calls(name, text)])
 
 
 def calls_of(message: Message) -> list[dict[str, Any]]:
@@ -485,12 +476,6 @@ def test_a_block_cut_before_its_end_keeps_its_calls(name: str) -> None:
 # -- issue #15: self-closing invokes, DSML quoted in Markdown code --------------------------------
 
 
-def verified(name: str, text: str, prompt: str | None = None) -> Message:
-    """`verify` (every property of the kit, several chunkings) and the invariants above."""
-    check_invariants(stream(fmt(name), list(text), TOOLS, prompt))
-    return verify(fmt(name), text, prompt, tools=list(TOOLS.values()))  # type: ignore[arg-type]
-
-
 def dsml_block(name: str, *calls: ToolUse) -> str:
     """The calls' DSML block as the model writes it, without the end of turn."""
     return turn_text(name, *calls).removesuffix(EOS)
@@ -509,7 +494,7 @@ def self_closed(name: str, tool: str) -> str:
 def test_a_self_closing_invoke_is_a_call_without_parameters(name: str) -> None:
     block = self_closed(name, "get_time")
     assert '"/>' in block and block.count("invoke") == 1
-    message = verified(name, "Checking." + block + EOS, chat(name))
+    message = parse(name, "Checking." + block + EOS, chat(name))
     assert calls_of(message) == [{"name": "get_time", "arguments": {}}]
     assert message.content == "Checking." and message.errors == ()
     assert message.tool_calls[0].arguments_json == "{}"
@@ -522,7 +507,7 @@ def test_self_closing_and_full_invokes_in_one_block(name: str) -> None:
     invoke = empty[empty.index("<", empty.index("invoke") - 8) : empty.index('"/>') + 3]
     at = full.index("<", full.index("invoke") - 8)
     text = full[:at] + invoke + "\n" + full[at:] + EOS
-    message = verified(name, text, chat(name))
+    message = parse(name, text, chat(name))
     assert [c["name"] for c in calls_of(message)] == ["get_time", "get_weather"]
 
 
@@ -539,7 +524,7 @@ def test_dsml_quoted_in_markdown_code_is_an_example_not_a_call(
     if len(opening) < 3:
         example = example.replace("\n", " ")  # inline code stays on one line
     content = f"Write it like this:\n{opening}{example}{closing}\nThat is all."
-    message = verified(name, content + EOS, chat(name))
+    message = parse(name, content + EOS, chat(name))
     assert message.tool_calls == () and message.errors == ()
     assert message.content == content
 
@@ -549,7 +534,7 @@ def test_a_call_after_a_closed_fence_is_a_call(name: str) -> None:
     example = dsml_block(name, ToolUse("write_file", {"path": "/a", "content": "x"}))
     content = f"Example:\n```\n{example}\n```\nNow for real, with `inline` code:"
     text = content + dsml_block(name, ToolUse("get_time", {"zone": "UTC"})) + EOS
-    message = verified(name, text, chat(name))
+    message = parse(name, text, chat(name))
     assert calls_of(message) == [{"name": "get_time", "arguments": {"zone": "UTC"}}]
     assert message.content == content
 
@@ -557,7 +542,7 @@ def test_a_call_after_a_closed_fence_is_a_call(name: str) -> None:
 @pytest.mark.parametrize("name", DSML_NAMES)
 def test_an_unclosed_fence_keeps_everything_after_it_text(name: str) -> None:
     text = "```\n" + dsml_block(name, ToolUse("get_time", {"zone": "UTC"})) + EOS
-    message = verified(name, text, chat(name))
+    message = parse(name, text, chat(name))
     assert message.tool_calls == () and message.content == text.removesuffix(EOS).strip()
 
 
@@ -565,7 +550,7 @@ def test_an_unclosed_fence_keeps_everything_after_it_text(name: str) -> None:
 def test_an_inline_span_ends_at_its_line(name: str) -> None:
     content = "A stray ` here."
     text = content + dsml_block(name, ToolUse("get_time", {"zone": "UTC"})) + EOS
-    message = verified(name, text, chat(name))
+    message = parse(name, text, chat(name))
     assert [c["name"] for c in calls_of(message)] == ["get_time"]
     assert message.content == content
 
@@ -574,7 +559,7 @@ def test_an_inline_span_ends_at_its_line(name: str) -> None:
 def test_dsml_quoted_in_code_in_pre_opened_reasoning_stays_reasoning(name: str) -> None:
     example = dsml_block(name, ToolUse("get_time", {"zone": "UTC"}))
     thought = f"The format is:\n```\n{example}\n```\nSo I will answer."
-    message = verified(name, thought + "</think>Paris." + EOS, THINKING)
+    message = parse(name, thought + "</think>Paris." + EOS, THINKING)
     assert (message.reasoning_content, message.content) == (thought, "Paris.")
     assert message.tool_calls == ()
 

@@ -225,6 +225,7 @@ def kit_runs() -> Iterator[Any]:
             yield pytest.param(name, examples, seed, id=f"{name}-{examples}-seed{seed}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "examples", "seed"), list(kit_runs()))
 def test_format_has_every_property_of_the_kit(name: str, examples: int, seed: int | None) -> None:
     report = check_format(name, max_examples=examples, seed=seed)
@@ -277,6 +278,7 @@ def markers_in_values() -> Iterator[Any]:
             yield pytest.param(name, marker, id=f"{name}-{marker!r}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "marker"), list(markers_in_values()))
 def test_every_marker_inside_a_string_argument(name: str, marker: str) -> None:
     fmt = registered(name)
@@ -332,6 +334,7 @@ def starts_to_cut() -> Iterator[Any]:
             yield pytest.param(name, None, fmt.default_start, id=f"{name}-{fmt.default_start}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "generation_prompt", "start"), list(starts_to_cut()))
 def test_truncation_at_every_position(
     name: str, generation_prompt: str | None, start: str | None

@@ -8,14 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocall import ast, formats
+from protocall import formats
 from protocall.events import ToolCallArgumentsDelta
 from protocall.formats.gemma4 import FORMAT, render_value
 from protocall.message import Message
 from protocall.spec.codecs import MAX_DEPTH
 from protocall.testing import (
     json_values,
-    split_at,
     stream,
     verify,
 )
@@ -47,14 +46,6 @@ def call(name: str, arguments: dict[str, object]) -> str:
     return f"{CALL}{name}{render_value(arguments)}{END_CALL}"
 
 
-def whole_calls(text: str, prompt: str | None) -> list[str]:
-    """`text` one character per chunk, except that each call arrives whole in one chunk."""
-    tree = stream(FORMAT, [text], TOOLS, prompt).tree
-    spans = [(n.start, n.end) for n in tree.find_all(ast.TOOL_CALL)]
-    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
-    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
-
-
 def verified(
     text: str,
     prompt: str | None = PROMPT,
@@ -63,8 +54,7 @@ def verified(
     expected: dict[str, object] | None = None,
 ) -> Message:
     """Every property of the testing kit, one chunk against several, each call whole too."""
-    calls = whole_calls(text, prompt)
-    return verify(FORMAT, text, prompt, tools=tools, expected=expected, chunkings=[calls])
+    return verify(FORMAT, text, prompt, tools=tools, expected=expected)
 
 
 def names(message: Message) -> list[str]:

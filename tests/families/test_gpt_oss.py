@@ -57,14 +57,6 @@ def call(name: str, arguments: dict[str, object], *, role: bool = False) -> str:
     return f"{CHANNEL}commentary to=functions.{name} {CONSTRAIN}json{MESSAGE}{payload}{CALL}"
 
 
-def whole_calls(text: str, prompt: str | None) -> list[str]:
-    """`text` one character per chunk, except that each call arrives whole in one chunk."""
-    tree = stream(FORMAT, [text], TOOLS, prompt).tree
-    spans = [(n.start, n.end) for n in tree.find_all(ast.TOOL_CALL)]
-    inside = {i for start, end in spans if end is not None for i in range(start + 1, end)}
-    return split_at(text, (i for i in range(1, len(text)) if i not in inside))
-
-
 def verified(
     text: str,
     prompt: str | None = PROMPT,
@@ -73,9 +65,7 @@ def verified(
     expected: dict[str, object] | None = None,
 ) -> Message:
     """Every property of the testing kit, one chunk against several, each call whole too."""
-    return verify(
-        FORMAT, text, prompt, tools=tools, expected=expected, chunkings=[whole_calls(text, prompt)]
-    )
+    return verify(FORMAT, text, prompt, tools=tools, expected=expected)
 
 
 def names(result: Message) -> list[str]:

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import protocall
 from protocall import formats
 from protocall.events import (
     ContentDelta,
@@ -91,21 +90,9 @@ def whole_calls(text: str) -> list[str]:
 
 
 def parse(text: str, prompt: str | None = None, tools: Any = TOOLS) -> Message:
-    """Parse `text` one-shot, per character, in 3-character deltas and with each call in one
-    delta: the messages and (merged) events agree, and every outcome keeps the invariants."""
-    ways = [
-        [text],
-        list(text),
-        [text[i : i + 3] for i in range(0, len(text), 3)],
-        whole_calls(text),
-    ]
-    outcomes = [stream(KIMI, chunks, tools, prompt) for chunks in ways]
-    for outcome in outcomes:
-        check_invariants(outcome)
-        assert outcome.message == outcomes[0].message
-        assert outcome.merged_events == outcomes[0].merged_events
-    assert protocall.parse(text, "kimi-k2", tools, prompt, seed=0) == outcomes[0].message
-    return outcomes[0].message
+    """`text` parsed every way (`verify`: one chunk, per character, random chunkings, …),
+    and with each section (or bare call) in one delta."""
+    return verify(KIMI, text, prompt, tools=tools, chunkings=[whole_calls(text)])
 
 
 # -- FORMATS.md §2 examples ----------------------------------------------------------------

@@ -7,13 +7,10 @@ from typing import Any
 
 import pytest
 
-import protocall
-from protocall import ast, formats
+from protocall import formats
 from protocall.events import ContentDelta, ToolCallStart
 from protocall.message import Message
-from protocall.testing import Case, Trial, split_at, stream
-from protocall.testing.properties import first_problem
-from protocall.tools import normalize_tools
+from protocall.testing import stream, verify
 
 LLAMA = formats.get("llama-3")
 TAG, EOT, EOM = "<|python_tag|>", "<|eot_id|>", "<|eom_id|>"
@@ -40,19 +37,9 @@ def call(name: str, arguments: dict[str, Any], key: str = "parameters") -> str:
 
 
 def parse(text: str, prompt: str | None = PROMPT, tools: Any = TOOLS) -> Message:
-    """Parse `text` one-shot, per character, in 3-character deltas and with each call in
-    one delta; every way passes the testing kit's properties (chunking invariance, emitted
-    means final, deltas add up, well-formed events, declared names, raw text in errors)."""
-    whole = stream(LLAMA, [text], tools, prompt)
-    spans = [at for node in whole.tree.find_all(ast.TOOL_CALL) for at in (node.start, node.end)]
-    case = Case(text, normalize_tools(tools), prompt, None)
-    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)],
-                   split_at(text, [at for at in spans if at is not None])):  # fmt: skip
-        outcome = stream(LLAMA, chunks, tools, prompt)
-        problem = first_problem(Trial(LLAMA, case, chunks, whole, outcome))
-        assert problem is None, (chunks, problem)
-    assert protocall.parse(text, "llama-3", tools, prompt, seed=0) == whole.message
-    return whole.message
+    """`text` parsed every way (`verify`: one chunk, per character, in 3-character and
+    random chunkings, each call whole), every property of the testing kit holding."""
+    return verify(LLAMA, text, prompt, tools=tools)
 
 
 def calls_of(message: Message) -> list[dict[str, Any]]:

@@ -7,12 +7,9 @@ from typing import Any
 
 import pytest
 
-import protocall
-from protocall import ast, formats
+from protocall import formats
 from protocall.message import Message
-from protocall.testing import Case, Trial, split_at, stream
-from protocall.testing.properties import first_problem
-from protocall.tools import normalize_tools
+from protocall.testing import stream, verify
 
 NEMOTRON = formats.get("nemotron")
 OPEN, CLOSE, EOT = "<TOOLCALL>", "</TOOLCALL>", "<SPECIAL_12>"
@@ -45,19 +42,9 @@ def calls(*objects: str) -> str:
 
 
 def parse(text: str, prompt: str | None = None, tools: Any = TOOLS) -> Message:
-    """Parse `text` one-shot, per character, in 3-character deltas and with each call in
-    one delta; every way passes the testing kit's properties (chunking invariance, emitted
-    means final, deltas add up, well-formed events, declared names, raw text in errors)."""
-    whole = stream(NEMOTRON, [text], tools, prompt)
-    spans = [at for node in whole.tree.find_all(ast.TOOL_CALL) for at in (node.start, node.end)]
-    case = Case(text, normalize_tools(tools), prompt, NEMOTRON.start_state(prompt))
-    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)],
-                   split_at(text, [at for at in spans if at is not None])):  # fmt: skip
-        outcome = stream(NEMOTRON, chunks, tools, prompt)
-        problem = first_problem(Trial(NEMOTRON, case, chunks, whole, outcome))
-        assert problem is None, (chunks, problem)
-    assert protocall.parse(text, "nemotron", tools, prompt, seed=0) == whole.message
-    return whole.message
+    """`text` parsed every way (`verify`: one chunk, per character, in 3-character and
+    random chunkings, each call whole), every property of the testing kit holding."""
+    return verify(NEMOTRON, text, prompt, tools=tools)
 
 
 def calls_of(message: Message) -> list[dict[str, Any]]:

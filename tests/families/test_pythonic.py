@@ -6,12 +6,11 @@ from typing import Any
 
 import pytest
 
-import protocall
-from protocall import ast, formats
+from protocall import formats
 from protocall.events import ToolCallStart
 from protocall.formats import Format
 from protocall.message import Message
-from protocall.testing import Case, Trial, split_at, stream
+from protocall.testing import Case, Trial, stream, verify
 from protocall.testing.mutations import truncated
 from protocall.testing.properties import first_problem
 from protocall.tools import normalize_tools
@@ -39,18 +38,9 @@ TOOLS = [
 
 
 def parse(fmt: Format, text: str, prompt: str | None = None, tools: Any = TOOLS) -> Message:
-    """Parse `text` one-shot, per character, in 3-character deltas and with each call in
-    one delta; every way passes the testing kit's properties (chunking invariance, emitted
-    means final, deltas add up, well-formed events, declared names, raw text in errors)."""
-    whole = stream(fmt, [text], tools, prompt)
-    spans = [at for node in whole.tree.find_all(ast.TOOL_CALL) for at in (node.start, node.end)]
-    case = Case(text, normalize_tools(tools), prompt, fmt.start_state(prompt))
-    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)],
-                   split_at(text, [at for at in spans if at is not None])):  # fmt: skip
-        problem = first_problem(Trial(fmt, case, chunks, whole, stream(fmt, chunks, tools, prompt)))
-        assert problem is None, (chunks, problem)
-    assert protocall.parse(text, fmt.name, tools, prompt, seed=0) == whole.message
-    return whole.message
+    """`text` parsed every way (`verify`: one chunk, per character, in 3-character and
+    random chunkings, each call whole), every property of the testing kit holding."""
+    return verify(fmt, text, prompt, tools=tools)
 
 
 def calls_of(message: Message) -> list[dict[str, Any]]:

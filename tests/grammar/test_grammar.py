@@ -67,6 +67,7 @@ def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
 # -- the differential property ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_llguidance_accepts_exactly_the_calls_protocall_completes(name: str) -> None:
     fmt = formats.get(name)

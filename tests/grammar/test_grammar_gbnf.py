@@ -39,6 +39,7 @@ def _ordered(case: Any, fmt: formats.Format) -> str:
     return render(fmt, turn_in_order(case.turn, case.tools, required_first=True), case.start)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
     fmt = formats.get(name)
@@ -57,6 +58,7 @@ def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
     accepted()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in EXPORTABLE if n != "gpt-oss"])
 def test_without_its_stop_a_turn_ends_where_the_stop_would_begin(name: str) -> None:
     """`stop=False` (for engines whose stop token ends the turn): the turn without its stop
@@ -78,6 +80,7 @@ def test_without_its_stop_a_turn_ends_where_the_stop_would_begin(name: str) -> N
     accepted()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_llguidance_on_gbnf_accepts_exactly_the_calls_protocall_completes(name: str) -> None:
     fmt = formats.get(name)
@@ -102,6 +105,7 @@ def test_llguidance_on_gbnf_accepts_exactly_the_calls_protocall_completes(name: 
     agree()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_the_lazy_grammar_accepts_a_turn_from_its_trigger_on(name: str) -> None:
     fmt = formats.get(name)

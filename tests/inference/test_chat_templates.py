@@ -128,6 +128,7 @@ FAMILIES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "family"), FAMILIES)
 def test_a_real_template_is_recognised_as_its_family(name: str, family: str) -> None:
     detection = detect(real(name))
@@ -214,6 +215,7 @@ def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:
     assert fmt.spec.stops == ("</longcat_s>",)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls"])
 def test_a_shape_no_family_has_is_inferred_and_passes_the_checks(name: str) -> None:
     detection = detect(own(name))

@@ -35,6 +35,8 @@ from protocall.testing import Case, byte_chunkings, cases, chunkings, mutations,
 
 NAMES = formats.names()
 
+pytestmark = pytest.mark.slow  # every format through each client, Hypothesis-drawn: CI runs it
+
 
 @st.composite
 def inputs(draw: st.DrawFn, fmt: Format) -> tuple[Case, list[str] | list[bytes]]:

@@ -58,6 +58,8 @@ BYTES_PER_CHARACTER = 1000
 the bounded undecided region fit well within it; failures kept with their tracebacks, the
 old leak, took 15 K per character)."""
 
+pytestmark = pytest.mark.slow  # every format's degenerate inputs, several times over: CI runs it
+
 CASES = [
     (name, label) for name in formats.names() for label in degenerate_inputs(formats.get(name))
 ]

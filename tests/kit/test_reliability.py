@@ -148,6 +148,7 @@ def as_json_data(value: str) -> str:
     return str(json.loads(json.dumps(value)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PYTHON_LITERAL_FORMATS)
 @given(value=strings, style=st.sampled_from(["repr", "json", "json ascii"]), data=st.data())
 @settings(max_examples=60, deadline=None)
@@ -204,6 +205,7 @@ BARE_JSON = {"llama-3"}
 object in prose, not a call."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_tool_name_too_long_is_an_error_and_one_at_the_bound_a_call(name: str) -> None:
     fmt = formats.get(name)

@@ -99,6 +99,7 @@ def inputs(draw: st.DrawFn, fmt: Format) -> tuple[Case, list[str] | list[bytes]]
     return case, draw(chunkings(text, fmt.reserved))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=25)
 @given(data=st.data())
@@ -114,6 +115,7 @@ def test_events_are_the_same_without_recording(name: str, data: st.DataObject) -
 DEGENERATE = [(name, label) for name in NAMES for label in degenerate_inputs(formats.get(name))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "label"), DEGENERATE)
 def test_degenerate_events_are_the_same_without_recording(name: str, label: str) -> None:
     fmt = formats.get(name)
