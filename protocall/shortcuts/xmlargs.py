@@ -1,0 +1,90 @@
+"""The XML-style arguments' shortcuts: waits that take the common delta without resuming the
+parser (a marker still arriving, a key or attributes still growing, more of a value), and
+the layouts' compiled terminators kept per layout.
+
+Each wait does what the plain one in `protocall.values.xmlargs` does with the deltas it
+takes (they only buffer, or stream more of the value as the resumed scan would); the others
+resume the parser. `registry.disabled()` turns them off.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ..combinators.primitives import PartialMarker, TokenWait
+from ..combinators.stream import APPENDED, Input
+from ..combinators.text import Scanning
+from ..values.xmlargs import (
+    ATTRIBUTES_SO_FAR,
+    Resumable,
+    Terminators,
+    XmlArguments,
+)
+from .registry import install
+
+
+class _AttributesWait:
+    """A tag's attributes still arriving, from `start` (they emit nothing until the tag
+    closes): input that keeps them complete attributes then the start of one is only
+    buffered. Each delta is matched from the last, unfinished attribute on, and one inside
+    a quoted value that brings no quote is taken at once, so a long value costs its length
+    once."""
+
+    __slots__ = ("quoted", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.quoted = False
+
+    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
+        if self.quoted and '"' not in more:
+            inp.append(more)
+            return "", self.start
+        inp.append(more)
+        buf = inp.buf
+        match = ATTRIBUTES_SO_FAR.match(buf, self.start - inp.base)
+        if match is None or match.end() < len(buf):
+            return APPENDED
+        self.start = inp.base + match.start("tail")
+        self.quoted = '"' in match.group("tail")
+        return "", self.start
+
+
+def _wait_marker(
+    self: XmlArguments, inp: Input, options: tuple[str, ...], pos: int, keep: int
+) -> Resumable[None]:
+    inp.fast = PartialMarker(options, pos)
+    yield keep
+    inp.fast = None
+
+
+def _wait_key(self: XmlArguments, inp: Input, pos: int, keep: int) -> Resumable[None]:
+    inp.fast = TokenWait(self.terminators.key_run, pos, run=True)
+    yield keep
+    inp.fast = None
+
+
+def _wait_attributes(self: XmlArguments, inp: Input, cursor: int, keep: int) -> Resumable[None]:
+    # While attribute text reaches the end, `key_close` cannot have started (so the wait
+    # is a token wait) unless it starts like an attribute name.
+    if _ATTRIBUTE_NAME_START.match(self.layout.key_close) is None:
+        inp.fast = _AttributesWait(cursor)
+    yield keep
+    inp.fast = None
+
+
+_ATTRIBUTE_NAME_START = re.compile("[A-Za-z_]")
+
+
+def _wait_value(self: XmlArguments, inp: Input, state: Scanning) -> Resumable[None]:
+    inp.fast = state  # plain deltas, and those that keep a tail held, need no resume
+    yield state.emitted
+    inp.fast = None
+
+
+install(XmlArguments, "compile", staticmethod(functools.lru_cache(maxsize=256)(Terminators)))
+install(XmlArguments, "wait_marker", _wait_marker)
+install(XmlArguments, "wait_key", _wait_key)
+install(XmlArguments, "wait_attributes", _wait_attributes)
+install(XmlArguments, "wait_value", _wait_value)
