@@ -11,8 +11,9 @@ import functools
 from collections.abc import Generator
 from typing import Any, TypeVar
 
-from . import glance as glances
-from .glance import EMPTY, Glance, failing
+from ..shortcuts import glance as glances
+from ..shortcuts.cache import Cache
+from ..shortcuts.glance import EMPTY, Glance, failing
 from .parser import Parser, Step, Wrapper
 from .primitives import Success
 from .result import Backtrack, Committed, ParseFailure
@@ -44,8 +45,8 @@ class Alt(Parser[T]):
         self.parsers: tuple[Parser[Any], ...] = parsers
         *tried, self.last = parsers
         self.undecided: Plan = tuple((parser, 0) for parser in tried)
-        self.plans: dict[str, tuple[Plan, int]] = {}  # by the character at the start
-        self.windows: dict[str, Plan] = {}  # by the characters a plan glances at
+        self.plans: Cache[str, tuple[Plan, int]] = Cache(_MEMO)  # by the character at the start
+        self.windows: Cache[str, Plan] = Cache(_MEMO)  # by the characters a plan glances at
 
     @functools.cached_property
     def waiting(self) -> bool:
@@ -65,18 +66,18 @@ class Alt(Parser[T]):
             at = pos - inp.base
         if at < len(inp.buf):
             char = inp.buf[at]
-            plans = self.plans if inp.learned is None else inp.learned.cache(self, "plans")
+            plans = self.plans if inp.learned is None else inp.learned.cache(self, "plans", _MEMO)
             planned = plans.get(char)
             if planned is None:
-                planned = _kept(plans, char, self._plan(char))
+                planned = plans.keep(char, self._plan(char))
             plan, width = planned
             while width:  # glances at up to `width` characters: decided by them, once
                 window = inp.buf[at : at + width]
                 learned = inp.learned  # its caches are the run's once it has learned
-                windows = self.windows if learned is None else learned.cache(self, "windows")
+                windows = self.windows if learned is None else learned.cache(self, "windows", _MEMO)
                 decided = windows.get(window)
                 if decided is None:
-                    decided = _kept(windows, window, self._decide(plan, window))
+                    decided = windows.keep(window, self._decide(plan, window))
                 if decided is not _WAIT:
                     plan = decided
                     break
@@ -225,11 +226,11 @@ class Undecided:
         start = pos - inp.base
         head = inp.buf[start:] + text  # all the input from `pos`: the choice waits on it
         learned = inp.learned  # its caches are the run's once it has learned
-        plans = alt.plans if learned is None else learned.cache(alt, "plans")
+        plans = alt.plans if learned is None else learned.cache(alt, "plans", _MEMO)
         planned = plans.get(head[0])
         if planned is None or len(head) >= planned[1]:
             return None
-        windows = alt.windows if learned is None else learned.cache(alt, "windows")
+        windows = alt.windows if learned is None else learned.cache(alt, "windows", _MEMO)
         if windows.get(head) is not _WAIT:
             return None
         inp.append(text)
@@ -275,15 +276,6 @@ def _failure_at(char: str) -> Any:
     return failure
 
 
-def _kept(cache: dict[str, T], key: str, value: T) -> T:
-    """`value`, kept in `cache` under `key` (a cache of a choice's shortcuts: cleared
-    when full)."""
-    if len(cache) >= _MEMO:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
 def _failure_at_end(parser: Parser[Any]) -> Glance | None:
     """How `parser` fails at a position where the input has ended, as its glance: worked
     out on a scratch input (it depends on nothing else: no input is there to read), so a
@@ -327,7 +319,7 @@ class Many(Wrapper[list[T]]):
         self.parser = parser
         self.minimum = minimum
         self.keep = keep
-        self.skips: dict[str, Glance | None] = {}  # char -> the repetition's failure there
+        self.skips: Cache[str, Glance | None] = Cache(_MEMO)  # the repetition's failure by char
 
     @functools.cached_property
     def waiting(self) -> bool:
@@ -337,7 +329,7 @@ class Many(Wrapper[list[T]]):
         values: list[T] = []
         keep, count = self.keep, 0
         while True:
-            skips = self.skips if inp.learned is None else inp.learned.cache(self, "skips")
+            skips = self.skips if inp.learned is None else inp.learned.cache(self, "skips", _MEMO)
             at = pos - inp.base
             if at == len(inp.buf) and not inp.eof and self.waiting:
                 while pos == inp.end and not inp.eof:  # the repetition would only wait
@@ -347,10 +339,8 @@ class Many(Wrapper[list[T]]):
                 char = inp.buf[at] if at < len(inp.buf) else ""  # "": the end of the input
                 skip = skips.get(char, _UNSEEN)
                 if skip is _UNSEEN:
-                    if len(skips) >= _MEMO:
-                        skips.clear()
                     failure = _failure_at(char) if char else _failure_at_end
-                    skip = skips[char] = failure(self.parser)
+                    skip = skips.keep(char, failure(self.parser))
                 if skip is not None:
                     if count < self.minimum:
                         raise glances.refused(pos, skip, inp.refuse(pos, skip, record=False))
@@ -424,8 +414,8 @@ class Runs(Wrapper[T]):
         self.rivals = rivals
         self.separator = separator
         self.ahead = rivals[: rivals.index(separator)]
-        self.windows: dict[str, bool] = {}  # at a run's end: the separator follows
-        self.skips: dict[str, bool] = {}  # the character after a separator: a run follows
+        self.windows: Cache[str, bool] = Cache(_MEMO)  # at a run's end: the separator follows
+        self.skips: Cache[str, bool] = Cache(_MEMO)  # after a separator: a run follows
 
     @functools.cached_property
     def width(self) -> int:
@@ -452,12 +442,10 @@ class Runs(Wrapper[T]):
             at = end - inp.base
             window = inp.buf[at : at + self.width]
             learned = inp.learned  # its caches are the run's once it has learned
-            windows = self.windows if learned is None else learned.cache(self, "windows")
+            windows = self.windows if learned is None else learned.cache(self, "windows", _MEMO)
             follows = windows.get(window)
             if follows is None:
-                if len(windows) >= _MEMO:
-                    windows.clear()
-                follows = windows[window] = self._separated(window)
+                follows = windows.keep(window, self._separated(window))
             if not follows:
                 return value, end
             _, start = yield from self.separator.step(inp, end)
@@ -467,12 +455,10 @@ class Runs(Wrapper[T]):
                 yield start  # as the loop waits for the character
             char = inp.buf[at]
             learned = inp.learned
-            skips = self.skips if learned is None else learned.cache(self, "skips")
+            skips = self.skips if learned is None else learned.cache(self, "skips", _MEMO)
             free = skips.get(char)
             if free is None:
-                if len(skips) >= _MEMO:
-                    skips.clear()
-                free = skips[char] = all(_fails(rival.glance(char)) for rival in self.rivals)
+                free = skips.keep(char, all(_fails(rival.glance(char)) for rival in self.rivals))
             if not free:
                 return value, start
             choice = inp.open_choice(start)

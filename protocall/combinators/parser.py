@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from .glance import EMPTY, WAITING, Glance, before_value, failing
+from ..shortcuts.cache import Cache
+from ..shortcuts.glance import EMPTY, WAITING, Glance, before_value, failing
 from .result import (
     DONE,
     END_OF_INPUT,
@@ -57,9 +58,11 @@ class Parser(Generic[T_co]):
             return WAITING if self.waits() else None
         learned = running.learned
         if learned is None:
-            memo: dict[str, Glance | None] = self.__dict__.setdefault("_glances", {})
+            memo: Cache[str, Glance | None] | None = self.__dict__.get("_glances")
+            if memo is None:
+                memo = self.__dict__["_glances"] = Cache(_GLANCES)
         else:
-            memo = learned.cache(self, "_glances")
+            memo = learned.cache(self, "_glances", _GLANCES)
         found: Glance | None = memo.get(window, _UNSEEN)  # one lookup: a thread may clear it
         if found is not _UNSEEN:
             return found
@@ -71,10 +74,7 @@ class Parser(Generic[T_co]):
             glance = self._glance(window)
         finally:
             pending.discard(key)
-        if len(memo) >= _GLANCES:
-            memo.clear()
-        memo[window] = glance
-        return glance
+        return memo.keep(window, glance)
 
     def _glance(self, window: str) -> Glance | None:
         """`glance` without the cache: subclasses whose outcome a few characters can
@@ -444,7 +444,7 @@ def built_once(build: Callable[[T], Parser[U]]) -> Callable[[T], Parser[U]]:
     every call of that name in every run of the grammar, instead of a new parser with
     empty caches per call. `build` must be pure (the grammar's own); an unhashable value
     is built anew each time."""
-    built: dict[Any, Parser[U]] = {}
+    built: Cache[Any, Parser[U]] = Cache(_BUILT)
 
     def once(value: T) -> Parser[U]:
         try:
@@ -452,9 +452,7 @@ def built_once(build: Callable[[T], Parser[U]]) -> Callable[[T], Parser[U]]:
         except TypeError:  # unhashable
             return build(value)
         if parser is None:
-            if len(built) >= _BUILT:
-                built.clear()
-            parser = built[value] = build(value)
+            parser = built.keep(value, build(value))
         return parser
 
     return once

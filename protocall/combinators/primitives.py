@@ -6,7 +6,8 @@ import functools
 import re
 from typing import Any, TypeVar
 
-from .glance import EMPTY, WAITING, Glance, Record, failing, later
+from ..shortcuts.cache import Cache
+from ..shortcuts.glance import EMPTY, WAITING, Glance, Record, failing, later
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import APPENDED, Input
@@ -141,7 +142,7 @@ class Markers(Parser[str]):
         self.all_quoted = tuple(map(quote, texts))
         self.longest = max(map(len, texts))
         # window -> outcome: a full window's, or, while the input goes on, a shorter one's
-        self.decided: dict[str, Outcome] = {}
+        self.decided: Cache[str, Outcome] = Cache(64)
         # Per first character of the input, the texts whose outcome can matter: those up to
         # the first that starts with it, then only those that start with it (any other fails
         # at `pos`, behind the furthest failure, past `pos` from there on), and the last
@@ -199,9 +200,7 @@ class Markers(Parser[str]):
             if len(window) == longest or not inp.eof:  # depends on the window only: memoised
                 outcome = decided.get(window)
                 if outcome is None:
-                    if len(decided) >= 64:
-                        decided.clear()
-                    outcome = decided[window] = self.outcome(window, inp.eof)
+                    outcome = decided.keep(window, self.outcome(window, inp.eof))
             else:
                 outcome = self.outcome(window, inp.eof)
             records, result = outcome

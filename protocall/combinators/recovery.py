@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any, NamedTuple
 
-from .glance import WAITING, Glance, scratch_glance
+from ..shortcuts.glance import WAITING, Glance, scratch_glance
 from .parser import Parser, Step, Wrapper
 from .result import Backtrack, ParseFailure
 from .stream import Choice, Close, Far, Input, Learned, Open, Text, running

@@ -12,10 +12,11 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from ..shortcuts.cache import Cache
 from .result import Backtrack
 
 if TYPE_CHECKING:
-    from .glance import Glance
+    from ..shortcuts.glance import Glance
     from .result import ParseFailure
 
 
@@ -108,16 +109,16 @@ class Learned:
 
     def __init__(self) -> None:
         self.headers: dict[Any, Any] = {}
-        self.caches: dict[Any, dict[str, Any]] = {}
+        self.caches: dict[Any, dict[str, Cache[Any, Any]]] = {}
 
-    def cache(self, parser: Any, name: str) -> dict[Any, Any]:
-        """`parser`'s cache `name` (a dict) in this run."""
+    def cache(self, parser: Any, name: str, size: int) -> Cache[Any, Any]:
+        """`parser`'s cache `name` in this run (of `size` entries, made on first use)."""
         own = self.caches.get(parser)
         if own is None:
             own = self.caches[parser] = {}
-        found: dict[Any, Any] | None = own.get(name)
+        found = own.get(name)
         if found is None:
-            found = own[name] = {}
+            found = own[name] = Cache(size)
         return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from .glance import EMPTY, Glance, before_value
+from ..shortcuts.glance import EMPTY, Glance, before_value
 from .parser import Parser, Step, Wrapper, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text, new_close, new_open

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from json.encoder import encode_basestring
 from typing import Any
 
-from .glance import EMPTY, WAITING, Glance, failing
+from ..shortcuts.cache import Cache
+from ..shortcuts.glance import EMPTY, WAITING, Glance, failing
 from .parser import Parser, Step, quote
 from .result import Backtrack
 from .stream import APPENDED, RELEASE, Input, new_text, running
@@ -125,7 +126,7 @@ class Until(Parser[str]):
         self.plain = frozenset(() if plain is None else plain[1])
         self.reach_guard = 0  # the guard's reach, known once it is first needed
         # by window: what the guard's glance decides there, else the guard's deciders
-        self.windows: dict[str, bool | tuple[Parser[Any], ...] | None] = {}
+        self.windows: Cache[str, bool | tuple[Parser[Any], ...] | None] = Cache(_WINDOWS)
         self.find, self.scan, self.held = _patterns(frozenset(markers))
         self.starts = marker_starts(frozenset(markers))
         self.emit = emit
@@ -217,7 +218,7 @@ class Until(Parser[str]):
             reach = self.reach_guard = guard.reach()
         window = text[at : at + reach]
         learned = inp.learned
-        windows = self.windows if learned is None else learned.cache(self, "windows")
+        windows = self.windows if learned is None else learned.cache(self, "windows", _WINDOWS)
         known = windows.get(window, _UNSEEN)
         if known is _UNSEEN:
             outer = running.learned  # an absorber asks outside the run's advance
@@ -229,11 +230,9 @@ class Until(Parser[str]):
                 running.learned = outer
             if glance is not None and glance.waits:
                 return None if len(window) < reach and not eof else False
-            if len(windows) >= _WINDOWS:
-                windows.clear()
             # failing at the end of a finished stream, a region may be cut off, not text
             decided = glance is not None and glance.fails and glance.at < len(window)
-            known = windows[window] = decided if glance is not None else deciders
+            known = windows.keep(window, decided if glance is not None else deciders)
         if type(known) is bool:
             return known
         return self._settled(inp, inp.base + at, known)

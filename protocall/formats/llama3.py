@@ -35,10 +35,10 @@ from ..combinators import (
     success,
     whitespace,
 )
-from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Step, Wrapper
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
+from ..shortcuts.glance import WAITING, Glance, failing
 from ..tools import Tools
 from ..values import (
     json_string,

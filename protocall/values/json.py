@@ -18,10 +18,10 @@ from typing import Any, cast
 
 import orjson
 
-from ..combinators.glance import Glance, failing
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.result import Backtrack
 from ..combinators.stream import RELEASE, Input, Text, new_text
+from ..shortcuts.glance import Glance, failing
 
 _Match = Callable[..., "re.Match[str]"]
 

@@ -45,11 +45,11 @@ from collections.abc import Collection, Generator
 from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
-from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.primitives import regex
 from ..combinators.result import Backtrack, ParseFailure
 from ..combinators.stream import Close, Input, Open, Text, new_text
+from ..shortcuts.glance import WAITING, Glance, failing
 
 TOOL_CALL = "tool_call"
 TOOL_NAME = "tool_name"

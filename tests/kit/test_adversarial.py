@@ -39,6 +39,7 @@ from protocall.combinators.stream import Input
 from protocall.events import ProtocolError
 from protocall.formats.compiled import clear_cache
 from protocall.formats.gpt_oss import CHANNEL, END, START
+from protocall.shortcuts import clear_all
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs, parse
 from protocall.testing.run import merge_deltas
@@ -224,25 +225,15 @@ def test_choices_skip_the_branches_the_first_characters_rule_out(
     assert_calls_per_character(name, label, one_shot, streamed)
 
 
-def forget_shortcuts() -> None:
-    """Drop every glance, choice plan and repetition shortcut cached so far."""
-    for parser in gc.get_objects():
-        if isinstance(parser, Parser):
-            parser.__dict__.pop("_glances", None)
-            for cache in ("plans", "windows", "skips"):
-                if isinstance(parser.__dict__.get(cache), dict):
-                    parser.__dict__[cache].clear()
-
-
 @contextlib.contextmanager
 def without_shortcuts() -> Iterator[None]:
     """Every parser undecided at a glance: every choice runs every branch."""
-    forget_shortcuts()
+    clear_all()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Parser, "glance", lambda self, window: None)
         patch.setattr(Alt, "_plan", lambda self, char: (self.undecided, 0))
         yield
-    forget_shortcuts()
+    clear_all()
 
 
 def outcome(name: str, text: str, delta: int) -> str:

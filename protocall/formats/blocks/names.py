@@ -21,9 +21,9 @@ from ...combinators import (
     tag,
     whitespace,
 )
-from ...combinators.glance import Glance
 from ...combinators.parser import Wrapper
 from ...combinators.result import Backtrack
+from ...shortcuts.glance import Glance
 from ...tools import Tools
 from ...values import (
     json_string,

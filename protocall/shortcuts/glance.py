@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from .result import Backtrack, ParseFailure
+from ..combinators.result import Backtrack, ParseFailure
 
 if TYPE_CHECKING:
-    from .stream import Far
+    from ..combinators.stream import Far
 
 
 class Record(NamedTuple):
