@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from ..combinators.parser import Parser
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -45,3 +49,28 @@ def clear_all() -> None:
     switch: nothing worked out with shortcuts on serves a parse with them off)."""
     for cache in list(_caches.values()):
         cache.clear()
+
+
+def built_once(build: Callable[[Any], Parser[Any]]) -> Callable[[Any], Parser[Any]]:
+    """`build`, whose parser for a value is built once and kept (a small cache, cleared
+    when full), for a `bind` whose values recur, such as tool names: the parser built for
+    a name, and what its caches learn (glances, choice plans, marker outcomes), then serve
+    every call of that name in every run of the grammar, instead of a new parser with
+    empty caches per call. `build` must be pure (the grammar's own); an unhashable value
+    is built anew each time."""
+    built: Cache[Any, Parser[Any]] = Cache(BUILT)
+
+    def once(value: Any) -> Parser[Any]:
+        try:
+            parser = built.get(value)
+        except TypeError:  # unhashable
+            return build(value)
+        if parser is None:
+            parser = built.keep(value, build(value))
+        return parser
+
+    return once
+
+
+BUILT = 64
+"""Values whose parser `built_once` keeps."""

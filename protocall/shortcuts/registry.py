@@ -19,6 +19,22 @@ from typing import Any, NamedTuple
 from .cache import clear_all
 
 
+def analysis(cls: type, name: str, fn: Any) -> None:
+    """Give `cls` attribute `name` for good: an analysis of the grammar (`glance`, `reach`,
+    ...), which no core step calls, so it changes nothing while the shortcuts are off (a
+    grammar compiler may ask it then too, and gets the same answer)."""
+    _named(cls, name, fn)
+    setattr(cls, name, fn)
+
+
+def _named(cls: type, name: str, attribute: Any) -> None:
+    """Tell a descriptor (such as `functools.cached_property`) its name, as a class
+    statement would."""
+    set_name = getattr(attribute, "__set_name__", None)
+    if set_name is not None:
+        set_name(cls, name)
+
+
 class Shortcut(NamedTuple):
     """Attribute `name` of `cls`: `fast` while shortcuts are on, else `plain` (`ABSENT`:
     the class has none of its own, it inherits it)."""
@@ -38,10 +54,12 @@ _on = os.environ.get("PROTOCALL_SHORTCUTS", "1") != "0"
 
 def install(cls: type, name: str, fast: Any) -> None:
     """Register `fast` as attribute `name` of `cls` while shortcuts are on (at once, if
-    they are). Each attribute of a class has at most one shortcut."""
+    they are). Each attribute of a class has at most one shortcut. A `cached_property`
+    gives each instance state of its own (a cache) from its first use, at no cost after."""
     if any(shortcut.cls is cls and shortcut.name == name for shortcut in _shortcuts):
         raise ValueError(f"{cls.__name__}.{name} already has a shortcut")
     _shortcuts.append(Shortcut(cls, name, fast, cls.__dict__.get(name, ABSENT)))
+    _named(cls, name, fast)
     if _on:
         setattr(cls, name, fast)
 

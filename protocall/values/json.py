@@ -22,6 +22,7 @@ from ..combinators.parser import Parser, Step, quote
 from ..combinators.result import Backtrack
 from ..combinators.stream import RELEASE, Input, Text, new_text
 from ..shortcuts.glance import Glance, failing
+from ..shortcuts.parser import glance_of
 
 _Match = Callable[..., "re.Match[str]"]
 
@@ -608,7 +609,7 @@ class NestedObjects(Parser[dict[str, Any]]):
         return outcome
 
     def _glance(self, window: str) -> Glance | None:
-        return self.bounds.glance(window)
+        return glance_of(self.bounds, window)
 
     def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
         return (self,)

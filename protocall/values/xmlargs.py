@@ -63,10 +63,10 @@ from json.encoder import encode_basestring
 from typing import Any, Protocol, TypeVar
 
 from ..combinators.parser import Parser, Step, quote
-from ..combinators.primitives import PartialMarker, TokenWait
 from ..combinators.result import Backtrack, ParseFailure
-from ..combinators.stream import APPENDED, Close, Input, Open, Text, new_text
-from ..combinators.text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
+from ..combinators.stream import Close, Input, Open, Text, new_text
+from ..combinators.text import held_prefix, longest_first, proper_prefixes
+from ..shortcuts.absorbers import APPENDED, PartialMarker, Scanning, TokenWait, marker_starts
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
