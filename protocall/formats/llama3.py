@@ -35,10 +35,11 @@ from ..combinators import (
     success,
     whitespace,
 )
-from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Step, Wrapper
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
+from ..shortcuts.glance import WAITING, Glance, failing
+from ..shortcuts.parser import glance_of
 from ..tools import Tools
 from ..values import (
     json_string,
@@ -99,7 +100,7 @@ class ToolName(Wrapper[str]):
         return name, end
 
     def _glance(self, window: str) -> Glance | None:
-        glance = self.parser.glance(window)
+        glance = glance_of(self.parser, window)
         string = _PLAIN_STRING.match(window)
         if glance is not None or string is None:
             return glance

@@ -13,7 +13,6 @@ import re
 from collections.abc import Generator
 from typing import Any
 
-from ..combinators.glance import Glance, failing
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.result import Backtrack
 from ..combinators.stream import RELEASE, Input, new_text
@@ -55,7 +54,9 @@ from ..values.json import (
     matcher,
     scan_number,
 )
-from .registry import install
+from .glance import Glance, failing
+from .parser import glance_of
+from .registry import analysis, install
 
 _WHITESPACE = " \t\n\r"
 _skip_whitespace = matcher(r"[ \t\n\r]*")
@@ -449,14 +450,14 @@ def _outcome(nested: NestedObjects, inp: Input, pos: int) -> _Outcome | None:
 
 
 def _nested_glance(self: NestedObjects, window: str) -> Glance | None:
-    return self.bounds.glance(window)
+    return glance_of(self.bounds, window)
 
 
 def _nested_deciders(self: NestedObjects, window: str) -> tuple[Parser[Any], ...] | None:
     return (self,)
 
 
-def _nested_settled(self: NestedObjects, inp: Input, pos: int) -> bool | None:
+def _nested_fails_at(self: NestedObjects, inp: Input, pos: int) -> bool | None:
     """Whether `step` fails at `pos`, read by the scan `step` then reuses (emitting
     nothing); None while the input that has arrived does not tell. So a content scan that
     asks it at every `{` takes those that fail as text without a call attempt at each."""
@@ -601,10 +602,10 @@ class _Scan:
 
 
 install(JsonValue, "step", _fast_step)
-install(JsonValue, "_glance", _glance)
-install(JsonValue, "waits", _waits)
 install(NestedObjects, "step", _nested_step)
-install(NestedObjects, "_glance", _nested_glance)
-install(NestedObjects, "deciders", _nested_deciders)
-install(NestedObjects, "settled", _nested_settled)
-install(NestedObjects, "waits", _waits)
+analysis(JsonValue, "_glance", _glance)
+analysis(JsonValue, "waits", _waits)
+analysis(NestedObjects, "_glance", _nested_glance)
+analysis(NestedObjects, "deciders", _nested_deciders)
+analysis(NestedObjects, "fails_at", _nested_fails_at)
+analysis(NestedObjects, "waits", _waits)

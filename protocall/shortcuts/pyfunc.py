@@ -5,9 +5,9 @@ declared (`[get_weathe[`) without running it."""
 
 from __future__ import annotations
 
-from ..combinators.glance import WAITING, Glance, failing
 from ..values.pyfunc import PythonName
-from .registry import install
+from .glance import WAITING, Glance, failing
+from .registry import analysis
 
 
 def _glance(self: PythonName, window: str) -> Glance | None:
@@ -31,6 +31,6 @@ def _waits(self: PythonName) -> bool:
     return True
 
 
-install(PythonName, "_glance", _glance)
-install(PythonName, "_reach", _reach)
-install(PythonName, "waits", _waits)
+analysis(PythonName, "_glance", _glance)
+analysis(PythonName, "_reach", _reach)
+analysis(PythonName, "waits", _waits)

@@ -9,18 +9,20 @@ resume the parser. `registry.disabled()` turns them off.
 
 from __future__ import annotations
 
-import functools
 import re
 
-from ..combinators.primitives import PartialMarker, TokenWait
-from ..combinators.stream import APPENDED, Input
-from ..combinators.text import Scanning
+from ..combinators.stream import Input
+from ..combinators.text import held_prefix
 from ..values.xmlargs import (
     ATTRIBUTES_SO_FAR,
+    Layout,
     Resumable,
     Terminators,
+    ValueText,
     XmlArguments,
 )
+from .absorbers import APPENDED, PartialMarker, Scanning, TokenWait, marker_starts
+from .cache import Cache
 from .registry import install
 
 
@@ -77,13 +79,59 @@ def _wait_attributes(self: XmlArguments, inp: Input, cursor: int, keep: int) -> 
 _ATTRIBUTE_NAME_START = re.compile("[A-Za-z_]")
 
 
-def _wait_value(self: XmlArguments, inp: Input, state: Scanning) -> Resumable[None]:
-    inp.fast = state  # plain deltas, and those that keep a tail held, need no resume
+def _wait_value(self: XmlArguments, inp: Input, state: ValueText) -> Resumable[None]:
+    inp.fast = state if isinstance(state, Scanning) else None
     yield state.emitted
     inp.fast = None
 
 
-install(XmlArguments, "compile", staticmethod(functools.lru_cache(maxsize=256)(Terminators)))
+_Absorbing = tuple[tuple[re.Pattern[str], str | None], re.Pattern[str]]
+"""A layout's `marker_starts` and held tail (see `_absorbing`)."""
+
+
+def _value_text(self: XmlArguments, start: int, streamed: bool) -> ValueText:
+    """A `Scanning` (which reads and keeps the text as `ValueText` does): the absorber
+    `_wait_value` leaves, taking plain deltas and those that keep a tail held."""
+    starts, held = _absorbing(self.layout, self.terminators)
+    marks = self.terminators
+    scanning = Scanning(
+        starts,
+        start,
+        emit=streamed,
+        escape=True,
+        held=held,
+        scan=(marks.find, marks.scan),
+        framing=self.layout.framing_newlines,
+    )
+    return scanning  # type: ignore[return-value]
+
+
+def _absorbing(
+    layout: Layout, marks: Terminators
+) -> tuple[tuple[re.Pattern[str], str | None], re.Pattern[str]]:
+    """What can start a terminator, or the framing newline held before one (or at the end);
+    and a held tail (a terminator prefix, after the framing newline) that input keeps held."""
+    found = _ABSORBING.get(layout)
+    if found is None:
+        framing = layout.framing_newlines
+        starts = marker_starts(frozenset([*marks.kinds, *["\n<"] * framing]))
+        found = _ABSORBING.keep(layout, (starts, held_prefix(marks.kinds, newline=framing)))
+    return found
+
+
+_ABSORBING: Cache[Layout, _Absorbing] = Cache(256)
+_TERMINATORS: Cache[Layout, Terminators] = Cache(256)
+
+
+def _compile(layout: Layout) -> Terminators:
+    """The layout's terminators, compiled once per layout (grammars, and so argument
+    parsers, are built per session and per tool)."""
+    found = _TERMINATORS.get(layout)
+    return found if found is not None else _TERMINATORS.keep(layout, Terminators(layout))
+
+
+install(XmlArguments, "compile", staticmethod(_compile))
+install(XmlArguments, "value_text", _value_text)
 install(XmlArguments, "wait_marker", _wait_marker)
 install(XmlArguments, "wait_key", _wait_key)
 install(XmlArguments, "wait_attributes", _wait_attributes)

@@ -64,7 +64,7 @@ from typing import Any, Protocol, TypeVar
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.result import Backtrack, ParseFailure
 from ..combinators.stream import Close, Input, Open, Text, new_text
-from ..combinators.text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
+from ..combinators.text import longest_first, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -181,10 +181,6 @@ class Terminators:
         self.scan = re.compile(f"{markers}|(?:{proper_prefixes(self.kinds)})\\Z")
         # A marker that another one extends is undecided while it ends the buffer.
         self.extendable = {m for m in self.kinds for o in self.kinds if o != m and o.startswith(m)}
-        # What can start a terminator, or the framing newline held before one (or at the end).
-        self.starts = marker_starts(frozenset([*self.kinds, *["\n<"] * layout.framing_newlines]))
-        # A held tail (a terminator prefix, after the framing newline) that input keeps held.
-        self.held = held_prefix(self.kinds, newline=layout.framing_newlines)
         # A bare key's text: it stops at a character that may start `key_close` or a tag.
         self.key_run = re.compile("[^<>\n" + re.escape(layout.key_close[0]) + "]*")
         self.value_expected = (quote(layout.value_close),)
@@ -334,15 +330,7 @@ class XmlArguments(Parser[Arguments]):
         marks = self.terminators
         find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
-        state = Scanning(
-            marks.starts,
-            start,
-            emit=streamed,
-            escape=True,
-            held=marks.held,
-            scan=(find, scan_open),
-            framing=framing,
-        )
+        state = self.value_text(start, streamed)
         scan = start
         while True:
             emitted = state.emitted
@@ -423,6 +411,10 @@ class XmlArguments(Parser[Arguments]):
                 raise Backtrack(pos + same, tuple(map(quote, options)))
             yield from self.wait_marker(inp, options, pos, keep)
 
+    def value_text(self, start: int, streamed: bool) -> ValueText:
+        """The text of the value from `start` as it is read (and, `streamed`, emitted)."""
+        return ValueText(start)
+
     # The waits for more input, each keeping the text from `keep` readable. The shortcuts
     # (`protocall.shortcuts.xmlargs`) replace them with waits that take the deltas that
     # would change nothing but the buffer (or only stream more of a value) without resuming.
@@ -441,9 +433,25 @@ class XmlArguments(Parser[Arguments]):
         """Wait while the attributes from `cursor` reach the end of the input."""
         yield keep
 
-    def wait_value(self, inp: Input, state: Scanning) -> Resumable[None]:
+    def wait_value(self, inp: Input, state: ValueText) -> Resumable[None]:
         """Wait with the value's text emitted up to `state.emitted` (and held after it)."""
         yield state.emitted
+
+
+class ValueText:
+    """A value's raw text read so far (`add`, `text`), and where its emitted text ends."""
+
+    __slots__ = ("emitted", "pieces")
+
+    def __init__(self, start: int) -> None:
+        self.emitted = start
+        self.pieces: list[str] = []
+
+    def add(self, piece: str) -> None:
+        self.pieces.append(piece)
+
+    def text(self) -> str:
+        return "".join(self.pieces)
 
 
 def _skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:

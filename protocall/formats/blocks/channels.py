@@ -101,7 +101,7 @@ def channelled_turn(
     unknown = not_followed_by(known, "text")
     stray = unknown.then(as_text(markers(*tokens)))
     plain = tuple(token for token in tokens if token not in (*stops, *opens, *closes))
-    run = until(*tokens, nonempty=True, commit=True, plain=(known, plain))
+    run = until(*tokens, nonempty=True, commit=True, text_markers=(known, plain))
     piece = alt(run, stray)
     texts = {node: tag(node, many(piece, minimum=1).map("".join)) for node in NODES}
 
