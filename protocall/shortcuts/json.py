@@ -152,9 +152,12 @@ _JOINED = 64
 
 
 def _scan_value(self: JsonValue, inp: Input, pos: int, watch: _Scan | None) -> Step[Any]:
-    """`step`, telling `watch` where each container opens and closes. A watched run
-    emits nothing and matches with the value None: its watch reads where values end,
-    not what they hold."""
+    """`JsonValue.step`, faster: a string's text so far is taken by one regex (or none,
+    when it is printable and has no quote or backslash) and, once emitted, waits in the
+    absorber (`_StringText`); a key without escapes, its quote and colon are one regex, and
+    so is a number followed by a character that ends it. With `watch`, it tells `watch`
+    where each container opens and closes: a watched run emits nothing and matches with the
+    value None (its watch reads where values end, not what they hold)."""
     max_depth = self.max_depth
     limit = None if self.max_size is None else pos + self.max_size
     raw: list[str] = []  # the emitted pieces, joined once for the final decode
