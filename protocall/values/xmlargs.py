@@ -334,7 +334,7 @@ class XmlArguments(Parser[Arguments]):
         scan = start
         while True:
             emitted = state.emitted
-            scan = max(scan, emitted)  # past what the absorber took
+            scan = max(scan, emitted)  # past what a wait took (see `wait_value`)
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
             match = (find if eof else scan_open).search(buf, scan - base)
@@ -434,7 +434,9 @@ class XmlArguments(Parser[Arguments]):
         yield keep
 
     def wait_value(self, inp: Input, state: ValueText) -> Resumable[None]:
-        """Wait with the value's text emitted up to `state.emitted` (and held after it)."""
+        """Wait with the value's text emitted up to `state.emitted` (and held after it). A
+        faster wait may meanwhile take deltas as the scan would, adding and emitting their
+        text: `state.emitted` then has moved on."""
         yield state.emitted
 
 

@@ -27,7 +27,7 @@ from protocall.formats.layouts import (
     glm_47,
     schema_typing,
 )
-from protocall.shortcuts import disabled
+from protocall.shortcuts import disabled, enabled
 from protocall.testing import chunkings
 from protocall.values import (
     Layout,
@@ -39,7 +39,8 @@ from protocall.values import (
     python_calls,
     xml_arguments,
 )
-from protocall.values.json import NestedObjects
+from protocall.values.json import JsonValue, NestedObjects
+from protocall.values.xmlargs import XmlArguments
 
 Trace = tuple[Any, ...]
 
@@ -242,13 +243,16 @@ def test_xml_arguments_are_the_same_with_and_without_shortcuts(
     assert_same(lambda: xml_arguments(layout, schema_typing(SCHEMA)), chunks, True)
 
 
-def test_the_switch_swaps_the_steps() -> None:
-    """Inside `disabled()` the value parsers run their plain steps (and the shortcuts are
-    back after it), so the tests above compare two different implementations."""
-    from protocall.values.json import JsonValue
-
-    fast = JsonValue.step
+def test_disabled_runs_the_plain_steps() -> None:
+    """Inside `disabled()` the value parsers run their plain steps, and the shortcuts' while
+    they are on, so the tests above compare two different implementations."""
+    parsers = (JsonValue, NestedObjects, XmlArguments)
     with disabled():
-        assert JsonValue.step is not fast
-        assert JsonValue.step.__module__ == "protocall.values.json"
-    assert JsonValue.step is fast
+        plain = {cls.step.__module__ for cls in parsers}
+        assert plain == {"protocall.values.json", "protocall.values.xmlargs"}
+        assert XmlArguments.wait_value.__module__ == "protocall.values.xmlargs"
+    if enabled():
+        assert {JsonValue.step.__module__, NestedObjects.step.__module__} == {
+            "protocall.shortcuts.json"
+        }
+        assert XmlArguments.wait_value.__module__ == "protocall.shortcuts.xmlargs"
