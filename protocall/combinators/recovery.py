@@ -154,15 +154,20 @@ class Recover(Wrapper[Any]):
     def follows(inp: Input, at: int, text: str) -> Generator[int, None, bool]:
         """Whether the input at `at` starts with `text`, waiting while what has arrived
         there is a proper prefix of it."""
-        while True:
-            have = inp.text(at, min(at + len(text), inp.end))
-            if not text.startswith(have):
-                return False
-            if len(have) == len(text):
-                return True
-            if inp.eof:
-                return False
+        while (starts := starts_with(inp, at, text)) is None:
             yield at
+        return starts
+
+
+def starts_with(inp: Input, at: int, text: str) -> bool | None:
+    """Whether the input at `at` starts with `text`; None while what has arrived there is
+    a proper prefix of it (and the input goes on)."""
+    have = inp.text(at, min(at + len(text), inp.end))
+    if not text.startswith(have):
+        return False
+    if len(have) == len(text):
+        return True
+    return False if inp.eof else None
 
 
 class Scratch(NamedTuple):
@@ -238,5 +243,5 @@ class Recurring(Wrapper[Any]):
 
 
 def recurring(parser: Parser[Any]) -> Recurring:
-    """`parser`, whose glance learns the failing headers that recur (see `Recurring`)."""
+    """`parser`, whose failures before any cut may recur (see `Recurring`)."""
     return Recurring(parser)

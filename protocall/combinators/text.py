@@ -58,6 +58,31 @@ def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     return re.compile(ordered), re.compile(scan), held_prefix(markers)
 
 
+class Gathered:
+    """Text gathered piece by piece, kept as a few joined chunks plus the latest pieces: a
+    long span costs about its own size in memory, not a string object per piece."""
+
+    __slots__ = ("chunks", "pieces")
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.pieces: list[str] = []
+
+    def add(self, piece: str) -> None:
+        pieces = self.pieces
+        pieces.append(piece)
+        if len(pieces) >= JOIN:
+            self.chunks.append("".join(pieces))
+            pieces.clear()
+
+    def text(self) -> str:
+        return "".join(self.chunks) + "".join(self.pieces)
+
+
+JOIN = 256
+"""Pieces joined into one chunk."""
+
+
 class Until(Parser[str]):
     """Text up to, not including, the earliest of `markers`; the value is that text.
 
@@ -101,6 +126,7 @@ class Until(Parser[str]):
     def step(self, inp: Input, pos: int) -> Step[str]:
         find, scan_open = self.find, self.scan
         emitted = pos  # the text before is in `Text` items; the rest is undecided
+        gathered = Gathered()  # the text so far (the buffer drops what is emitted)
         while True:
             buf, base, eof = inp.buf, inp.base, inp.eof
             match = (find if eof else scan_open).search(buf, emitted - base)
@@ -112,16 +138,18 @@ class Until(Parser[str]):
             if limit > emitted:
                 if emitted == pos and self.commit:
                     inp.cut()
+                piece = buf[emitted - base : limit - base]
+                gathered.add(piece)
                 if self.emit:
-                    inp.out.append(new_text((buf[emitted - base : limit - base], emitted)))
+                    inp.out.append(new_text((piece, emitted)))
                 emitted = limit
             if found or eof:
                 if limit == pos and self.nonempty:
                     raise Backtrack(pos, ("text",))
                 if not found and self.required:
                     raise Backtrack(limit, self.expected)
-                return inp.text(pos, limit), limit
-            yield pos  # the value is the text from `pos`: it stays in the buffer
+                return gathered.text(), limit
+            yield emitted
 
 
 def until(

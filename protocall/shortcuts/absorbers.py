@@ -14,7 +14,7 @@ from json.encoder import encode_basestring
 from typing import Any, Protocol
 
 from ..combinators.stream import RELEASE, Input
-from ..combinators.text import held_prefix
+from ..combinators.text import JOIN, Gathered, held_prefix
 
 
 class Absorber(Protocol):
@@ -103,7 +103,7 @@ def marker_starts(markers: frozenset[str]) -> tuple[re.Pattern[str], str | None]
     ), None if starter is None or starter.isspace() else starter
 
 
-class Scanning:
+class Scanning(Gathered):
     """A text scan (an `until`, an XML argument value) suspended with all its text so far
     emitted: input in which none of the markers it seeks can start (`starts`, as given by
     `marker_starts`) is emitted at once, without resuming the parser tree (the common
@@ -125,17 +125,14 @@ class Scanning:
     string is in every delta, so each takes the scanning path, and the common path tests
     nothing more.
 
-    The text so far is kept as a few joined chunks plus the latest pieces, so a long span
-    costs about its own size in memory, not a string object per delta."""
+    The text so far is `Gathered` (a long span costs about its own size in memory)."""
 
     __slots__ = (
-        "chunks",
         "emit",
         "emitted",
         "escape",
         "framing",
         "held",
-        "pieces",
         "scan",
         "shared_first",
         "starter",
@@ -164,18 +161,7 @@ class Scanning:
         self.emit = emit
         self.escape = escape
         self.emitted = pos
-        self.chunks: list[str] = []
-        self.pieces: list[str] = []
-
-    def add(self, piece: str) -> None:
-        pieces = self.pieces
-        pieces.append(piece)
-        if len(pieces) >= _JOIN:
-            self.chunks.append("".join(pieces))
-            pieces.clear()
-
-    def text(self) -> str:
-        return "".join(self.chunks) + "".join(self.pieces)
+        super().__init__()
 
     def absorb(self, inp: Input, text: str) -> tuple[str, int] | None:
         emitted = self.emitted
@@ -207,7 +193,7 @@ class Scanning:
 
     def _release(self, inp: Input, end: int) -> None:
         inp.release(end)
-        if len(self.pieces) >= _JOIN:
+        if len(self.pieces) >= JOIN:
             self.chunks.append("".join(self.pieces))
             self.pieces.clear()
 
@@ -257,6 +243,3 @@ class Scanning:
             return None
         inp.append(text)
         return "", self.emitted
-
-
-_JOIN = 256  # pieces joined into one chunk

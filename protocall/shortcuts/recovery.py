@@ -27,7 +27,7 @@ from collections.abc import Generator
 from typing import Any
 
 from ..combinators.parser import Step
-from ..combinators.recovery import Recover, Recurring, scratch_failure
+from ..combinators.recovery import Recover, Recurring, scratch_failure, starts_with
 from ..combinators.result import Backtrack
 from ..combinators.stream import Choice, Input
 from .glance import WAITING, Glance, scratch_glance
@@ -118,17 +118,11 @@ def _recover_deciders(self: Any, window: str) -> tuple[Any, ...] | None:
 
 def follows(inp: Input, at: int, text: str) -> Generator[int, None, bool]:
     """`Recover.follows`, buffering more of `text` without a resume while it arrives."""
-    while True:
-        have = inp.text(at, min(at + len(text), inp.end))
-        if not text.startswith(have):
-            return False
-        if len(have) == len(text):
-            return True
-        if inp.eof:
-            return False
+    while (starts := starts_with(inp, at, text)) is None:
         inp.fast = _Following(text, at)
         yield at
         inp.fast = None
+    return starts
 
 
 class _Following:

@@ -54,11 +54,17 @@ from protocall.combinators import (
     whitespace,
 )
 from protocall.combinators.stream import Input
+from protocall.shortcuts import enabled
 from protocall.shortcuts.absorbers import marker_starts
 from protocall.testing import chunkings as random_chunkings
 from protocall.testing import fed_and_resumed
 
 # -- helpers ---------------------------------------------------------------------------------
+
+shortcut = pytest.mark.skipif(
+    not enabled(), reason="what a shortcut does (PROTOCALL_SHORTCUTS=0 turns them off)"
+)
+"""A test of what a shortcut does, beyond the combinators' meaning."""
 
 
 def merge_text(items: list[Item]) -> list[Item]:
@@ -408,6 +414,7 @@ def test_runs_do_what_the_loop_does(text: str, data: st.DataObject) -> None:
         assert drive(loop(separated_runs("text", scan, rivals, end)), chunks) == expected
 
 
+@shortcut
 def test_runs_read_a_separated_run_in_one_repetition() -> None:
     scan = until("[e~[", nonempty=True, commit=True)
     end = tag("end", literal("[e~["))
@@ -785,6 +792,7 @@ def test_until_commit_cuts_once_it_has_consumed_text() -> None:
     assert emitted(alt(seq(tag("text", until("!")), literal("!")), literal("ab?")), "ab") == [[]]
 
 
+@shortcut
 def test_until_emits_a_plain_marker_with_the_text_around_it() -> None:
     """A marker the guard rules out is text, in the one `Text` item of all that a delta
     decides; the text before a marker whose deciding characters have not arrived is
