@@ -103,7 +103,7 @@ def _value_text(self: XmlArguments, start: int, streamed: bool) -> ValueText:
         scan=(marks.find, marks.scan),
         framing=self.layout.framing_newlines,
     )
-    return scanning  # type: ignore[return-value]
+    return scanning
 
 
 def _absorbing(

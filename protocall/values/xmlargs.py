@@ -64,7 +64,7 @@ from typing import Any, Protocol, TypeVar
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.result import Backtrack, ParseFailure
 from ..combinators.stream import Close, Input, Open, Text, new_text
-from ..combinators.text import longest_first, proper_prefixes
+from ..combinators.text import Gathered, longest_first, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -413,7 +413,7 @@ class XmlArguments(Parser[Arguments]):
 
     def value_text(self, start: int, streamed: bool) -> ValueText:
         """The text of the value from `start` as it is read (and, `streamed`, emitted)."""
-        return ValueText(start)
+        return _Gathered(start)
 
     # The waits for more input, each keeping the text from `keep` readable. The shortcuts
     # (`protocall.shortcuts.xmlargs`) replace them with waits that take the deltas that
@@ -440,20 +440,24 @@ class XmlArguments(Parser[Arguments]):
         yield state.emitted
 
 
-class ValueText:
+class ValueText(Protocol):
     """A value's raw text read so far (`add`, `text`), and where its emitted text ends."""
 
-    __slots__ = ("emitted", "pieces")
+    emitted: int
+
+    def add(self, piece: str) -> None: ...
+
+    def text(self) -> str: ...
+
+
+class _Gathered(Gathered):
+    """The plain `ValueText`."""
+
+    __slots__ = ("emitted",)
 
     def __init__(self, start: int) -> None:
+        super().__init__()
         self.emitted = start
-        self.pieces: list[str] = []
-
-    def add(self, piece: str) -> None:
-        self.pieces.append(piece)
-
-    def text(self) -> str:
-        return "".join(self.pieces)
 
 
 def _skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:

@@ -31,18 +31,7 @@ def imported(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize(
-    "layer",
-    [
-        "combinators",
-        pytest.param(
-            "values",
-            marks=pytest.mark.xfail(
-                strict=True, reason="values/ still holds its speed machinery (branch values)"
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("layer", ["combinators", "values"])
 def test_the_core_imports_no_shortcut(layer: str) -> None:
     offenders = {
         str(path.relative_to(PACKAGE)): sorted(
