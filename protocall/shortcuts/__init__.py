@@ -23,6 +23,9 @@ The concepts, once:
   decides at a glance. `text.py`: a text scan reads a marker as text where the guard's
   glance rules the guard out. `recovery.py`: a `recurring` parser learns headers that fail
   again the same way, so its glance knows them (`Learned`: what a run learned, `learned.py`).
+  `json.py`: JSON read by regex runs over string bodies and keys, and the objects nested
+  in one already read decided by that reading (`NestedObjects`); `xmlargs.py`: the
+  argument waits leave absorbers (the plain parser names its waits: `wait_value`, ...).
 - **absorber** (`absorbers.py`, `run.py`): a suspended parser leaves in `Input.fast` how to
   take the common delta without a resume (a marker or token still arriving, text where no
   marker can start); `Run.feed` offers it the delta first.
