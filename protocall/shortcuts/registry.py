@@ -36,17 +36,17 @@ def _named(cls: type, name: str, attribute: Any) -> None:
 
 
 class Shortcut(NamedTuple):
-    """Attribute `name` of `cls`: `fast` while shortcuts are on, else `plain` (`ABSENT`:
-    the class has none of its own, it inherits it)."""
+    """Attribute `name` of `cls`: `fast` while shortcuts are on, else `own`, the class's
+    own (`ABSENT`: it has none, it inherits it)."""
 
     cls: type
     name: str
     fast: Any
-    plain: Any
+    own: Any
 
 
 ABSENT: Any = object()
-"""The `plain` of a shortcut for an attribute the core class does not define itself."""
+"""The `own` of a shortcut for an attribute the core class does not define itself."""
 
 _shortcuts: list[Shortcut] = []
 _on = os.environ.get("PROTOCALL_SHORTCUTS", "1") != "0"
@@ -76,10 +76,10 @@ def _switch(on: bool) -> None:
     for shortcut in _shortcuts if on else reversed(_shortcuts):
         if on:
             setattr(shortcut.cls, shortcut.name, shortcut.fast)
-        elif shortcut.plain is ABSENT:
+        elif shortcut.own is ABSENT:
             delattr(shortcut.cls, shortcut.name)
         else:
-            setattr(shortcut.cls, shortcut.name, shortcut.plain)
+            setattr(shortcut.cls, shortcut.name, shortcut.own)
 
 
 @contextmanager

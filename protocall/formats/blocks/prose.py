@@ -96,9 +96,9 @@ def code_span(stops: tuple[str, ...]) -> Parser[str]:
     return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
 
 
-def plain_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
+def text_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
     """The `openers` a text scan ending at `ends` may read as text where no call heads
-    them (`until`'s `plain`): those that begin no other of `ends` and that no other begins
+    them (`until`'s `text_markers`): those that begin no other of `ends` and that no other begins
     (where one does, the turn decides between them)."""
     return tuple(
         opener
@@ -230,8 +230,8 @@ def assistant_turn(
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
-    plain = (call, plain_openers(openers, ends)) if call is not None else None
-    text = until(*ends, nonempty=True, commit=True, text_markers=plain)
+    readable = (call, text_openers(openers, ends)) if call is not None else None
+    text = until(*ends, nonempty=True, commit=True, text_markers=readable)
     scan = (
         tag(ast.CONTENT, text)
         if end is None
