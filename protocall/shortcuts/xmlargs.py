@@ -14,7 +14,8 @@ import re
 from ..combinators.stream import Input
 from ..combinators.text import held_prefix
 from ..values.xmlargs import (
-    ATTRIBUTES_SO_FAR,
+    ATTRIBUTE,
+    ATTRIBUTE_PREFIX,
     Layout,
     Resumable,
     Terminators,
@@ -24,6 +25,9 @@ from ..values.xmlargs import (
 from .absorbers import APPENDED, PartialMarker, Scanning, TokenWait, marker_starts
 from .cache import Cache
 from .registry import install
+
+# Complete attributes, then the start of one: what a tag still waiting for its close may be.
+_ATTRIBUTES_SO_FAR = re.compile(rf"(?:{ATTRIBUTE.pattern})*(?P<tail>{ATTRIBUTE_PREFIX.pattern})")
 
 
 class _AttributesWait:
@@ -45,7 +49,7 @@ class _AttributesWait:
             return "", self.start
         inp.append(more)
         buf = inp.buf
-        match = ATTRIBUTES_SO_FAR.match(buf, self.start - inp.base)
+        match = _ATTRIBUTES_SO_FAR.match(buf, self.start - inp.base)
         if match is None or match.end() < len(buf):
             return APPENDED
         self.start = inp.base + match.start("tail")

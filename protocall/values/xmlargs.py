@@ -155,10 +155,8 @@ def xml_arguments(layout: Layout, typing: Typing) -> Parser[Arguments]:
 
 
 _SPACE = re.compile(r"\s*")
-_ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
-_ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
-# Complete attributes, then the start of one: what a tag still waiting for its close may be.
-ATTRIBUTES_SO_FAR = re.compile(rf"(?:{_ATTRIBUTE.pattern})*(?P<tail>{_ATTRIBUTE_PREFIX.pattern})")
+ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
+ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
 
 
 _CLOSE, _OPENER, _END = "close", "opener", "end"
@@ -296,7 +294,7 @@ class XmlArguments(Parser[Arguments]):
         cursor = pos
         while True:
             buf, base = inp.buf, inp.base
-            attribute = _ATTRIBUTE.match(buf, cursor - base)
+            attribute = ATTRIBUTE.match(buf, cursor - base)
             if attribute is not None:
                 name, value = attribute.groups()
                 if layout.decode_entities:
@@ -308,7 +306,7 @@ class XmlArguments(Parser[Arguments]):
             got = buf[at - base : at - base + len(layout.key_close)]
             if got == layout.key_close:
                 break
-            viable = _match_end(_ATTRIBUTE_PREFIX, buf, cursor - base) + base
+            viable = _match_end(ATTRIBUTE_PREFIX, buf, cursor - base) + base
             end = base + len(buf)
             if not inp.eof and (viable == end or layout.key_close.startswith(got)):
                 if viable == end:
