@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from protocall.combinators import Input, Parser
+from protocall.shortcuts import json as json_shortcuts
 from protocall.values import json as json_module
 from protocall.values import json_value
 
@@ -233,8 +234,9 @@ def main() -> None:
 
 
 def trace(deltas: list[str]) -> tuple[float, int]:
-    """Python lines of the JSON module run per delta, and the largest buffer of the run."""
-    module = json_module.__file__
+    """Python lines of the JSON modules (the parser and its shortcuts) run per delta, and
+    the largest buffer of the run."""
+    modules = {json_module.__file__, json_shortcuts.__file__}
     lines = 0
 
     def count(frame: FrameType, event: str, arg: Any) -> Any:
@@ -244,7 +246,7 @@ def trace(deltas: list[str]) -> tuple[float, int]:
         return count
 
     def calls(frame: FrameType, event: str, arg: Any) -> Any:
-        return count if frame.f_code.co_filename == module else None
+        return count if frame.f_code.co_filename in modules else None
 
     run = json_value().run()
     held = 0

@@ -16,7 +16,7 @@ from typing import Any
 
 from typing_extensions import Unpack
 
-from . import formats
+from . import formats, shortcuts  # noqa: F401  (installs the shortcuts)
 from .combinators import ParseError, UsageError
 from .events import (
     ContentDelta,

@@ -28,7 +28,7 @@ from ..combinators import (
     until,
     whitespace,
 )
-from ..combinators.parser import built_once
+from ..shortcuts.cache import built_once
 from ..tools import Tools
 from ..values.xmlargs import Layout, xml_arguments
 from .names import (
@@ -82,7 +82,7 @@ def skipped_call(
         return cut.then(body(name))
 
     call = long_name_commits(head).bind(built_once(called))
-    return recover(tag(ast.TOOL_CALL, call), skip, runs=())
+    return recover(tag(ast.TOOL_CALL, call), skip, rivals=())
 
 
 def call_section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:
@@ -207,4 +207,4 @@ def envelope(calls: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
     list cut off) makes the whole region one `error` node, skipped with `resync` (see
     `recover`), so none of its calls is released: an executor never runs part of a list. A
     run of lists failing the same way is one region (see `tool_call`)."""
-    return recover(tag(ast.TOOL_CALLS, calls), resync, runs=())
+    return recover(tag(ast.TOOL_CALLS, calls), resync, rivals=())

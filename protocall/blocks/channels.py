@@ -100,8 +100,8 @@ def channelled_turn(
     known = unfinished(alt(head, markers(*stops, *opens, *closes)))
     unknown = not_followed_by(known, "text")
     stray = unknown.then(as_text(markers(*tokens)))
-    plain = tuple(token for token in tokens if token not in (*stops, *opens, *closes))
-    run = until(*tokens, nonempty=True, commit=True, plain=(known, plain))
+    readable = tuple(token for token in tokens if token not in (*stops, *opens, *closes))
+    run = until(*tokens, nonempty=True, commit=True, text_markers=(known, readable))
     piece = alt(run, stray)
     texts = {node: tag(node, many(piece, minimum=1).map("".join)) for node in NODES}
 

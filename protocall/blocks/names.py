@@ -21,9 +21,10 @@ from ..combinators import (
     tag,
     whitespace,
 )
-from ..combinators.glance import Glance
 from ..combinators.parser import Wrapper
 from ..combinators.result import Backtrack
+from ..shortcuts.glance import Glance
+from ..shortcuts.parser import deciders_of, glance_of
 from ..tools import Tools
 from ..values import (
     json_string,
@@ -93,7 +94,7 @@ class _JsonName(Wrapper[str]):
             raise named from None
 
     def _glance(self, window: str) -> Glance | None:
-        return self.parser.glance(window)
+        return glance_of(self.parser, window)
 
 
 def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
@@ -165,10 +166,10 @@ class _LongNameCommits(Wrapper[Any]):
             raise committed from None
 
     def _glance(self, window: str) -> Glance | None:
-        return self.parser.glance(window)  # a window is shorter than a name too long
+        return glance_of(self.parser, window)  # a window is shorter than a name too long
 
     def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
-        return self.parser.deciders(window)
+        return deciders_of(self.parser, window)
 
 
 def long_name_commits(head: Parser[Any]) -> Parser[Any]:

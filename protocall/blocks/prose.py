@@ -27,7 +27,7 @@ from ..combinators import (
     optional,
     recurring,
     regex,
-    runs,
+    separated_runs,
     seq,
     skip_many,
     success,
@@ -35,6 +35,7 @@ from ..combinators import (
     until,
     whitespace,
 )
+from ..shortcuts.parser import glance_of
 from .calls import (
     Calls,
 )
@@ -95,9 +96,9 @@ def code_span(stops: tuple[str, ...]) -> Parser[str]:
     return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
 
 
-def plain_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
+def text_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
     """The `openers` a text scan ending at `ends` may read as text where no call heads
-    them (`until`'s `plain`): those that begin no other of `ends` and that no other begins
+    them (`until`'s `text_markers`): those that begin no other of `ends` and that no other begins
     (where one does, the turn decides between them)."""
     return tuple(
         opener
@@ -122,7 +123,7 @@ def stray_run(strays: tuple[str, ...], calls: Calls | None, stops: tuple[str, ..
 
 
 def _ruled_out(parser: Parser[Any], text: str) -> bool:
-    glance = parser.glance(text)
+    glance = glance_of(parser, text)
     return glance is not None and glance.fails and glance.at < len(text)
 
 
@@ -192,13 +193,13 @@ def assistant_turn(
     that follows no reasoning block (the prompt probably pre-opened one).
 
     A `content` node is one text scan, its value the text: the openers in it that head no
-    call where the characters after them rule the call out (`until`'s `plain`) are part of
+    call where the characters after them rule the call out (`until`'s `text_markers`) are part of
     it, so a marker prefix repeated is one node. An opener the turn had to try as a call
     (its head failed further on) is a content node of its own, and so is Markdown code.
     A call head that fails again as it failed before elsewhere (a model repeating a head
     the next repetition breaks off) is known to the call's glance (`recurring`), so the
     content scan reads its later repetitions as text. Text between end-of-turn markers is
-    read with them in one repetition of the turn (`runs`)."""
+    read with them in one repetition of the turn (`separated_runs`)."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -229,9 +230,13 @@ def assistant_turn(
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
-    plain = (call, plain_openers(openers, ends)) if call is not None else None
-    text = until(*ends, nonempty=True, commit=True, plain=plain)
-    scan = tag(ast.CONTENT, text) if end is None else runs(ast.CONTENT, text, (*segments,), end)
+    readable = (call, text_openers(openers, ends)) if call is not None else None
+    text = until(*ends, nonempty=True, commit=True, text_markers=readable)
+    scan = (
+        tag(ast.CONTENT, text)
+        if end is None
+        else separated_runs(ast.CONTENT, text, (*segments,), end)
+    )
     segments.append(scan)
     if calls is not None:
         segments.append(tag(ast.CONTENT, as_text(markers(*calls.openers))))

@@ -5,7 +5,18 @@ Every parser answers, over the input seen so far: done (value, end), need more, 
 after which nothing needs more.
 """
 
-from .choice import Alt, Many, alt, cut, many, not_followed_by, optional, peek, runs, skip_many
+from .choice import (
+    Alt,
+    Many,
+    alt,
+    cut,
+    many,
+    not_followed_by,
+    optional,
+    peek,
+    separated_runs,
+    skip_many,
+)
 from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
 from .primitives import fail, literal, markers, regex, success, whitespace
@@ -68,7 +79,7 @@ __all__ = [
     "recover",
     "recurring",
     "regex",
-    "runs",
+    "separated_runs",
     "seq",
     "skip_many",
     "success",

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from .glance import EMPTY, WAITING, Glance, before_value, failing
 from .result import (
     DONE,
     END_OF_INPUT,
@@ -26,7 +25,7 @@ from .result import (
     UsageError,
     describe_expected,
 )
-from .stream import APPENDED, RELEASE, Input, Item, new_text, running
+from .stream import RELEASE, Input, Item
 
 if TYPE_CHECKING:
     from .choice import Alt
@@ -44,82 +43,6 @@ class Parser(Generic[T_co]):
 
     def step(self, inp: Input, pos: int) -> Step[T_co]:
         raise NotImplementedError
-
-    def glance(self, window: str) -> Glance | None:
-        """What this parser does at a position where the input starts with `window`, when
-        those characters decide it whatever follows (see `Glance`), or None: it may read
-        further, or is not analysed. Worked out once per window (a small cache, the
-        grammar's, or the run's once it has learned something: see `Learned`; None
-        meanwhile: a recursive grammar's cycle is undecided). An empty window (a sequence
-        glancing past the characters there are) is `WAITING` for a parser that `waits`:
-        the characters after it decide, so a choice waits for them rather than run it."""
-        if not window:
-            return WAITING if self.waits() else None
-        learned = running.learned
-        if learned is None:
-            memo: dict[str, Glance | None] = self.__dict__.setdefault("_glances", {})
-        else:
-            memo = learned.cache(self, "_glances")
-        found: Glance | None = memo.get(window, _UNSEEN)  # one lookup: a thread may clear it
-        if found is not _UNSEEN:
-            return found
-        pending, key = running.pending, (id(self), window)
-        if key in pending:
-            return None
-        pending.add(key)
-        try:
-            glance = self._glance(window)
-        finally:
-            pending.discard(key)
-        if len(memo) >= _GLANCES:
-            memo.clear()
-        memo[window] = glance
-        return glance
-
-    def _glance(self, window: str) -> Glance | None:
-        """`glance` without the cache: subclasses whose outcome a few characters can
-        decide say so."""
-        return None
-
-    def reach(self) -> int:
-        """How many characters are worth a `glance` (at least 1): as many as the
-        literals it starts with have."""
-        reach: int | None = self.__dict__.get("_reached")
-        if reach is None:
-            pending, key = running.pending, (id(self), None)
-            if key in pending:
-                return 1  # meanwhile, for a recursive grammar
-            pending.add(key)
-            try:
-                reach = min(max(self._reach(), 1), _REACH)
-            finally:
-                pending.discard(key)
-            self.__dict__["_reached"] = reach
-        return reach
-
-    def _reach(self) -> int:
-        return 1
-
-    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
-        """Where the input starts with `window`: parsers starting where this one starts
-        whose failure there, all of them, makes this one fail there too, for a caller that
-        asks each (`settled`) where the glance leaves this parser undecided; or None (the
-        default): none known. From the grammar alone, like `glance` (a caller may keep the
-        answer per window)."""
-        return None
-
-    def settled(self, inp: Input, pos: int) -> bool | None:
-        """Whether this parser fails at `pos`, told without running it in the grammar
-        (emitting nothing, opening no choice): True or False, or None while the input that
-        has arrived does not tell yet. The default, False, tells nothing; `NestedObjects`
-        reads the object there with the scan its `step` then reuses."""
-        return False
-
-    def waits(self) -> bool:
-        """True when, with no input at its position yet, it can only wait for some: it
-        decides, emits and commits nothing before a character arrives (or the input ends).
-        A choice then waits for that character before planning its branches."""
-        return False
 
     # -- running -------------------------------------------------------------------------
 
@@ -184,13 +107,6 @@ class Parser(Generic[T_co]):
         return optional(self)
 
 
-_UNSEEN: Any = object()
-_GLANCES = 256
-"""Windows whose outcome a parser keeps (a cache: cleared when full)."""
-_REACH = 96
-"""The longest window glanced at."""
-
-
 def _first(values: tuple[Any, ...]) -> Any:
     return values[0]
 
@@ -233,39 +149,22 @@ class Run(Generic[T]):
     def feed(self, text: str, sink: Callable[[str], S]) -> S | None: ...
 
     def feed(self, text: str, sink: Callable[[str], S] | None = None) -> Status | S | None:
-        """Parse `text` next; the status. When the innermost parser can take `text` without
-        a resume (`input.fast`), it does: the suspended tree is not touched. With a `sink`,
-        text so taken while no choice is open and no item waits in `out` is final: it goes
-        to `sink` instead of `out` (and its `(text, start)`, the fields of a `Text`, to
-        `log`), and `feed` returns what `sink` returned; otherwise, with a sink, None (the
-        items are in `out`, the status in `status`)."""
-        inp = self._inp
-        fast = inp.fast  # None unless the status is NEED_MORE (`_advance` and `finish` see to it)
-        if fast is not None and text:
-            taken = fast.absorb(inp, text)
-            if taken is not None:  # by the innermost parser, without a resume
-                piece = taken[0]
-                if piece:
-                    if inp.out is inp.root and not inp.root and sink is not None:
-                        self.log.append(taken)
-                        return sink(piece)
-                    inp.out.append(new_text(taken))
-                elif taken is APPENDED:  # the text is in: the parser decides
-                    self._advance()
-                    return self.status if sink is None else None
-                return NEED_MORE if sink is None else None
-        elif self._finished:
+        """Parse `text` next; the status. With a `sink`, None: the items are in `out`, the
+        status in `status` (a shortcut may hand `sink` text that is final instead, and
+        return what it returned: see `protocall.shortcuts.run`)."""
+        if self._finished:
             raise UsageError("feed() after finish(): the run has ended")
-        elif self.status is FAILED:
+        if self.status is FAILED:
             raise UsageError(f"feed() after the parse failed: {self.error}")
-        inp.append(text)
+        self._inp.append(text)
         if text and self.status is NEED_MORE:
             self._advance()
         return self.status if sink is None else None
 
     def resume(self, text: str) -> Status:
-        """`feed` without the absorber's shortcut: the suspended tree resumes on `text` (the
-        reference the shortcut is checked against). Only while the status is `NEED_MORE`."""
+        """The suspended tree resumes on `text` (what `feed` does, without any shortcut:
+        the reference a shortcut is checked against). Only while the status is
+        `NEED_MORE`."""
         self._inp.append(text)
         self._advance()
         return self.status
@@ -276,7 +175,6 @@ class Run(Generic[T]):
             raise UsageError("finish() called twice")
         self._finished = True
         self._inp.eof = True
-        self._inp.fast = None
         if self.status is NEED_MORE:
             self._advance()
         return self.status
@@ -301,27 +199,19 @@ class Run(Generic[T]):
 
     def _advance(self) -> None:
         inp = self._inp
-        outer = running.learned  # what the run learned, for the glances it computes
-        if inp.learned is not outer:
-            running.learned = inp.learned
         try:
             keep = self._steps.send(None)
         except StopIteration as stop:
             self.value, self.end = stop.value
             self.status = DONE
-            inp.fast = None
         except ParseFailure as failure:
             self.status = FAILED
             self.error = self._error(failure)
-            inp.fast = None
         else:
             if inp.eof:
                 raise RuntimeError("a parser asked for more input after the end of input")
             if keep - inp.base >= RELEASE:
                 inp.release(keep)
-        finally:
-            if running.learned is not outer:
-                running.learned = outer
 
     def _error(self, failure: ParseFailure) -> ParseError:
         """The error users see: at the furthest position any branch reached (the input was
@@ -357,16 +247,9 @@ def quote(text: str) -> str:
 
 
 class Wrapper(Parser[T_co]):
-    """A parser around one `parser`, which starts where it starts: as many characters are
-    worth a glance, and it waits where that one waits."""
+    """A parser around one `parser`, which starts where it starts."""
 
     parser: Parser[Any]
-
-    def _reach(self) -> int:
-        return self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser.waits()
 
 
 class Seq(Parser[tuple[Any, ...]]):
@@ -381,26 +264,6 @@ class Seq(Parser[tuple[Any, ...]]):
             value, pos = yield from parser.step(inp, pos)
             values.append(value)
         return tuple(values), pos
-
-    def _glance(self, window: str) -> Glance | None:
-        outcome = EMPTY
-        for parser in self.parsers:
-            glance = parser.glance(window[outcome.at :])
-            if glance is None:
-                return None
-            outcome = outcome.then(glance)
-            if glance.expected is not None or glance.waits:
-                break
-        return outcome
-
-    def _reach(self) -> int:
-        return sum(parser.reach() for parser in self.parsers)
-
-    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
-        return self.parsers[0].deciders(window) if self.parsers else None
-
-    def waits(self) -> bool:
-        return bool(self.parsers) and self.parsers[0].waits()
 
 
 def seq(*parsers: Parser[Any]) -> Parser[tuple[Any, ...]]:
@@ -417,9 +280,6 @@ class Map(Wrapper[U]):
         value, end = yield from self.parser.step(inp, pos)
         return self.fn(value), end
 
-    def _glance(self, window: str) -> Glance | None:
-        return self.parser.glance(window)
-
 
 class Bind(Wrapper[U]):
     def __init__(self, parser: Parser[Any], fn: Callable[[Any], Parser[U]]) -> None:
@@ -429,39 +289,6 @@ class Bind(Wrapper[U]):
     def step(self, inp: Input, pos: int) -> Step[U]:
         value, end = yield from self.parser.step(inp, pos)
         return (yield from self.fn(value).step(inp, end))
-
-    def _glance(self, window: str) -> Glance | None:
-        return before_value(self.parser.glance(window))
-
-    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
-        return self.parser.deciders(window)
-
-
-def built_once(build: Callable[[T], Parser[U]]) -> Callable[[T], Parser[U]]:
-    """`build`, whose parser for a value is built once and kept (a small cache, cleared
-    when full), for a `bind` whose values recur, such as tool names: the parser built for
-    a name, and what its caches learn (glances, choice plans, marker outcomes), then serve
-    every call of that name in every run of the grammar, instead of a new parser with
-    empty caches per call. `build` must be pure (the grammar's own); an unhashable value
-    is built anew each time."""
-    built: dict[Any, Parser[U]] = {}
-
-    def once(value: T) -> Parser[U]:
-        try:
-            parser = built.get(value)
-        except TypeError:  # unhashable
-            return build(value)
-        if parser is None:
-            if len(built) >= _BUILT:
-                built.clear()
-            parser = built[value] = build(value)
-        return parser
-
-    return once
-
-
-_BUILT = 64
-"""Values whose parser `built_once` keeps."""
 
 
 class Desc(Wrapper[T]):
@@ -477,10 +304,6 @@ class Desc(Wrapper[T]):
             named.context = failure.context
             raise named from None
 
-    def _glance(self, window: str) -> Glance | None:
-        glance = self.parser.glance(window)
-        return None if glance is None else glance.named(self.description)
-
 
 class Forward(Parser[T]):
     """A parser defined later, for recursive grammars: `p = forward(); p.define(...)`."""
@@ -495,15 +318,6 @@ class Forward(Parser[T]):
         if self.parser is None:
             raise UsageError("forward() parser used before define()")
         return (yield from self.parser.step(inp, pos))
-
-    def _glance(self, window: str) -> Glance | None:
-        return None if self.parser is None else self.parser.glance(window)
-
-    def _reach(self) -> int:
-        return 1 if self.parser is None else self.parser.reach()
-
-    def waits(self) -> bool:
-        return self.parser is not None and self.parser.waits()
 
 
 def forward() -> Forward[Any]:
@@ -548,12 +362,6 @@ class EndOfInput(Parser[None]):
         if pos < inp.end:
             raise Backtrack(pos, ("end of input",))
         return None, pos
-
-    def _glance(self, window: str) -> Glance | None:
-        return failing(("end of input",))
-
-    def waits(self) -> bool:
-        return True
 
 
 end_of_input = EndOfInput()

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, TypeVar
 
-from .glance import EMPTY, WAITING, Glance, Record, failing, later
 from .parser import Parser, Step, quote
 from .result import Backtrack
-from .stream import APPENDED, Input
-from .text import held_prefix
+from .stream import Input
 
 T = TypeVar("T")
 
@@ -43,76 +40,7 @@ class Literal(Parser[str]):
                 raise Backtrack(pos + same, self.expected)
             if inp.eof:
                 raise Backtrack(pos + len(got), self.expected)
-            inp.fast = PartialMarker((text,), pos)
             yield pos
-            inp.fast = None
-
-    def _glance(self, window: str) -> Glance | None:
-        text = self.text
-        if window.startswith(text):
-            return Glance(len(text), None)
-        same = 0
-        while same < len(window) and window[same] == text[same]:
-            same += 1
-        return WAITING if same == len(window) else failing(self.expected, same)
-
-    def _reach(self) -> int:
-        return len(self.text)
-
-    def waits(self) -> bool:
-        return True
-
-
-class PartialMarker:
-    """A parser waiting at `pos` until it can tell which of `texts` starts there (a
-    `literal`, the undecided text of `markers`, a choice of markers): while the text from
-    `pos` is a proper prefix of one of them and none is complete, more input is only
-    buffered, without resuming the parser tree."""
-
-    __slots__ = ("held", "pos")
-
-    def __init__(self, texts: tuple[str, ...], pos: int) -> None:
-        self.held = _held(texts)
-        self.pos = pos
-
-    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
-        if self.held.fullmatch(inp.buf[self.pos - inp.base :] + more) is None:
-            return None
-        inp.append(more)
-        return "", self.pos
-
-
-_held = functools.lru_cache(maxsize=1024)(held_prefix)
-_RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD]|\\\W|[^\\\[\]().*+?^$|{}])[*+]")
-"""A pattern that is one character class, or one character, repeated."""
-
-
-class TokenWait:
-    """A `regex` waiting at `pos` while its match reaches the end of the input: more input
-    over which the match still reaches the end is only buffered, without resuming the
-    parser tree (the token is still growing, so the parser would wait again). For a `run`
-    (one character class or character repeated: `[a-z_]+`, `\\s*`, `` `+ ``) only the new
-    input is matched, so a token costs its length once however many deltas bring it."""
-
-    __slots__ = ("pattern", "pos", "run")
-
-    def __init__(self, pattern: re.Pattern[str], pos: int, run: bool = False) -> None:
-        self.pattern = pattern
-        self.pos = pos
-        self.run = run
-
-    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
-        if self.run:
-            if self.pattern.fullmatch(more) is None:
-                return None
-            inp.append(more)
-            return "", self.pos
-        inp.append(more)
-        buf = inp.buf
-        match = self.pattern.match(buf, self.pos - inp.base)
-        if match is None or match.end() < len(buf):
-            return APPENDED
-        return "", self.pos
 
 
 def literal(text: str) -> Parser[str]:
@@ -140,8 +68,6 @@ class Markers(Parser[str]):
         self.quoted = {text: quote(text) for text in texts}
         self.all_quoted = tuple(map(quote, texts))
         self.longest = max(map(len, texts))
-        # window -> outcome: a full window's, or, while the input goes on, a shorter one's
-        self.decided: dict[str, Outcome] = {}
         # Per first character of the input, the texts whose outcome can matter: those up to
         # the first that starts with it, then only those that start with it (any other fails
         # at `pos`, behind the furthest failure, past `pos` from there on), and the last
@@ -192,19 +118,9 @@ class Markers(Parser[str]):
         return tuple(records), ((furthest, tuple(reached)), None)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
-        longest, decided = self.longest, self.decided
         while True:
             start = pos - inp.base
-            window = inp.buf[start : start + longest]
-            if len(window) == longest or not inp.eof:  # depends on the window only: memoised
-                outcome = decided.get(window)
-                if outcome is None:
-                    if len(decided) >= 64:
-                        decided.clear()
-                    outcome = decided[window] = self.outcome(window, inp.eof)
-            else:
-                outcome = self.outcome(window, inp.eof)
-            records, result = outcome
+            records, result = self.outcome(inp.buf[start : start + self.longest], inp.eof)
             for offset, expected in records:
                 inp.abandon(Backtrack(pos + offset, expected))
             if isinstance(result, str):
@@ -213,27 +129,7 @@ class Markers(Parser[str]):
             if waiting is None:
                 assert failure is not None
                 raise Backtrack(pos + failure[0], failure[1])
-            inp.fast = PartialMarker((waiting,), pos)
             yield pos
-            inp.fast = None
-
-    def _glance(self, window: str) -> Glance | None:
-        records, result = self.outcome(window[: self.longest], False)
-        record = None
-        for offset, expected in records:
-            record = later(record, Record(offset, tuple(dict.fromkeys(expected)), ()))
-        if isinstance(result, str):
-            return Glance(len(result), None, (), record)
-        failure, _ = result
-        if failure is None:  # waiting on a text the window is a prefix of
-            return WAITING
-        return Glance(failure[0], tuple(dict.fromkeys(failure[1])), (), record)
-
-    def _reach(self) -> int:
-        return self.longest
-
-    def waits(self) -> bool:
-        return True
 
 
 def markers(*texts: str) -> Parser[str]:
@@ -249,16 +145,12 @@ class Regex(Parser[Any]):
     any text that starts a match must already match a prefix of it (`\\s*`, `[A-Za-z_]\\w*`,
     `\\d+`; not `-?\\d+`, which fails on a lone `-`: write `seq(optional(literal("-")), …)`).
     Structured text belongs in `seq` of literals and tokens, or in `until` spans.
-    Only linear-time patterns (no nested unbounded repetition) should be used. While its
-    match reaches the end of the input, more of the token is taken without resuming the
-    parser tree; for a pattern that is one character class repeated (`[a-z_]+`, `\\s*`) that
-    costs the new text only, for any other the token is matched again from its start.
+    Only linear-time patterns (no nested unbounded repetition) should be used.
     """
 
     def __init__(self, pattern: str | re.Pattern[str], group: int | str = 0) -> None:
         self.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
         self.group = group
-        self.class_run = _RUN.fullmatch(self.pattern.pattern) is not None  # see `TokenWait`
         self.expected = (f"/{self.pattern.pattern}/",)
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
@@ -269,20 +161,7 @@ class Regex(Parser[Any]):
             if match is None and (pos < inp.end or inp.eof):
                 raise Backtrack(pos, self.expected)
             match = None  # it refers to the buffer, which `Input.append` may then extend in place
-            inp.fast = TokenWait(self.pattern, pos, self.class_run)
             yield pos
-            inp.fast = None
-
-    def _glance(self, window: str) -> Glance | None:
-        match = self.pattern.match(window)
-        if match is None:  # a token-like pattern matches no longer text either
-            return failing(self.expected)
-        if not self.class_run:  # where the match ends, what follows the window may decide
-            return None
-        return Glance(match.end(), None) if match.end() < len(window) else WAITING
-
-    def waits(self) -> bool:
-        return True
 
 
 def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:
@@ -300,9 +179,6 @@ class Success(Parser[T]):
         return self.value, pos
         yield pos  # pragma: no cover - makes this a generator
 
-    def _glance(self, window: str) -> Glance | None:
-        return EMPTY
-
 
 def success(value: T) -> Parser[T]:
     return Success(value)
@@ -317,9 +193,6 @@ class Fail(Parser[Any]):
     def step(self, inp: Input, pos: int) -> Step[Any]:
         raise Backtrack(pos, self.expected)
         yield pos  # pragma: no cover - makes this a generator
-
-    def _glance(self, window: str) -> Glance | None:
-        return failing(self.expected)
 
 
 def fail(description: str) -> Parser[Any]:

@@ -8,14 +8,12 @@ own position) is dropped, so memory stays bounded by the undecided region.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .result import Backtrack
 
 if TYPE_CHECKING:
-    from .glance import Glance
     from .result import ParseFailure
 
 
@@ -78,68 +76,13 @@ class Choice:
         self.shared = 0
 
 
-class Absorber(Protocol):
-    """A suspended parser's shortcut for the common delta: `absorb(inp, text)` appends the
-    non-empty `text` to the buffer and does exactly what resuming the parser would do with
-    it, except that the one text piece it emits is returned, as `(text, start)` (the fields
-    of a `Text`; the text may be empty: nothing emitted), for the caller to append. It
-    returns None, changing nothing, when the parser must be resumed to decide, or
-    `APPENDED` when it appended `text` and the parser must be resumed to decide."""
-
-    def absorb(self, inp: Input, text: str) -> tuple[str, int] | None: ...
-
-
-APPENDED = ("", -1)
-"""What an absorber returns that put the text in the buffer but leaves the parser to decide
-what it does with it (see `Absorber`)."""
-
-
-class Learned:
-    """What one run learned about its input, and the shortcuts worked out with it: kept by
-    the run (`Input.learned`), never by the grammar, which runs share (a format is compiled
-    once per tool set, see `formats.compiled`). A `recurring` parser learns the headers it
-    failed on more than once (`headers`, by parser); from then on, the glances of the run
-    depend on them, so every cache of glances and of what they decide is the run's own
-    (`caches`: by parser, its caches by name, as the grammar's are in its `__dict__`),
-    while the grammar's stay pure: worked out from the grammar alone, the same for every
-    run. A run that learns nothing (the common case) uses the grammar's caches only."""
-
-    __slots__ = ("caches", "headers")
-
-    def __init__(self) -> None:
-        self.headers: dict[Any, Any] = {}
-        self.caches: dict[Any, dict[str, Any]] = {}
-
-    def cache(self, parser: Any, name: str) -> dict[Any, Any]:
-        """`parser`'s cache `name` (a dict) in this run."""
-        own = self.caches.get(parser)
-        if own is None:
-            own = self.caches[parser] = {}
-        found: dict[Any, Any] | None = own.get(name)
-        if found is None:
-            found = own[name] = {}
-        return found
-
-
-class Running(threading.local):
-    """What the run executing on this thread has learned (`Learned`), while it executes and
-    has learned something: the glances computed meanwhile use it (`Parser.glance` has no
-    input to ask). `pending` holds the glances being worked out on this thread (a
-    recursive grammar's cycle sees none), so that no other thread sees one half done."""
-
-    learned: Learned | None = None
-
-    def __init__(self) -> None:
-        self.pending: set[tuple[int, Any]] = set()
-
-
-running = Running()
-
-
 class Input:
     """Buffer, end-of-stream flag, choice stack and output list shared by a parser tree.
-    `learned` is what the run learned (see `Learned`), `local` the state parsers keep for
-    the run (by parser): the grammar itself holds no run's state."""
+
+    `fast`, `learned` and `local` are the run's state for the shortcuts
+    (`protocall.shortcuts`): the absorber the suspended parser left, what the run learned
+    about its input, the state parsers keep for the run (by parser). The core leaves them
+    alone, so that the grammar itself holds no run's state."""
 
     __slots__ = (
         "_captures",
@@ -163,8 +106,7 @@ class Input:
         self.buf = ""
         self.base = 0
         self.eof = False
-        # The innermost suspended parser may take plain input without a resume (see Absorber).
-        self.fast: Absorber | None = None
+        self.fast: Any = None
         self.root: list[Item] = []
         self.out: list[Item] = self.root
         self.choices: list[Choice] = []
@@ -176,7 +118,7 @@ class Input:
         self._dropped: list[str] = []
         # Where dropped text goes when a consumer keeps the whole stream (see `release`).
         self.transcript: list[str] | None = None
-        self.learned: Learned | None = None
+        self.learned: Any = None
         self.local: dict[Any, Any] = {}
 
     @property
@@ -241,23 +183,9 @@ class Input:
         position reports the error there. The failure is detached (`ParseFailure.detach`):
         the choice may keep it to raise later."""
         failure.detach()
-        self._record(failure.position, failure.expected, failure.context)
+        self.record(failure.position, failure.expected, failure.context)
 
-    def refuse(self, pos: int, glance: Glance, record: bool = True) -> list[str]:
-        """Do what a parser that `glance` rules out at `pos` would to the furthest failure:
-        record the failures it records there (and the failure it raises, with `record`, as
-        a choice that backtracks over it records it). Gives the context list of the failure
-        it raises, which the furthest failure may share (`refused` builds that failure)."""
-        context = list(glance.context)
-        recorded = glance.record
-        if recorded is not None:
-            own = recorded.context
-            self._record(pos + recorded.at, recorded.expected, context if own is None else own)
-        if record:
-            self._record(pos + glance.at, glance.expected or (), context)
-        return context
-
-    def _record(self, at: int, expected: tuple[str, ...], context: Any) -> None:
+    def record(self, at: int, expected: tuple[str, ...], context: Any) -> None:
         """`abandon` of a failure at `at` expecting `expected` inside `context` (a list,
         shared, or a tuple to copy): the furthest failure is the later one; at the same
         position, it expects what both expect (in order, once), with the first's context."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from .glance import EMPTY, Glance, before_value
 from .parser import Parser, Step, Wrapper, quote
 from .result import Backtrack, ParseFailure
 from .stream import Close, Input, Open, Text, new_close, new_open
@@ -36,13 +35,6 @@ class Tag(Wrapper[T]):
         inp.out.append(new_close((name, end, value)))
         return value, end
 
-    def _glance(self, window: str) -> Glance | None:
-        glance = self.parser.glance(window)
-        return None if glance is None else glance.tagged(self.name)
-
-    def deciders(self, window: str) -> tuple[Parser[Any], ...] | None:
-        return self.parser.deciders(window)
-
 
 def tag(name: str, parser: Parser[T]) -> Parser[T]:
     """Mark what `parser` matches as a node tagged `name` (see `Tag`)."""
@@ -62,9 +54,6 @@ class AsText(Wrapper[T]):
             inp.out.append(Text(inp.text(pos, end), pos))
         return value, end
 
-    def _glance(self, window: str) -> Glance | None:
-        return self.parser.glance(window)
-
 
 def as_text(parser: Parser[T]) -> Parser[T]:
     """Emit what `parser` matched as text of the enclosing node (see `AsText`)."""
@@ -83,9 +72,6 @@ class Emit(Parser[T]):
         inp.out.append(Close(self.name, pos, self.value))
         return self.value, pos
         yield pos  # pragma: no cover - makes this a generator
-
-    def _glance(self, window: str) -> Glance | None:
-        return EMPTY
 
 
 def emit(name: str, value: T) -> Parser[T]:
@@ -133,15 +119,6 @@ class Dispatch(Parser[tuple[str, Any]]):
             parser = self.default(key)
         value, end = yield from parser.step(inp, end)
         return (key, value), end
-
-    def _glance(self, window: str) -> Glance | None:
-        return before_value(self.key.glance(window))
-
-    def _reach(self) -> int:
-        return self.key.reach()
-
-    def waits(self) -> bool:
-        return self.key.waits()
 
 
 def dispatch(

@@ -157,7 +157,7 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     segment = alt(
         stop,
         end,
-        recover(message, skip, runs=(stop, end)),  # a loop of failing headers: one error
+        recover(message, skip, rivals=(stop, end)),  # a loop of failing headers: one error
         tag(ast.CONTENT, until(*TOKENS, nonempty=True, commit=True)),
     )
     lead = body(OPENED[start]) if start else optional(unfinished(recover(role_call, skip)))

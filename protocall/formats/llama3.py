@@ -36,11 +36,12 @@ from ..combinators import (
     success,
     whitespace,
 )
-from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Step, Wrapper
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
 from ..compile.factory import build
+from ..shortcuts.glance import WAITING, Glance, failing
+from ..shortcuts.parser import glance_of
 from ..spec import Call, ProofHook, Section, Spec, register_proof
 from ..spec.codecs import NameAndArguments
 from ..tools import Tools
@@ -100,7 +101,7 @@ class ToolName(Wrapper[str]):
         return name, end
 
     def _glance(self, window: str) -> Glance | None:
-        glance = self.parser.glance(window)
+        glance = glance_of(self.parser, window)
         string = _PLAIN_STRING.match(window)
         if glance is not None or string is None:
             return glance

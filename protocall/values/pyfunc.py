@@ -45,7 +45,6 @@ from collections.abc import Collection, Generator
 from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
-from ..combinators.glance import WAITING, Glance, failing
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.primitives import regex
 from ..combinators.result import Backtrack, ParseFailure
@@ -708,10 +707,7 @@ class PythonName(Parser[str]):
 
     Needs more while the name reaches the end of the input. Fails at its start where no
     name starts (expecting `a tool name`), and at its end where the characters there are no
-    such name or not one of `names`. Its `glance` decides once the character after the name
-    is in the window, as the step would: so a choice, or a text scan reading openers that
-    head no call as text, rules out a list whose first name is not declared (`[get_weathe[`)
-    without running it."""
+    such name or not one of `names`."""
 
     def __init__(self, names: Collection[str] | None, limit: int) -> None:
         self.pattern = re.compile(rf"[^\W\d][\w.-]{{0,{limit - 1}}}")
@@ -719,7 +715,6 @@ class PythonName(Parser[str]):
         self.token = regex(self.pattern).desc("a tool name")
         self.names = names
         self.declared = None if names is None else f"a declared tool name ({len(names)} declared)"
-        self.longest = min(max(map(len, names), default=0) if names is not None else limit, limit)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
         name, end = yield from self.token.step(inp, pos)
@@ -728,34 +723,18 @@ class PythonName(Parser[str]):
                 yield pos
             if self.pattern.match(inp.buf, end - inp.base, end - inp.base + 1) is not None:
                 raise Backtrack(end, (f"a tool name of at most {self.limit} characters",))
-        expected = self._refused(name)
+        expected = self.refused(name)
         if expected is not None:
             raise Backtrack(end, (expected,))
         return name, end
 
-    def _refused(self, name: str) -> str | None:
+    def refused(self, name: str) -> str | None:
         """What a name `name` fails expecting, or None: it is one."""
         if _PYTHON_NAME.fullmatch(name.rpartition("-")[2]) is None:
             return "a tool name"
         if self.names is not None and name not in self.names:
             return self.declared
         return None
-
-    def _glance(self, window: str) -> Glance | None:
-        token = self.pattern.match(window)
-        if token is None:
-            return failing(("a tool name",))
-        end = token.end()
-        if end == len(window):
-            return WAITING
-        expected = self._refused(token.group())
-        return Glance(end, None if expected is None else (expected,))
-
-    def _reach(self) -> int:
-        return self.longest + 1
-
-    def waits(self) -> bool:
-        return True
 
 
 _PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")

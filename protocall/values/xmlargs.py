@@ -54,7 +54,6 @@ missing, with `argument` / `argument_name` / `argument_value` in the error conte
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Collection, Generator, Mapping
@@ -63,10 +62,9 @@ from json.encoder import encode_basestring
 from typing import Any, Protocol, TypeVar
 
 from ..combinators.parser import Parser, Step, quote
-from ..combinators.primitives import PartialMarker, TokenWait
 from ..combinators.result import Backtrack, ParseFailure
-from ..combinators.stream import APPENDED, Close, Input, Open, Text, new_text
-from ..combinators.text import Scanning, held_prefix, longest_first, marker_starts, proper_prefixes
+from ..combinators.stream import Close, Input, Open, Text, new_text
+from ..combinators.text import Gathered, longest_first, proper_prefixes
 
 T = TypeVar("T")
 Resumable = Generator[int, None, T]
@@ -157,45 +155,15 @@ def xml_arguments(layout: Layout, typing: Typing) -> Parser[Arguments]:
 
 
 _SPACE = re.compile(r"\s*")
-_ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
-_ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
-# Complete attributes, then the start of one: what a tag still waiting for its close may be.
-_ATTRIBUTES_SO_FAR = re.compile(rf"(?:{_ATTRIBUTE.pattern})*(?P<tail>{_ATTRIBUTE_PREFIX.pattern})")
-
-
-class _AttributesWait:
-    """A tag's attributes still arriving, from `start` (they emit nothing until the tag
-    closes): input that keeps them complete attributes then the start of one is only
-    buffered. Each delta is matched from the last, unfinished attribute on, and one inside
-    a quoted value that brings no quote is taken at once, so a long value costs its length
-    once."""
-
-    __slots__ = ("quoted", "start")
-
-    def __init__(self, start: int) -> None:
-        self.start = start
-        self.quoted = False
-
-    def absorb(self, inp: Input, more: str) -> tuple[str, int] | None:
-        if self.quoted and '"' not in more:
-            inp.append(more)
-            return "", self.start
-        inp.append(more)
-        buf = inp.buf
-        match = _ATTRIBUTES_SO_FAR.match(buf, self.start - inp.base)
-        if match is None or match.end() < len(buf):
-            return APPENDED
-        self.start = inp.base + match.start("tail")
-        self.quoted = '"' in match.group("tail")
-        return "", self.start
+ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
+ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
 
 
 _CLOSE, _OPENER, _END = "close", "opener", "end"
 
 
-class _Terminators:
-    """What a layout's value scan looks for, compiled once per layout (grammars, and so
-    argument parsers, are built per session and per tool)."""
+class Terminators:
+    """What a layout's value scan looks for, compiled from the layout."""
 
     def __init__(self, layout: Layout) -> None:
         self.heads = (layout.opener, layout.end)
@@ -211,19 +179,9 @@ class _Terminators:
         self.scan = re.compile(f"{markers}|(?:{proper_prefixes(self.kinds)})\\Z")
         # A marker that another one extends is undecided while it ends the buffer.
         self.extendable = {m for m in self.kinds for o in self.kinds if o != m and o.startswith(m)}
-        # What can start a terminator, or the framing newline held before one (or at the end).
-        self.starts = marker_starts(frozenset([*self.kinds, *["\n<"] * layout.framing_newlines]))
-        # A held tail (a terminator prefix, after the framing newline) that input keeps held.
-        self.held = held_prefix(self.kinds, newline=layout.framing_newlines)
         # A bare key's text: it stops at a character that may start `key_close` or a tag.
         self.key_run = re.compile("[^<>\n" + re.escape(layout.key_close[0]) + "]*")
-        # While attribute text reaches the end, `key_close` cannot have started (so a wait
-        # there is a token wait) unless it starts like an attribute name.
-        self.attributes_wait = re.match("[A-Za-z_]", layout.key_close) is None
         self.value_expected = (quote(layout.value_close),)
-
-
-_terminators = functools.lru_cache(maxsize=256)(_Terminators)
 
 
 class XmlArguments(Parser[Arguments]):
@@ -233,13 +191,17 @@ class XmlArguments(Parser[Arguments]):
         self.layout = layout
         self.typing = typing
         self.declared = typing.declared
-        self.terminators = _terminators(layout)
+        self.terminators = self.compile(layout)
+
+    compile = staticmethod(Terminators)
+    """The layout's `Terminators` (the shortcuts keep them per layout: grammars, and so
+    argument parsers, are built per session and per tool)."""
 
     def step(self, inp: Input, pos: int) -> Step[Arguments]:
         arguments = Arguments()
         while True:
             pos = yield from _skip_space(inp, pos, None)
-            head = yield from _choose(inp, pos, self.terminators.heads, pos)
+            head = yield from self._choose(inp, pos, self.terminators.heads, pos)
             if head == 1:
                 inp.out.append(Text("}" if arguments else "{}", pos))
                 return arguments, pos
@@ -269,7 +231,7 @@ class XmlArguments(Parser[Arguments]):
         inp.out.append(Text(": ", pos))
         if layout.value_open:
             pos = yield from _skip_space(inp, pos, None)
-            yield from _choose(inp, pos, (layout.value_open,), pos)
+            yield from self._choose(inp, pos, (layout.value_open,), pos)
             pos += len(layout.value_open)
         if layout.framing_newlines:
             while pos >= inp.end and not inp.eof:
@@ -322,19 +284,17 @@ class XmlArguments(Parser[Arguments]):
             while True:
                 at = _match_end(self.terminators.key_run, inp.buf, scan - inp.base) + inp.base
                 if at < inp.end:
-                    yield from _choose(inp, at, (layout.key_close,), hold)
+                    yield from self._choose(inp, at, (layout.key_close,), hold)
                     return inp.text(pos, at).strip(), {}, at, at + len(layout.key_close)
                 if inp.eof:
                     raise Backtrack(inp.end, (quote(layout.key_close),))
                 scan = inp.end
-                inp.fast = TokenWait(self.terminators.key_run, pos, run=True)
-                yield hold
-                inp.fast = None
+                yield from self.wait_key(inp, pos, hold)
         attributes: dict[str, str] = {}
         cursor = pos
         while True:
             buf, base = inp.buf, inp.base
-            attribute = _ATTRIBUTE.match(buf, cursor - base)
+            attribute = ATTRIBUTE.match(buf, cursor - base)
             if attribute is not None:
                 name, value = attribute.groups()
                 if layout.decode_entities:
@@ -346,13 +306,13 @@ class XmlArguments(Parser[Arguments]):
             got = buf[at - base : at - base + len(layout.key_close)]
             if got == layout.key_close:
                 break
-            viable = _match_end(_ATTRIBUTE_PREFIX, buf, cursor - base) + base
+            viable = _match_end(ATTRIBUTE_PREFIX, buf, cursor - base) + base
             end = base + len(buf)
             if not inp.eof and (viable == end or layout.key_close.startswith(got)):
-                if viable == end and self.terminators.attributes_wait:
-                    inp.fast = _AttributesWait(cursor)
-                yield hold
-                inp.fast = None
+                if viable == end:
+                    yield from self.wait_attributes(inp, cursor, hold)
+                else:
+                    yield hold
                 continue
             position = max(viable, at + _shared(got, layout.key_close))
             raise Backtrack(position, (f"an attribute or {quote(layout.key_close)}",))
@@ -368,20 +328,11 @@ class XmlArguments(Parser[Arguments]):
         marks = self.terminators
         find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
-        state = Scanning(
-            marks.starts,
-            start,
-            emit=streamed,
-            escape=True,
-            held=marks.held,
-            scan=(find, scan_open),
-            framing=framing,
-        )
+        state = self.value_text(start, streamed)
         scan = start
         while True:
-            inp.fast = None
             emitted = state.emitted
-            scan = max(scan, emitted)  # past what the absorber took
+            scan = max(scan, emitted)  # past what a wait took (see `wait_value`)
             buf, base, eof = inp.buf, inp.base, inp.eof
             size = len(buf)
             match = (find if eof else scan_open).search(buf, scan - base)
@@ -420,8 +371,7 @@ class XmlArguments(Parser[Arguments]):
             if eof:
                 raise Backtrack(base + size, marks.value_expected)
             scan = limit
-            inp.fast = state  # plain deltas, and those that keep a tail held, need no resume
-            yield state.emitted
+            yield from self.wait_value(inp, state)
 
     def _closes(
         self, inp: Input, kind: str, at: int, size: int, key: str, arguments: Arguments, keep: int
@@ -435,15 +385,77 @@ class XmlArguments(Parser[Arguments]):
                 return name != key and name not in arguments and name in self.declared
             after = yield from _skip_space(inp, at + size, keep)
             if kind == _CLOSE:
-                head = yield from _choose(inp, after, self.terminators.heads, keep)
+                head = yield from self._choose(inp, after, self.terminators.heads, keep)
                 if head == 0 and not layout.committed_opener:
                     name, _, _, _ = yield from self._tag(inp, after + len(layout.opener), keep)
                     return not self.declared or name in self.declared
             elif layout.unclosed_at_end:
-                yield from _choose(inp, after, layout.unclosed_at_end, keep)
+                yield from self._choose(inp, after, layout.unclosed_at_end, keep)
             return True
         except Backtrack as failure:
             return inp.eof and failure.position >= inp.end
+
+    def _choose(self, inp: Input, pos: int, options: tuple[str, ...], keep: int) -> Resumable[int]:
+        """The index of the option that starts at `pos`; needs more while the text there is
+        a proper prefix of one, fails at the first character that rules all of them out."""
+        longest = max(map(len, options))
+        while True:
+            got = inp.buf[pos - inp.base : pos - inp.base + longest]
+            for index, option in enumerate(options):
+                if got.startswith(option):
+                    return index
+            if inp.eof or not any(option.startswith(got) for option in options):
+                same = max(_shared(got, option) for option in options)
+                raise Backtrack(pos + same, tuple(map(quote, options)))
+            yield from self.wait_marker(inp, options, pos, keep)
+
+    def value_text(self, start: int, streamed: bool) -> ValueText:
+        """The text of the value from `start` as it is read (and, `streamed`, emitted)."""
+        return _Gathered(start)
+
+    # The waits for more input, each keeping the text from `keep` readable. The shortcuts
+    # (`protocall.shortcuts.xmlargs`) replace them with waits that take the deltas that
+    # would change nothing but the buffer (or only stream more of a value) without resuming.
+
+    def wait_marker(
+        self, inp: Input, options: tuple[str, ...], pos: int, keep: int
+    ) -> Resumable[None]:
+        """Wait while the text at `pos` is a proper prefix of one of `options`."""
+        yield keep
+
+    def wait_key(self, inp: Input, pos: int, keep: int) -> Resumable[None]:
+        """Wait while a bare key from `pos` reaches the end of the input."""
+        yield keep
+
+    def wait_attributes(self, inp: Input, cursor: int, keep: int) -> Resumable[None]:
+        """Wait while the attributes from `cursor` reach the end of the input."""
+        yield keep
+
+    def wait_value(self, inp: Input, state: ValueText) -> Resumable[None]:
+        """Wait with the value's text emitted up to `state.emitted` (and held after it). A
+        faster wait may meanwhile take deltas as the scan would, adding and emitting their
+        text: `state.emitted` then has moved on."""
+        yield state.emitted
+
+
+class ValueText(Protocol):
+    """A value's raw text read so far (`add`, `text`), and where its emitted text ends."""
+
+    emitted: int
+
+    def add(self, piece: str) -> None: ...
+
+    def text(self) -> str: ...
+
+
+class _Gathered(Gathered):
+    """The plain `ValueText`."""
+
+    __slots__ = ("emitted",)
+
+    def __init__(self, start: int) -> None:
+        super().__init__()
+        self.emitted = start
 
 
 def _skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:
@@ -453,23 +465,6 @@ def _skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:
         if pos < inp.end or inp.eof:
             return pos
         yield pos if keep is None else keep
-
-
-def _choose(inp: Input, pos: int, options: tuple[str, ...], keep: int) -> Resumable[int]:
-    """The index of the option that starts at `pos`; needs more while the text there is a
-    proper prefix of one, fails at the first character that rules all of them out."""
-    longest = max(map(len, options))
-    while True:
-        got = inp.buf[pos - inp.base : pos - inp.base + longest]
-        for index, option in enumerate(options):
-            if got.startswith(option):
-                return index
-        if inp.eof or not any(option.startswith(got) for option in options):
-            same = max(_shared(got, option) for option in options)
-            raise Backtrack(pos + same, tuple(map(quote, options)))
-        inp.fast = PartialMarker(options, pos)
-        yield keep
-        inp.fast = None
 
 
 def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:

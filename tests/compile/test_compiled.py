@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError, literal
-from protocall.combinators.parser import built_once
 from protocall.compile.compiled import cache_info, clear_cache, compiled, set_cache_size
 from protocall.formats import Format
 from protocall.session import Session
+from protocall.shortcuts.cache import built_once
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs
 from protocall.testing.strategies import cases
@@ -377,7 +377,7 @@ def test_a_loop_skipping_what_fails_at_the_end_gives_what_running_it_gives(
     """A rendered turn, whole or cut anywhere (so the loop ends inside anything), and the
     format's degenerate outputs: the same events, message and tree whether the loops take
     the failure at the end of the input from their scratch run or run the repetition."""
-    from protocall.combinators import choice
+    from protocall.shortcuts import choice
 
     fmt = formats.get(name)
     case = data.draw(cases(fmt))

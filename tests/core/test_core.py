@@ -45,7 +45,7 @@ from protocall.combinators import (
     peek,
     recover,
     regex,
-    runs,
+    separated_runs,
     seq,
     skip_many,
     success,
@@ -54,11 +54,17 @@ from protocall.combinators import (
     whitespace,
 )
 from protocall.combinators.stream import Input
-from protocall.combinators.text import marker_starts
+from protocall.shortcuts import enabled
+from protocall.shortcuts.absorbers import marker_starts
 from protocall.testing import chunkings as random_chunkings
 from protocall.testing import fed_and_resumed
 
 # -- helpers ---------------------------------------------------------------------------------
+
+shortcut = pytest.mark.skipif(
+    not enabled(), reason="what a shortcut does (PROTOCALL_SHORTCUTS=0 turns them off)"
+)
+"""A test of what a shortcut does, beyond the combinators' meaning."""
 
 
 def merge_text(items: list[Item]) -> list[Item]:
@@ -405,13 +411,16 @@ def test_runs_do_what_the_loop_does(text: str, data: st.DataObject) -> None:
     chunks = data.draw(random_chunkings(text, ["[e~[", "##", "<c>", "</t>"]))
     for scan in _RUN_PARSERS:
         expected = drive(loop(tag("text", scan)), chunks)
-        assert drive(loop(runs("text", scan, rivals, end)), chunks) == expected
+        assert drive(loop(separated_runs("text", scan, rivals, end)), chunks) == expected
 
 
+@shortcut
 def test_runs_read_a_separated_run_in_one_repetition() -> None:
     scan = until("[e~[", nonempty=True, commit=True)
     end = tag("end", literal("[e~["))
-    outcome = streamed(many(alt(end, runs("text", scan, (end,), end))), "[e~[a[e~[b[e~[[e~[c")
+    outcome = streamed(
+        many(alt(end, separated_runs("text", scan, (end,), end))), "[e~[a[e~[b[e~[[e~[c"
+    )
     assert outcome.value == ["[e~[", "b", "[e~[", "c"]  # a run's value is its last text's
     assert outcome.items == [
         *(Open("end", 0), Close("end", 4, "[e~[")),
@@ -423,7 +432,7 @@ def test_runs_read_a_separated_run_in_one_repetition() -> None:
         *(Open("text", 18), Text("c", 18), Close("text", 19, "c")),
     ]
     word = tag("word", literal("b!"))  # after a separator, where a run could read it too
-    parser = many(alt(end, word, runs("text", scan, (end, word), end)))
+    parser = many(alt(end, word, separated_runs("text", scan, (end, word), end)))
     assert streamed(parser, "a[e~[b!").items[-2:] == [Open("word", 5), Close("word", 7, "b!")]
 
 
@@ -783,11 +792,12 @@ def test_until_commit_cuts_once_it_has_consumed_text() -> None:
     assert emitted(alt(seq(tag("text", until("!")), literal("!")), literal("ab?")), "ab") == [[]]
 
 
+@shortcut
 def test_until_emits_a_plain_marker_with_the_text_around_it() -> None:
     """A marker the guard rules out is text, in the one `Text` item of all that a delta
     decides; the text before a marker whose deciding characters have not arrived is
     emitted at once, the marker held."""
-    scan = until("<", plain=(literal("<call>"), ["<"]))
+    scan = until("<", text_markers=(literal("<call>"), ["<"]))
     assert emitted(scan, "a<b<c", "<ca", "x") == [
         [Text("a<b", 0)],
         [Text("<c", 3)],

@@ -24,13 +24,11 @@ from hypothesis import strategies as st
 import protocall
 from protocall import formats
 from protocall.combinators import (
-    Alt,
     Parser,
     Recover,
     many,
     optional,
     peek,
-    recovery,
     regex,
     seq,
 )
@@ -39,6 +37,7 @@ from protocall.combinators.stream import Input
 from protocall.compile.compiled import clear_cache
 from protocall.events import ProtocolError
 from protocall.formats.gpt_oss import CHANNEL, END, START
+from protocall.shortcuts import disabled, recovery
 from protocall.testing.chunks import chunkings
 from protocall.testing.degenerate import TOOLS, call_opener, degenerate_inputs, parse
 from protocall.testing.run import merge_deltas
@@ -226,27 +225,6 @@ def test_choices_skip_the_branches_the_first_characters_rule_out(
     assert_calls_per_character(name, label, one_shot, streamed)
 
 
-def forget_shortcuts() -> None:
-    """Drop every glance, choice plan and repetition shortcut cached so far."""
-    for parser in gc.get_objects():
-        if isinstance(parser, Parser):
-            parser.__dict__.pop("_glances", None)
-            for cache in ("plans", "windows", "skips"):
-                if isinstance(parser.__dict__.get(cache), dict):
-                    parser.__dict__[cache].clear()
-
-
-@contextlib.contextmanager
-def without_shortcuts() -> Iterator[None]:
-    """Every parser undecided at a glance: every choice runs every branch."""
-    forget_shortcuts()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Parser, "glance", lambda self, window: None)
-        patch.setattr(Alt, "_plan", lambda self, char: (self.undecided, 0))
-        yield
-    forget_shortcuts()
-
-
 def outcome(name: str, text: str, delta: int) -> str:
     """Everything a session gives for `text`: every event, in order, and the message. Its
     consecutive deltas of a kind are merged: how text splits into deltas is not part of
@@ -278,7 +256,7 @@ def test_the_shortcut_changes_no_outcome(name: str) -> None:
     every branch equal those with the shortcut: one-shot, in 4-character deltas and per
     character."""
     cases = [(text, delta) for text in samples(name) for delta in (0, 4, 1)]
-    with without_shortcuts():
+    with disabled():
         expected = [outcome(name, text, delta) for text, delta in cases]
     assert [outcome(name, text, delta) for text, delta in cases] == expected
 
@@ -294,7 +272,7 @@ def test_the_shortcut_changes_no_outcome_on_marker_soup(name: str, data: st.Data
               "\n", "a", "[", "<", ":", ","]  # fmt: skip
     text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=12)))
     delta = data.draw(st.sampled_from([0, 1, 3]))
-    with without_shortcuts():
+    with disabled():
         expected = outcome(name, text, delta)
     assert outcome(name, text, delta) == expected
 
@@ -842,7 +820,7 @@ def test_the_content_scan_reads_a_start_as_the_turn_would(
     with pytest.MonkeyPatch.context() as patch, recompiled():
         patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
         patch.setattr(llama3, "LOOKAHEAD", size)
-        with without_shortcuts():
+        with disabled():
             expected = outcome("llama-3", text, delta)
         assert outcome("llama-3", text, delta) == expected
 
@@ -891,6 +869,6 @@ def test_a_learned_head_changes_no_outcome(name: str, data: st.DataObject) -> No
     pieces = [head, head[:-3], opener, whole, "a", " ", "\n", *fmt.reserved[:2]]
     text = "".join(data.draw(st.lists(st.sampled_from(pieces), min_size=4, max_size=12)))
     delta = data.draw(st.sampled_from([0, 1, 3]))
-    with without_shortcuts():
+    with disabled():
         expected = outcome(name, text, delta)
     assert outcome(name, text, delta) == expected

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from .result import Backtrack, ParseFailure
+from ..combinators.result import Backtrack, ParseFailure
 
 if TYPE_CHECKING:
-    from .stream import Far
+    from ..combinators.stream import Far, Input
 
 
 class Record(NamedTuple):
@@ -87,10 +87,25 @@ def before_value(glance: Glance | None) -> Glance | None:
 
 def refused(pos: int, glance: Glance, context: list[str]) -> Backtrack:
     """The failure a parser that `glance` rules out at `pos` raises, inside `context` (as
-    `Input.refuse` gave it)."""
+    `refuse` gave it)."""
     failure = Backtrack(pos + glance.at, glance.expected or ())
     failure.context = context
     return failure
+
+
+def refuse(inp: Input, pos: int, glance: Glance, record: bool = True) -> list[str]:
+    """Do what a parser that `glance` rules out at `pos` would to the furthest failure:
+    record the failures it records there (and the failure it raises, with `record`, as
+    a choice that backtracks over it records it). Gives the context list of the failure
+    it raises, which the furthest failure may share (`refused` builds that failure)."""
+    context = list(glance.context)
+    recorded = glance.record
+    if recorded is not None:
+        own = recorded.context
+        inp.record(pos + recorded.at, recorded.expected, context if own is None else own)
+    if record:
+        inp.record(pos + glance.at, glance.expected or (), context)
+    return context
 
 
 def scratch_glance(raised: ParseFailure, far: Far | None) -> Glance:

@@ -1,0 +1,82 @@
+"""Shortcuts on and off give the same parse: for every registered format, turns the
+testing kit renders and their truncations, fed in one piece, per character and in random
+chunks, give the same events (consecutive deltas of a kind merged: how text splits into
+deltas is not part of the outcome), message, errors and semantic tree with the shortcuts
+as with `disabled()`; so do random core grammars (`tests/core/test_properties.py`'s)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from core.test_properties import chunkings as random_chunks
+from core.test_properties import grammars, inputs, observe, per_character, same_result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.formats import Format
+from protocall.shortcuts import disabled, enabled
+from protocall.testing.chunks import chunkings
+from protocall.testing.degenerate import TOOLS, degenerate_inputs
+from protocall.testing.run import merge_deltas
+from protocall.testing.strategies import cases
+
+pytestmark = pytest.mark.skipif(
+    not enabled(), reason="PROTOCALL_SHORTCUTS=0: there is nothing to compare with"
+)
+
+
+def outcome(fmt: Format, tools: Any, prompt: str | None, chunks: list[str]) -> str:
+    """Every event a session gives for `chunks` (deltas merged), its message and its tree."""
+    session = fmt.parser(tools, prompt, seed=0)
+    events = []
+    for chunk in chunks:
+        events += session.feed(chunk)
+    events += session.finish()
+    seen = (merge_deltas(events), session.message, session.ast)
+    return re.sub(r"call_\w{24}", "call_…", repr(seen))
+
+
+def same_with_shortcuts_off(fmt: Format, tools: Any, prompt: str | None, chunks: list[str]) -> None:
+    expected = outcome(fmt, tools, prompt, chunks)
+    with disabled():
+        assert outcome(fmt, tools, prompt, chunks) == expected
+
+
+@pytest.mark.parametrize("name", formats.names())
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_rendered_turns_and_their_truncations_parse_the_same_with_shortcuts_off(
+    name: str, data: st.DataObject
+) -> None:
+    fmt = formats.get(name)
+    case = data.draw(cases(fmt))
+    cut = data.draw(st.integers(0, len(case.text)))
+    for text in (case.text, case.text[:cut]):
+        for chunks in ([text], list(text), data.draw(chunkings(text, fmt.reserved))):
+            same_with_shortcuts_off(fmt, case.tools, case.generation_prompt, chunks)
+
+
+@pytest.mark.parametrize("name", formats.names())
+def test_degenerate_outputs_parse_the_same_with_shortcuts_off(name: str) -> None:
+    """The outputs the shortcuts are for (a marker prefix or a failing head repeated)."""
+    fmt = formats.get(name)
+    for generate in degenerate_inputs(fmt).values():
+        text = generate(80)
+        for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+            same_with_shortcuts_off(fmt, TOOLS, None, chunks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_core_grammars_parse_the_same_with_shortcuts_off(data: st.DataObject) -> None:
+    """Random grammars of the core's combinators on their sentences, mutated or not: the
+    same status, value, error and items (adjacent text joined), whatever the chunking."""
+    grammar = data.draw(grammars())
+    text = data.draw(inputs(grammar))
+    for chunks in ([text], per_character(text), data.draw(random_chunks(text))):
+        expected = observe(grammar, chunks)
+        with disabled():
+            same_result(observe(grammar, chunks), expected)
