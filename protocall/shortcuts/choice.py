@@ -287,6 +287,8 @@ def _failure_at_end(parser: Any) -> Glance | None:
 
 
 class _Skipping(Many[Any]):
+    """The attributes the shortcuts give it (for the type checker only)."""
+
     parser: Any
     skips: Cache[str, Glance | None]  # the repetition's failure by the character there
     waiting: bool  # the repetition waits for a character
@@ -350,6 +352,8 @@ def _many_glance(self: Any, window: str) -> Glance | None:
 
 
 class _ReadingAhead(SeparatedRuns[Any]):
+    """The attributes the shortcuts give it (for the type checker only)."""
+
     parser: Any
     rivals: tuple[Any, ...]
     separator: Any

@@ -53,6 +53,8 @@ def _literal_glance(self: Literal, window: str) -> Glance | None:
 
 
 class _Decided(Markers):
+    """The attributes the shortcuts give it (for the type checker only)."""
+
     decided: Cache[str, Any]  # by window: a full window's outcome, or an open stream's
 
 
@@ -97,6 +99,8 @@ def _markers_glance(self: Markers, window: str) -> Glance | None:
 
 
 class _Growing(Regex):
+    """The attributes the shortcuts give it (for the type checker only)."""
+
     class_run: bool  # one character class repeated (see `TokenWait`)
 
 

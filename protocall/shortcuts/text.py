@@ -24,6 +24,8 @@ _UNSEEN: Any = object()
 
 
 class _Checking(Until):
+    """The attributes the shortcuts give an `Until` (for the type checker only)."""
+
     guard: Any
     starts: Any  # see `marker_starts`
     reach_guard: int  # the guard's reach
@@ -32,6 +34,12 @@ class _Checking(Until):
 
 
 def until_step(self: _Checking, inp: Input, pos: int) -> Step[str]:
+    """`Until.step`, emitting each delta that needs no resume from its absorber
+    (`Scanning`: all that one delta decides is one `Text` item, text markers included),
+    and reading a text marker as text, the scan going on after it, where
+    `marker_is_text` tells that the guard fails there: while the characters that decide
+    have not arrived, the scan waits, holding the marker; where the guard is undecided,
+    it stops there as the plain scan does."""
     find, scan_open, emit = self.find, self.scan, self.emit
     checks = None if self.guard is None else self
     state = Scanning(
