@@ -116,10 +116,6 @@ def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def in_the_core(component: list[str]) -> bool:
-    return all(module.startswith("protocall.combinators.") for module in component)
-
-
 def test_every_module_belongs_to_a_layer() -> None:
     for module in MODULES:
         layer(module)
@@ -131,17 +127,8 @@ def test_a_module_imports_only_its_layer_and_those_below(module: str) -> None:
     assert upward(module, names) == [], f"{module} ({LAYERS[layer(module)][0]}) imports from above"
 
 
-def test_no_modules_import_each_other_in_a_cycle_outside_the_core() -> None:
-    assert [component for component in cycles(GRAPH) if not in_the_core(component)] == []
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="combinators/ (parser, choice, primitives, tags, text; glance, stream) import each "
-    "other: the core branch's to untangle (issue #37)",
-)
-def test_no_modules_of_the_core_import_each_other_in_a_cycle() -> None:
-    assert [component for component in cycles(GRAPH) if in_the_core(component)] == []
+def test_no_modules_import_each_other_in_a_cycle() -> None:
+    assert cycles(GRAPH) == []
 
 
 def test_the_checks_see_a_cycle_and_an_import_from_above() -> None:

@@ -5,21 +5,25 @@ Every parser answers, over the input seen so far: done (value, end), need more, 
 after which nothing needs more.
 """
 
-from .choice import (
+from .choice import cut, not_followed_by, peek, separated_runs
+from .parser import (
     Alt,
     Many,
+    Parser,
+    Run,
+    Step,
     alt,
-    cut,
+    end_of_input,
+    forward,
+    generate,
     many,
-    not_followed_by,
     optional,
-    peek,
-    separated_runs,
+    seq,
     skip_many,
+    success,
 )
-from .parser import Parser, Run, Step, end_of_input, forward, generate, seq
 from .parsy_leaf import from_parsy
-from .primitives import fail, literal, markers, regex, success, whitespace
+from .primitives import fail, literal, markers, regex, whitespace
 from .recovery import ERROR, Recover, Recovered, recover, recurring, unfinished
 from .result import (
     DONE,

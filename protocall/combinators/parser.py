@@ -1,4 +1,5 @@
-"""The parser protocol, the resumable `Run`, and the sequencing combinators.
+"""The parser protocol, the resumable `Run`, and the composite combinators: sequence,
+ordered choice, repetition, option.
 
 A parser's `step(inp, pos)` is a generator: it `yield`s the lowest offset it may still read
 whenever it needs more input than has arrived, returns `(value, end)` on a match, and raises
@@ -10,7 +11,7 @@ so a suspended parse resumes exactly where it stopped. A parser never yields onc
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
 from .result import (
     DONE,
@@ -26,9 +27,6 @@ from .result import (
     describe_expected,
 )
 from .stream import RELEASE, Input, Item
-
-if TYPE_CHECKING:
-    from .choice import Alt
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -92,18 +90,12 @@ class Parser(Generic[T_co]):
         return self.skip(other)
 
     def __or__(self, other: Parser[U]) -> Alt[T_co | U]:
-        from .choice import Alt
-
         return Alt(self, other)
 
     def many(self) -> Parser[list[T_co]]:
-        from .choice import Many
-
         return Many(self)
 
     def optional(self) -> Parser[T_co | None]:
-        from .choice import optional
-
         return optional(self)
 
 
@@ -351,6 +343,131 @@ def generate(fn: Callable[[], Generator[Parser[Any], Any, T]]) -> Parser[T]:
             return name
     """
     return Generate(fn)
+
+
+class Success(Parser[T]):
+    """Match nothing; give `value`. Never needs input."""
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        return self.value, pos
+        yield pos  # pragma: no cover - makes this a generator
+
+
+def success(value: T) -> Parser[T]:
+    return Success(value)
+
+
+def commit_failure(failure: Backtrack) -> Committed:
+    """`failure`, raised again after a `cut`: no enclosing choice may backtrack over it."""
+    committed = Committed(failure.position, failure.expected)
+    committed.context = failure.context
+    return committed
+
+
+class Alt(Parser[T]):
+    """The first branch that matches (PEG ordered choice).
+
+    It needs more while the branch it is trying does. A branch that fails before any `cut`
+    lets the next one try from the same start; after a `cut` its failure is `Committed` and no
+    other branch is tried. If all fail, the furthest failure is reported, with the
+    expectations of every branch that reached that far.
+    """
+
+    def __init__(self, *parsers: Parser[Any]) -> None:
+        if not parsers:
+            raise ValueError("alt() needs at least one parser")
+        self.parsers: tuple[Parser[Any], ...] = parsers
+        *tried, self.last = parsers
+        self.tried = tuple(tried)
+
+    def __or__(self, other: Parser[Any]) -> Alt[Any]:
+        return Alt(*self.parsers, other)
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        best: Backtrack | None = None
+        for parser in self.tried:
+            choice = inp.open_choice(pos)
+            try:
+                result: tuple[T, int] = yield from parser.step(inp, pos)
+            except Backtrack as failure:
+                inp.close_choice(choice, keep_output=False)
+                if choice.committed:
+                    raise commit_failure(failure) from None
+                inp.abandon(failure)
+                best = failure if best is None else best.merge(failure)
+                continue
+            except Committed:
+                inp.close_choice(choice, keep_output=False)
+                raise
+            inp.close_choice(choice, keep_output=True)
+            return result
+        try:
+            return (yield from self.last.step(inp, pos))
+        except Backtrack as failure:
+            raise (failure if best is None else best.merge(failure)) from None
+
+
+def alt(*parsers: Parser[Any]) -> Parser[Any]:
+    """Try `parsers` in order; the first that matches wins (see `Alt`)."""
+    return Alt(*parsers)
+
+
+class Many(Wrapper[list[T]]):
+    """Zero or more repetitions, as many as match.
+
+    Each repetition is an undecided choice until it matches or cuts; a repetition that fails
+    before a cut ends the loop there (its output dropped). A repetition that matches nothing
+    ends the loop too, so `many` never spins. Needs more while a repetition does.
+    Without `keep`, the values are not kept: the value is an empty list.
+    """
+
+    def __init__(self, parser: Parser[T], minimum: int = 0, keep: bool = True) -> None:
+        self.parser = parser
+        self.minimum = minimum
+        self.keep = keep
+
+    def step(self, inp: Input, pos: int) -> Step[list[T]]:
+        values: list[T] = []
+        count = 0
+        while True:
+            choice = inp.open_choice(pos)
+            try:
+                value, end = yield from self.parser.step(inp, pos)
+            except Backtrack as failure:
+                inp.close_choice(choice, keep_output=False)
+                if choice.committed or count < self.minimum:
+                    raise commit_failure(failure) if choice.committed else failure from None
+                inp.abandon(failure)
+                return values, pos
+            except Committed:
+                inp.close_choice(choice, keep_output=False)
+                raise
+            inp.close_choice(choice, keep_output=True)
+            count += 1
+            if self.keep:
+                values.append(value)
+            if end == pos:
+                return values, pos
+            pos = end
+
+
+def many(parser: Parser[T], minimum: int = 0) -> Parser[list[T]]:
+    """Repeat `parser` while it matches; at least `minimum` times (see `Many`)."""
+    return Many(parser, minimum)
+
+
+def skip_many(parser: Parser[Any], minimum: int = 0) -> Parser[list[Any]]:
+    """`many`, keeping none of the values (an empty list): a loop over a whole output,
+    whose repetitions stream their items, keeps no list as long as the output."""
+    return Many(parser, minimum, keep=False)
+
+
+def optional(parser: Parser[T], default: Any = None) -> Parser[Any]:
+    """`parser`, or nothing (giving `default`) if it fails before a cut."""
+    return Alt(parser, Success(default))
 
 
 class EndOfInput(Parser[None]):

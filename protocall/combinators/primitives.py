@@ -169,21 +169,6 @@ def regex(pattern: str | re.Pattern[str], group: int | str = 0) -> Parser[Any]:
     return Regex(pattern, group)
 
 
-class Success(Parser[T]):
-    """Match nothing; give `value`. Never needs input."""
-
-    def __init__(self, value: T) -> None:
-        self.value = value
-
-    def step(self, inp: Input, pos: int) -> Step[T]:
-        return self.value, pos
-        yield pos  # pragma: no cover - makes this a generator
-
-
-def success(value: T) -> Parser[T]:
-    return Success(value)
-
-
 class Fail(Parser[Any]):
     """Never match; expect `description`."""
 

@@ -14,15 +14,8 @@ import functools
 from collections.abc import Generator
 from typing import Any
 
-from ..combinators.choice import (
-    Alt,
-    Many,
-    NotFollowedBy,
-    Peek,
-    SeparatedRuns,
-    commit_failure,
-)
-from ..combinators.parser import Parser, Step
+from ..combinators.choice import NotFollowedBy, Peek, SeparatedRuns
+from ..combinators.parser import Alt, Many, Parser, Step, commit_failure
 from ..combinators.result import Backtrack, Committed, ParseFailure
 from ..combinators.stream import Input
 from . import glance as glances

@@ -8,8 +8,8 @@ import functools
 import re
 from typing import Any
 
-from ..combinators.parser import Step
-from ..combinators.primitives import Fail, Literal, Markers, Regex, Success
+from ..combinators.parser import Step, Success
+from ..combinators.primitives import Fail, Literal, Markers, Regex
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input
 from .absorbers import PartialMarker, TokenWait

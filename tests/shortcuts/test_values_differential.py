@@ -13,20 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocall.blocks.schema_typing import schema_typing
 from protocall.combinators import NEED_MORE, Parser, Text
-from protocall.formats.deepseek import DSML_SPELLINGS
-from protocall.formats.layouts import (
-    DSML,
-    DSML_V41,
-    GLM,
-    KIMI_K3,
-    MINIMAX,
-    QWEN3_CODER,
-    SEED_OSS,
-    dsml,
-    glm_47,
-    schema_typing,
-)
+from protocall.formats.deepseek import DSML, DSML_SPELLINGS, DSML_V41
+from protocall.formats.deepseek import dsml_layout as dsml
+from protocall.formats.layouts import GLM, KIMI_K3, QWEN3_CODER, glm_47
+from protocall.formats.minimax import LAYOUT as MINIMAX
+from protocall.formats.seed_oss import LAYOUT as SEED_OSS
 from protocall.shortcuts import disabled, enabled
 from protocall.testing import chunkings
 from protocall.values import (

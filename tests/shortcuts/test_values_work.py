@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from protocall.blocks.schema_typing import schema_typing
 from protocall.combinators import NEED_MORE, Parser
-from protocall.formats.layouts import DSML, GLM, QWEN3_CODER, schema_typing
+from protocall.formats.deepseek import DSML
+from protocall.formats.layouts import GLM, QWEN3_CODER
 from protocall.shortcuts import disabled
 from protocall.values import json_value, python_call, xml_arguments
 from protocall.values.json import NestedObjects
