@@ -179,55 +179,23 @@ class _Transcript:
         return text[start - starts[first] : end - starts[first]]
 
 
-class _Entries(list[tuple[Any, ...]]):
-    """The open entries of an `_ItemLog`: a `Text` entry that continues the one before it
-    (the text right after, in the stream; with `synthesised`, any text: a call's arguments
-    text, written by the grammar, whose spans nobody reads) joins it, up to `_JOINED`
-    characters, so a long run of deltas keeps a tuple per few hundred characters, not one
-    per delta (the tree joins contiguous text spans alike)."""
-
-    __slots__ = ("end", "synthesised")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.end = -1  # where the text of the last entry ends, if it is joinable text
-        self.synthesised = False
-
-    def append(self, entry: tuple[Any, ...]) -> None:
-        end = self.end
-        if end >= 0 and entry[-1] is not None and (entry[1] == end or self.synthesised):
-            text, start = self[-1]  # (a node's entry ends None; the last is text)
-            text += entry[0]
-            self[-1] = (text, start)
-            self.end = entry[1] + len(entry[0]) if len(text) < _JOINED else -1
-            return
-        _append(self, entry)
-        self.end = -1 if entry[-1] is None else entry[1] + len(entry[0])
-
-    def clear(self) -> None:
-        super().clear()
-        self.end = -1
-
-
-_append = list.append
-
-
 class _ItemLog:
     """Every item of the turn, in order, as an exact tuple (`_logged` reads it back): the
-    fields of a `Text` (`Run.log` puts the final text so; text that continues the text
-    before it is joined to it, see `_Entries`), of an `Open` and None, of a `Close` and
-    None. Entries go to `open`, the list the run appends to; `seal` moves them
+    fields of a `Text` (`Run.log` puts the final text so; runs of text are joined, see
+    `compact`), of an `Open` and None, of a `Close` and None. Entries go to `open`, the
+    list the run appends to; `seal` moves them
     into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
     folds items: text the run gives its sink alone waits for that). The cyclic collector
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
     per node and piece of a long output."""
 
-    __slots__ = ("_blocks", "_starts", "open")
+    __slots__ = ("_blocks", "_settled", "_starts", "open")
 
     def __init__(self) -> None:
-        self.open = _Entries()
+        self.open: list[tuple[Any, ...]] = []
         self._blocks: list[tuple[tuple[Any, ...], ...]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
+        self._settled = 0  # open entries before it are not joined any more (see `compact`)
 
     def __len__(self) -> int:
         return self._starts[-1] + len(self.open)
@@ -244,12 +212,42 @@ class _ItemLog:
             self._blocks.append(block)
             self._starts.append(self._starts[-1] + len(block))
         self.open.clear()
+        self._settled = 0
 
     def forget(self) -> None:
         """Drop every entry: the log starts again, empty (indices from 0)."""
         self._blocks.clear()
         self._starts[:] = [0]
         self.open.clear()
+        self._settled = 0
+
+    def compact(self, synthesised: bool) -> None:
+        """Join the text entries appended since the last node's entry or the last
+        `compact`: into one where each continues the one before
+        it (the text right after, in the stream) or `synthesised` says they are a call's
+        arguments text (written by the grammar: its spans are read by nobody), else each
+        contiguous run into one. So a long run of deltas keeps a tuple per batch, not one
+        per delta (the tree joins contiguous text spans alike), and indices up to there,
+        where a call's runs of arguments start, do not move."""
+        entries = self.open
+        first = self._settled
+        if len(entries) - first > 1:
+            texts, starts = zip(*entries[first:], strict=True)
+            text = "".join(texts)
+            if synthesised or starts[0] + len(text) == starts[-1] + len(texts[-1]):
+                entries[first:] = [(text, starts[0])]
+            else:  # a gap somewhere (spans are in order and never overlap)
+                entries[first:] = _joined(entries[first:])
+        self._settled = len(entries)
+
+    def add_node(self, entry: tuple[Any, ...], synthesised: bool) -> None:
+        """Append a node's entry, after joining the text entries before it (`compact`):
+        text before a node never joins text after it."""
+        entries = self.open
+        if len(entries) - self._settled > 1:
+            self.compact(synthesised)
+        entries.append(entry)
+        self._settled = len(entries)
 
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
@@ -266,9 +264,12 @@ class _ItemLog:
 _UNLIMITED = 2**63
 """A bound no text reaches."""
 _JOINED = 256
-"""Characters of text a log entry joins at most (see `_Entries`)."""
+"""Deltas (and whitespace pieces held) a field keeps before joining them (see
+`StrippedField`)."""
 _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
+_COMPACTED = 64
+"""Entries the run adds to the item log between two `Session._tidy`s."""
 _FORGOTTEN = 64
 """Entries of the item log after which a session without `record` forgets them, where no
 call is open (see `Session._seal`): outside calls it holds at most this many deltas."""
@@ -455,6 +456,8 @@ class Session:
         self._record = record
         # Open log entries that make the session seal (without `record`, forget) them.
         self._sealed_at = _SEALED if record else _FORGOTTEN
+        self._tidy_at = _COMPACTED  # open log entries that make the session `_tidy` them
+        self._synthesised = False  # the text the run gives now is a call's arguments text
         self._log = _ItemLog()
         self._entries = self._log.open  # the log's open entries, as the run appends them
         self._run = Run(grammar, log=self._log.open)
@@ -508,8 +511,8 @@ class Session:
             return self._limit(reached)
         if events is None:
             return self._collect()
-        if len(self._entries) >= self._sealed_at:  # text taken straight to the sink, entry by entry
-            self._seal()
+        if len(self._entries) >= self._tidy_at:  # text taken straight to the sink, entry by entry
+            self._tidy()
         return events
 
     def _bounded(self, chunk: str) -> list[Event]:
@@ -523,8 +526,8 @@ class Session:
                 events = self._run.feed(chunk, self._sink)
                 if events is None:
                     return self._collect()
-                if len(self._entries) >= self._sealed_at:
-                    self._seal()
+                if len(self._entries) >= self._tidy_at:
+                    self._tidy()
                 return events
             events = self._run.feed(chunk[:room], self._sink) or []
         except _LimitReached as reached:  # in a call's arguments text
@@ -639,15 +642,16 @@ class Session:
                         if sunk:
                             events += sunk
                     else:
-                        log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
+                        # see `_ItemLog`: an Open, or a Close
+                        self._log.add_node((*item, None), self._synthesised)
                         self._on_node(item, events)
             except _LimitReached as reached:
                 items.clear()
                 events += self._limit(reached)
                 return events
             items.clear()
-            if len(log) >= self._sealed_at:
-                self._seal()
+            if len(log) >= self._tidy_at:
+                self._tidy()
         if run.status is FAILED and run.error is not None:
             error = run.error
             self._fatal = ProtocolError(
@@ -660,6 +664,16 @@ class Session:
             self._errors.append(self._fatal)
             events.append(self._fatal)
         return events
+
+    def _tidy(self) -> None:
+        """Every `_COMPACTED` entries the run adds to the item log: seal (or forget) them
+        once there are `_sealed_at`, and join the latest run of text entries (see
+        `_ItemLog.compact`), so memory holds a tuple per few hundred characters of a long
+        run of deltas, not one per delta, and a delta pays one list append."""
+        if len(self._entries) >= self._sealed_at:
+            self._seal()
+        self._log.compact(self._synthesised)
+        self._tidy_at = len(self._entries) + _COMPACTED
 
     def _seal(self) -> None:
         """Seal the item log's open entries into a block and join the fields' deltas so
@@ -717,7 +731,7 @@ class Session:
             if receiver is not None:
                 receiver.runs.append(after)
             self._receiver = receiver
-            self._log.open.synthesised = receiver is not None
+            self._synthesised = receiver is not None
         if self._masked is not None:
             self._sink = self._restoring(self._sink)
 

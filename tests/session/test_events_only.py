@@ -167,7 +167,7 @@ def streaming_peak(blocks: int, record: bool) -> int:
 def test_memory_is_bounded_without_recording() -> None:
     small, large = streaming_peak(20, False), streaming_peak(80, False)
     assert large < small + 64_000  # flat: the session forgets what the events no longer need
-    assert streaming_peak(80, True) > large + 1_000_000  # recording keeps the turn (~250 K chars)
+    assert streaming_peak(80, True) > large + 500_000  # recording keeps the turn (~250 K chars)
 
 
 def test_replaced_bytes_in_an_undecided_call_are_not_forgotten() -> None:

@@ -57,20 +57,41 @@ def test_the_item_log_reads_back_what_was_appended_whatever_was_sealed(
     assert list(log.entries(start, min(end, len(appended)))) == appended[start:end]
 
 
-@given(st.lists(st.text(min_size=1, max_size=100), max_size=30))
-def test_text_that_continues_the_text_before_it_joins_its_log_entry(pieces: list[str]) -> None:
-    """A log entry per few hundred characters of a run of deltas, not one per delta: the
-    text reads back the same, an entry joining at most `_JOINED` characters and more."""
-    log, start = _ItemLog(), 0
-    for piece in pieces:
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=100), st.integers(0, 3)), max_size=30),
+    st.integers(1, 8),
+    st.booleans(),
+)
+def test_runs_of_text_in_the_item_log_are_joined_as_the_session_compacts_it(
+    pieces: list[tuple[str, int]], every: int, synthesised: bool
+) -> None:
+    """A log entry per batch of deltas, not one per delta: each `compact` joins the text
+    entries appended since the last into one where they are contiguous (or a call's
+    arguments text, `synthesised`), else each contiguous run; the text reads back the
+    same, each joined entry at the start of its first piece; a node's entry is never
+    joined, and text before it never joins text after it."""
+    log, start, appended = _ItemLog(), 0, []
+    for index, (piece, gap) in enumerate(pieces):
+        start += gap  # text the grammar dropped (a marker read without a node)
         log.open.append((piece, start))
+        appended.append((piece, start))
         start += len(piece)
-    log.open.append(("tag", start, None))  # a node's Open: never joined
+        if index % every == every - 1:
+            log.compact(synthesised)
+    log.add_node(("tag", start, None), synthesised)  # a node's Open
+    log.open.append(("after", start))
+    log.compact(synthesised)
     entries = list(log.entries())
-    assert "".join(text for text, _ in entries[:-1]) == "".join(pieces)
-    assert all(len(text) < session_module._JOINED + 100 for text, _ in entries[:-1])
-    assert len(entries) - 1 <= max(sum(map(len, pieces)) // session_module._JOINED + 1, 0)
-    assert entries[-1] == ("tag", start, None)
+    texts = [entry for entry in entries[:-2]]
+    assert "".join(text for text, _ in texts) == "".join(piece for piece, _ in appended)
+    assert entries[-2:] == [("tag", start, None), ("after", start)]
+    batches = -(-len(appended) // every)
+    if synthesised or not any(gap for _, gap in pieces[1:]):
+        assert len(texts) <= batches
+    if not synthesised:  # each entry's text is the stream's from its start
+        stream = {start: piece for piece, start in appended}
+        for text, at in texts:
+            assert text.startswith(stream[at])
 
 
 def test_final_text_goes_to_the_sink_and_the_log_not_to_out() -> None:
