@@ -189,13 +189,15 @@ class _ItemLog:
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
     per node and piece of a long output."""
 
-    __slots__ = ("_blocks", "_settled", "_starts", "open")
+    __slots__ = ("_blocks", "_starts", "open", "settled")
 
     def __init__(self) -> None:
         self.open: list[tuple[Any, ...]] = []
         self._blocks: list[tuple[tuple[Any, ...], ...]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
-        self._settled = 0  # open entries before it are not joined any more (see `compact`)
+        # Open entries before it are not joined any more: a node's entry is last there
+        # (the session sets it), or `compact` joined them.
+        self.settled = 0
 
     def __len__(self) -> int:
         return self._starts[-1] + len(self.open)
@@ -212,14 +214,14 @@ class _ItemLog:
             self._blocks.append(block)
             self._starts.append(self._starts[-1] + len(block))
         self.open.clear()
-        self._settled = 0
+        self.settled = 0
 
     def forget(self) -> None:
         """Drop every entry: the log starts again, empty (indices from 0)."""
         self._blocks.clear()
         self._starts[:] = [0]
         self.open.clear()
-        self._settled = 0
+        self.settled = 0
 
     def compact(self, synthesised: bool) -> None:
         """Join the text entries appended since the last node's entry or the last
@@ -230,7 +232,7 @@ class _ItemLog:
         per delta (the tree joins contiguous text spans alike), and indices up to there,
         where a call's runs of arguments start, do not move."""
         entries = self.open
-        first = self._settled
+        first = self.settled
         if len(entries) - first > 1:
             texts, starts = zip(*entries[first:], strict=True)
             text = "".join(texts)
@@ -238,16 +240,7 @@ class _ItemLog:
                 entries[first:] = [(text, starts[0])]
             else:  # a gap somewhere (spans are in order and never overlap)
                 entries[first:] = _joined(entries[first:])
-        self._settled = len(entries)
-
-    def add_node(self, entry: tuple[Any, ...], synthesised: bool) -> None:
-        """Append a node's entry, after joining the text entries before it (`compact`):
-        text before a node never joins text after it."""
-        entries = self.open
-        if len(entries) - self._settled > 1:
-            self.compact(synthesised)
-        entries.append(entry)
-        self._settled = len(entries)
+        self.settled = len(entries)
 
     def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
@@ -270,6 +263,8 @@ _SEALED = 4096
 """Entries of the item log sealed into one block (see `_ItemLog`)."""
 _COMPACTED = 64
 """Entries the run adds to the item log between two `Session._tidy`s."""
+_LOOSE = 8
+"""Text entries before a node that are joined when it arrives (fewer stay apart)."""
 _FORGOTTEN = 64
 """Entries of the item log after which a session without `record` forgets them, where no
 call is open (see `Session._seal`): outside calls it holds at most this many deltas."""
@@ -642,8 +637,12 @@ class Session:
                         if sunk:
                             events += sunk
                     else:
-                        # see `_ItemLog`: an Open, or a Close
-                        self._log.add_node((*item, None), self._synthesised)
+                        size = len(log)
+                        if size - self._log.settled > _LOOSE:  # text before the node
+                            self._log.compact(self._synthesised)
+                            size = len(log)
+                        log.append((*item, None))  # see `_ItemLog`: an Open, or a Close
+                        self._log.settled = size + 1
                         self._on_node(item, events)
             except _LimitReached as reached:
                 items.clear()

@@ -78,7 +78,9 @@ def test_runs_of_text_in_the_item_log_are_joined_as_the_session_compacts_it(
         start += len(piece)
         if index % every == every - 1:
             log.compact(synthesised)
-    log.add_node(("tag", start, None), synthesised)  # a node's Open
+    log.compact(synthesised)  # as the session does before a node, after a long run
+    log.open.append(("tag", start, None))  # a node's Open
+    log.settled = len(log.open)
     log.open.append(("after", start))
     log.compact(synthesised)
     entries = list(log.entries())
