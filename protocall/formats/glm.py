@@ -23,13 +23,26 @@ from dataclasses import replace
 from ..compile.factory import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
-from .layouts import GLM
+from ..values.xmlargs import Layout
+
+LAYOUT = Layout(
+    "<arg_key>",
+    "</arg_key>",
+    "</arg_value>",
+    "</tool_call>",
+    value_open="<arg_value>",
+    committed_opener=True,
+)
+"""GLM-4.5/4.6 and Ling 3.0: `<arg_key>K</arg_key>` `<arg_value>V</arg_value>`, any
+whitespace (or none) between tags, values verbatim, ends at `</tool_call>`, typed by the
+schema. `</arg_value>` then `<arg_key>` always ends a value. No missing-tag tolerance."""
+
 
 GLM_45 = Spec(
     name="glm-4.5",
     summary="GLM-4.5 / 4.6 / 4.5-Air / 4.6V: <tool_call>NAME\\n<arg_key>/<arg_value>",
     turn=Think(opened_by="", written=("\n<think>", "</think>")),
-    call=Call("\n<tool_call>{name}\n{arguments}</tool_call>", XmlArguments(GLM, newline=True)),
+    call=Call("\n<tool_call>{name}\n{arguments}</tool_call>", XmlArguments(LAYOUT, newline=True)),
     stops=("<|observation|>", "<|user|>", "<|endoftext|>"),
     prompt="<|assistant|>",
 )
@@ -38,7 +51,9 @@ GLM_47 = replace(
     name="glm-4.7",
     summary="GLM-4.7 / 4.7-Flash: <tool_call>NAME<arg_key>/<arg_value>, no newlines",
     turn=Think(off="</think>"),
-    call=Call("<tool_call>{name}{arguments}</tool_call>", XmlArguments(GLM), unclosed_value=True),
+    call=Call(
+        "<tool_call>{name}{arguments}</tool_call>", XmlArguments(LAYOUT), unclosed_value=True
+    ),
     default_start="reasoning",
 )
 FORMATS = (build(GLM_45), build(GLM_47))

@@ -11,7 +11,20 @@ from __future__ import annotations
 from ..compile.factory import build
 from ..spec import Call, Channel, Channels, Section, Spec, Tags
 from ..spec.codecs import JsonBlock, XmlArguments
-from .layouts import KIMI_K3
+from ..values.xmlargs import Layout
+
+LAYOUT = Layout(
+    "<|open|>argument",
+    "<|sep|>",
+    "<|close|>argument<|sep|>",
+    "<|close|>call<|sep|>",
+    key_attribute="key",
+    decode_entities=True,
+    type_attribute="type",
+)
+"""Kimi K3: `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`, values raw,
+typed by `type` (string, number, boolean, null, object, array), ends at
+`<|close|>call<|sep|>`."""
 
 SPEC = Spec(
     name="kimi-k3",
@@ -20,7 +33,7 @@ SPEC = Spec(
     turn=Channels((Channel("reasoning", "<think>", ""), Channel("content", "<response>", ""))),
     call=Call(
         '<call tool="{name}" index="{index}">{arguments}</call>',
-        arguments=XmlArguments(KIMI_K3, block=JsonBlock("<|open|>json", "<|sep|>", "</json>")),
+        arguments=XmlArguments(LAYOUT, block=JsonBlock("<|open|>json", "<|sep|>", "</json>")),
     ),
     section=Section(("<tools>",), ("</tools>",), stray_ends=True, opens_at="marker"),
     stops=("</message>", "<|end_of_msg|>"),

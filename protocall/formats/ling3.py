@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..compile.factory import build
 from ..spec import Call, Spec, Think
 from ..spec.codecs import XmlArguments
-from .layouts import GLM
+from .glm import LAYOUT as GLM
 
 SPEC = Spec(
     name="ling-3",

@@ -2,11 +2,12 @@
 
 A `Layout` is data: the marker that opens an argument, how its key is spelled (bare text up
 to `key_close`, or an attribute of the opening tag), the marker between key and value, the
-closing tag, the end-of-arguments marker, and the type attribute, if any. The families'
-layouts live in `formats.layouts`. `xml_arguments(layout, typing)` parses zero or more
-arguments, with optional whitespace before, between and after them, up to (not consuming)
-the end marker, each value typed by `typing` (a `Typing`: the tool's JSON schema in
-`blocks.schema_typing`), which also says which keys the tool declares.
+closing tag, the end-of-arguments marker, and the type attribute, if any. Each family's
+layout is its family file's `LAYOUT` (`protocall.formats.qwen3_coder`, …).
+`xml_arguments(layout, typing)` parses zero or more arguments, with optional whitespace
+before, between and after them, up to (not consuming) the end marker, each value typed by
+`typing` (a `Typing`: the tool's JSON schema in `blocks.schema_typing`), which also says
+which keys the tool declares.
 
 Telling a closing tag inside a value from the real one: a value's closing tag ends the value
 only when what follows it, after optional whitespace, can continue the arguments: the end

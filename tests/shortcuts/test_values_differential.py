@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,8 +18,10 @@ from protocall.blocks.schema_typing import schema_typing
 from protocall.combinators import NEED_MORE, Parser, Text
 from protocall.formats.deepseek import DSML, DSML_SPELLINGS, DSML_V41
 from protocall.formats.deepseek import dsml_layout as dsml
-from protocall.formats.layouts import GLM, KIMI_K3, QWEN3_CODER, glm_47
+from protocall.formats.glm import LAYOUT as GLM
+from protocall.formats.kimi_k3 import LAYOUT as KIMI_K3
 from protocall.formats.minimax import LAYOUT as MINIMAX
+from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
 from protocall.formats.seed_oss import LAYOUT as SEED_OSS
 from protocall.shortcuts import disabled, enabled
 from protocall.testing import chunkings
@@ -179,7 +182,7 @@ LAYOUTS = {
     "qwen3_coder": QWEN3_CODER,
     "seed_oss": SEED_OSS,
     "glm": GLM,
-    "glm_47": glm_47(("<tool_call>", "<|user|>")),
+    "glm_47": replace(GLM, unclosed_at_end=("<tool_call>", "<|user|>")),
     "minimax": MINIMAX,
     "dsml": DSML,
     "dsml_v41": DSML_V41,

@@ -16,7 +16,8 @@ import pytest
 from protocall.blocks.schema_typing import schema_typing
 from protocall.combinators import NEED_MORE, Parser
 from protocall.formats.deepseek import DSML
-from protocall.formats.layouts import GLM, QWEN3_CODER
+from protocall.formats.glm import LAYOUT as GLM
+from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
 from protocall.shortcuts import disabled
 from protocall.values import json_value, python_call, xml_arguments
 from protocall.values.json import NestedObjects

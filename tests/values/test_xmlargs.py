@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -14,8 +14,10 @@ from protocall.blocks.schema_typing import schema_typing
 from protocall.combinators import DONE, FAILED, NEED_MORE, Close, Item, Open, Run, Text
 from protocall.formats.deepseek import DSML, DSML_V41
 from protocall.formats.deepseek import dsml_layout as dsml
-from protocall.formats.layouts import GLM, KIMI_K3, QWEN3_CODER, glm_47
+from protocall.formats.glm import LAYOUT as GLM
+from protocall.formats.kimi_k3 import LAYOUT as KIMI_K3
 from protocall.formats.minimax import LAYOUT as MINIMAX
+from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
 from protocall.formats.seed_oss import LAYOUT as SEED_OSS
 from protocall.testing import chunkings, fed_and_resumed
 from protocall.values.xmlargs import (
@@ -541,7 +543,7 @@ def test_glm_a_closing_tag_then_an_opener_always_ends_the_value() -> None:
         check(parse(GLM, chunks, None), {"x": "a", "location": "b"}, text.rindex("</tool_call>"))
 
 
-GLM_47 = glm_47(("<tool_call>", "<|observation|>", "<|user|>"))
+GLM_47 = replace(GLM, unclosed_at_end=("<tool_call>", "<|observation|>", "<|user|>"))
 
 
 @pytest.mark.parametrize("after", ["", "<|observation|>", "\n<tool_call>get_time", "<|user|>"])
