@@ -26,21 +26,27 @@ class Literal(Parser[str]):
         self.expected = (quote(text),)
 
     def step(self, inp: Input, pos: int) -> Step[str]:
-        text = self.text
-        size = len(text)
-        while True:
-            start = pos - inp.base
-            got = inp.buf[start : start + size]
-            if got == text:
-                return text, pos + size
-            if not text.startswith(got):
-                same = 0
-                while got[same] == text[same]:
-                    same += 1
-                raise Backtrack(pos + same, self.expected)
-            if inp.eof:
-                raise Backtrack(pos + len(got), self.expected)
+        while (end := self.read(inp, pos)) is None:
             yield pos
+        return self.text, end
+
+    def read(self, inp: Input, pos: int) -> int | None:
+        """Where the literal at `pos` ends, or None while what has arrived is a proper
+        prefix of it; `Backtrack` at the first character that differs, or at the end of
+        input inside it."""
+        text = self.text
+        start = pos - inp.base
+        got = inp.buf[start : start + len(text)]
+        if got == text:
+            return pos + len(text)
+        if not text.startswith(got):
+            same = 0
+            while got[same] == text[same]:
+                same += 1
+            raise Backtrack(pos + same, self.expected)
+        if inp.eof:
+            raise Backtrack(pos + len(got), self.expected)
+        return None
 
 
 def literal(text: str) -> Parser[str]:

@@ -23,23 +23,11 @@ _RUN = re.compile(r"(?:\[\^?(?:[^\]\\]|\\.)+\]|\\[sSwWdD]|\\\W|[^\\\[\]().*+?^$|
 
 def literal_step(self: Literal, inp: Input, pos: int) -> Step[str]:
     """`Literal.step`, buffering the rest of the literal without a resume."""
-    text = self.text
-    size = len(text)
-    while True:
-        start = pos - inp.base
-        got = inp.buf[start : start + size]
-        if got == text:
-            return text, pos + size
-        if not text.startswith(got):
-            same = 0
-            while got[same] == text[same]:
-                same += 1
-            raise Backtrack(pos + same, self.expected)
-        if inp.eof:
-            raise Backtrack(pos + len(got), self.expected)
-        inp.fast = PartialMarker((text,), pos)
+    while (end := self.read(inp, pos)) is None:
+        inp.fast = PartialMarker((self.text,), pos)
         yield pos
         inp.fast = None
+    return self.text, end
 
 
 def _literal_glance(self: Literal, window: str) -> Glance | None:
