@@ -4,7 +4,7 @@ of them after an opener."""
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
 from .. import ast
@@ -107,29 +107,29 @@ def _json_text(value: Any) -> str:
 
 
 def json_call_list(
-    openers: Iterable[str], call: Parser[Any], resync: Iterable[str], end: str | None = None
+    openers: Iterable[str], call: Parser[Any], resync: Iterable[str], ends: Sequence[str] = ()
 ) -> Calls:
     """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
     `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
     `]` after optional whitespace head the section (an opener without them after it is text,
     so `<TOOLCALL>[ here` quoted in prose stays prose), a cut, then the array's elements, each
     `call` (such as `call_object`) as its own `tool_call` node, then `]` and, after optional
-    whitespace, `end` (when the format has one; a missing or cut-off `end` is tolerated).
+    whitespace, one of `ends` (when the format has any; a missing or cut-off one is tolerated).
 
     The array is the calls' envelope (a `tool_calls` node, see `envelope`): its calls are
     complete only once its `]` has arrived. An array the stream ended inside is one
     truncated error, and one with any invalid element (or anything but `,` or `]` after
     an element) one malformed error, from its opener to the first `resync` marker (consuming
-    `end` if that is what stopped it); neither releases any of its calls."""
+    an end if that is what stopped it); neither releases any of its calls."""
     openers = tuple(openers)
     begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
     element = tag(ast.TOOL_CALL, call)
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
     skip = until(*resync, emit=False)
-    if end is not None:
-        skip = skip.then(optional(literal(end)))
+    if ends:
+        skip = skip.then(optional(markers(*ends)))
     body = envelope(seq(begin, cut, elements), skip)
-    if end is not None:
-        body = body.skip(optional(whitespace.then(closer(end))))
+    if ends:
+        body = body.skip(optional(whitespace.then(closer(*ends))))
     return Calls(openers, unfinished(begin), unfinished(body))

@@ -187,9 +187,9 @@ class Envelope(XmlCalls, TemplateCalls):
         if section is not None and self.array:
             element = section.element or codec
             assert isinstance(element, (NameAndArguments, NameKey))
-            end = section.ends[0] if section.ends else None
-            resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
-            calls = json_call_list(section.begins, element.element(), resync, end)
+            ends = section.ends
+            resync = (*ends, *spec.stops, *(() if ends else section.begins))  # or a begin
+            calls = json_call_list(section.begins, element.element(), resync, ends)
             if section.element is None:
                 return calls
             called = self._with_optional(tools, codec)
@@ -221,7 +221,7 @@ class Envelope(XmlCalls, TemplateCalls):
             begin = markers(*section.begins)
             begin = begin.skip(peek(ws.then(markers(self.opener, *section.ends))))
             call = unfinished(tool_call(head, body, resync))
-            calls = Calls(section.begins, begin, call_section(begin, call, section.ends[0]))
+            calls = Calls(section.begins, begin, call_section(begin, call, section.ends))
         else:
             calls = self._section(section, lead, head, body, resync)
         return calls
@@ -253,8 +253,8 @@ class Envelope(XmlCalls, TemplateCalls):
     def _python(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.spec.section
         if section is not None and spec.call.between == "\n":
-            return python_call_lines(spec.stops, (section.begins[0], section.ends[0]))
-        written = (section.begins[0], section.ends[0]) if section else None
+            return python_call_lines(spec.stops, (section.begins, section.ends))
+        spellings = (section.begins, section.ends) if section else None
         return python_call_list(
-            tools, spec.stops, section=written, bare=section is None or section.bare
+            tools, spec.stops, section=spellings, bare=section is None or section.bare
         )
