@@ -108,7 +108,8 @@ def python_call_list(
         calls = seq(begin, literal("["), whitespace, first, many(later), whitespace, literal("]"))
         return envelope(calls, skip).skip(end)
 
-    heads, lists, openers = [], [], []
+    heads, lists = [], []
+    openers: list[str] = []
     if section is not None:
         begin = markers(*section[0]).then(whitespace)
         end = whitespace.then(closer(*section[1]))
