@@ -6,6 +6,7 @@ layout (`xml_calls`), a loose template (`templates`), a JSON array or Python cal
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..blocks.calls import (
     Calls,
@@ -40,6 +41,7 @@ from ..spec.codecs import (
 from ..spec.parts import (
     PLACEHOLDER,
     PROOF_HOOKS,
+    Section,
     Spec,
 )
 from ..tools import Tools
@@ -61,6 +63,7 @@ class Envelope(XmlCalls, TemplateCalls):
         self.array = section is not None and section.array
         self.alternative = section is not None and section.element is not None  # to template
         self.end = section.ends[0] if section and section.ends else ""
+        self.read_section = _read(section)
         self._check_call()
         brackets = self._frame()
         self._derive_markers(tokens)
@@ -76,6 +79,13 @@ class Envelope(XmlCalls, TemplateCalls):
             raise UsageError(
                 f"a call template of `{{call}}` alone exactly in a section holding a JSON "
                 f"array (NameKey only there) or with a `proof`, not {call.template!r}"
+            )
+        if not self.opener and not (self.array or call.proof):
+            raise UsageError(
+                f"Call.template {call.template!r} has no opener, no text before its first "
+                "placeholder to tell a call from prose: begin it with the marker the model "
+                "writes first (or read the calls as a JSON `array` section, or bare objects "
+                "proven by a `proof`)"
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
@@ -180,7 +190,7 @@ class Envelope(XmlCalls, TemplateCalls):
 
     def calls(self, tools: Tools | None) -> Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
-        spec, section = self.spec, self.spec.section
+        spec, section = self.spec, self.read_section
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
@@ -251,10 +261,22 @@ class Envelope(XmlCalls, TemplateCalls):
         return (template, *(template.respelled(token, other) for token, other in spec.respelled))
 
     def _python(self, tools: Tools | None) -> Calls:
-        spec, section = self.spec, self.spec.section
+        spec, section = self.spec, self.read_section
         if section is not None and spec.call.between == "\n":
             return python_call_lines(spec.stops, (section.begins, section.ends))
         spellings = (section.begins, section.ends) if section else None
         return python_call_list(
             tools, spec.stops, section=spellings, bare=section is None or section.bare
         )
+
+
+def _read(section: Section | None) -> Section | None:
+    """`section` as it is read: the whitespace after a begin and before an end is read as
+    any whitespace or none (a section's calls may follow it), so a begin written
+    `<calls>\n` opens at `<calls>` too, and one cut off right after `<calls>` is a
+    truncated call, not content."""
+    if section is None:
+        return None
+    begins = tuple(dict.fromkeys(begin.rstrip() for begin in section.begins))
+    ends = tuple(dict.fromkeys(end.lstrip() for end in section.ends))
+    return replace(section, begins=begins, ends=ends)
