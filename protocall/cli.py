@@ -264,12 +264,30 @@ def _print_step_json(chunks: Sequence[Chunk], number: int, events: list[Event]) 
 
 
 def _check(args: argparse.Namespace) -> int:
+    if isinstance(args.examples, str):
+        return _judge(args)
     tools = _tools(args.tools)
     check_format = _check_format()
     status = 0
     for fmt in _formats_named(args.format):
         with _Progress(f"checking {fmt.name}", sys.stderr):
             report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
+        print(report)
+        status = status if report.ok else ERRORS
+    return status
+
+
+def _judge(args: argparse.Namespace) -> int:
+    """`check NAME --examples FILE`: the file's real outputs, judged one-shot and streamed."""
+    if args.tools is not None or args.seed is not None:
+        raise UsageError("--tools and --seed apply to the property checks, not --examples FILE")
+    _check_format()  # the kit needs Hypothesis: say so in one line
+    from .testing import judge_examples, read_examples
+
+    examples = read_examples(args.examples)
+    status = 0
+    for fmt in _formats_named(args.format):
+        report = judge_examples(fmt, examples)
         print(report)
         status = status if report.ok else ERRORS
     return status
@@ -591,7 +609,11 @@ def _parser() -> argparse.ArgumentParser:
     check = command("check", _check, "run the testing kit's property checks on a format")
     check.add_argument("format", metavar="FORMAT", help="a format, model name or .py file")
     check.add_argument(
-        "--examples", type=_positive, metavar="N", help="examples per run (default: the profile's)"
+        "--examples",
+        type=_count_or_file,
+        metavar="N|FILE",
+        help="a number: examples per run (default: the profile's); a file: real outputs as "
+        "JSON lines (output, generation_prompt, tools, expected), judged instead",
     )
     check.add_argument("--seed", type=int, help="make the runs reproducible")
     check.add_argument("--tools", metavar="FILE", help="a fixed tool set (default: drawn)")
@@ -701,3 +723,8 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return value
+
+
+def _count_or_file(text: str) -> int | str:
+    """`--examples`: digits are a count (at least 1), anything else the path of a file."""
+    return _positive(text) if text.strip().lstrip("-").isdigit() else text
