@@ -50,6 +50,15 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "granite-3.3": ("granite", None),
     "olmo-3-instruct": ("olmo-3", None),
     "olmo-3-think": ("olmo-3", None),
+    "internlm2.5": ("internlm2", None),
+    "intern-s1": ("internlm2", None),
+    "jamba-1.5": ("jamba", None),
+    "jamba-1.6": ("jamba", None),
+    "jamba-1.7": ("jamba", None),
+    "phi-4-mini-instruct": ("phi-4-mini", None),
+    "hunyuan-a13b-instruct": ("hunyuan-a13b", None),
+    "ernie-4.5-thinking": ("ernie-4.5", None),
+    "granite-20b-functioncalling": ("granite-20b-fc", None),
 }
 
 

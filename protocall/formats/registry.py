@@ -94,6 +94,12 @@ _BUILTINS = (
     "nemotron",
     "llama3",
     "olmo3",
+    "internlm2",
+    "jamba",
+    "phi4-mini",
+    "hunyuan-a13b",
+    "ernie45",
+    "granite-20b-fc",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
