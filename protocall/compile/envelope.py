@@ -70,17 +70,24 @@ class Envelope(XmlCalls, TemplateCalls):
         self.shown = self._summary(brackets)
 
     def _check_call(self) -> None:
-        """A `{call}` template stands alone exactly in a JSON array section (not its
-        alternative) or with a registered `proof`; `NameKey` only in an array."""
-        call = self.spec.call
-        if ((self.array and not self.alternative) or bool(call.proof)) != (
-            call.template == "{call}"
-        ) or (isinstance(call.arguments, NameKey) and not self.array):
+        """A `{call}` template stands alone in a JSON array section (not its alternative)
+        and with a registered `proof`, and may in a section whose begin heads its calls
+        (`framed`: MiniMax-M1's objects one a line); `NameKey` only in an array."""
+        call, section = self.spec.call, self.spec.section
+        alone, needs_alone = call.template == "{call}", self.array and not self.alternative
+        needs_alone = needs_alone or bool(call.proof)
+        framed = section is not None and not (self.array or section.bare or call.proof)
+        if (
+            (needs_alone and not alone)
+            or (alone and not (needs_alone or framed))
+            or (isinstance(call.arguments, NameKey) and not self.array)
+        ):
             raise UsageError(
-                f"a call template of `{{call}}` alone exactly in a section holding a JSON "
-                f"array (NameKey only there) or with a `proof`, not {call.template!r}"
+                f"a call template of `{{call}}` alone in a section holding a JSON array "
+                f"(NameKey only there), with a `proof`, or in a section whose begin heads "
+                f"its calls, not {call.template!r}"
             )
-        if not self.opener and not (self.array or call.proof):
+        if not self.opener and not (self.array or call.proof or framed):
             raise UsageError(
                 f"Call.template {call.template!r} has no opener, no text before its first "
                 "placeholder to tell a call from prose: begin it with the marker the model "
@@ -225,6 +232,7 @@ class Envelope(XmlCalls, TemplateCalls):
         if self._split()[0][-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
             head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
+        resync = tuple(marker for marker in resync if marker)  # `{call}` alone has no tags
         if section is None:
             calls = in_runs(tool_calls((self.opener,), head, body, resync))
         elif section.opens_at == "marker":

@@ -59,6 +59,9 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "hunyuan-a13b-instruct": ("hunyuan-a13b", None),
     "ernie-4.5-thinking": ("ernie-4.5", None),
     "granite-20b-functioncalling": ("granite-20b-fc", None),
+    "step3": ("step-3", "reasoning"),
+    "minimax-m1-40k": ("minimax-m1", None),
+    "minimax-m1-80k": ("minimax-m1", None),
 }
 
 

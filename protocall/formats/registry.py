@@ -100,6 +100,8 @@ _BUILTINS = (
     "hunyuan-a13b",
     "ernie45",
     "granite-20b-fc",
+    "step3",
+    "minimax-m1",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

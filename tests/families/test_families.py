@@ -124,6 +124,8 @@ FAMILIES = {
     "jamba": Family("test_jamba", opener="<tool_calls>", names_cut_call=False),
     "phi-4-mini": Family("test_phi4_mini", opener="functools", names_cut_call=False),
     "ernie-4.5": Family("test_ernie45"),
+    "minimax-m1": Family("test_minimax_m1"),
+    "step-3": Family("test_step3", escaped_values=False),
     "hermes": Family("test_hermes", opener="<tool_call>"),
     "kimi-k2": Family("test_kimi_k2", opener="<|tool_calls_section_begin|>"),
     "kimi-k3": Family(
