@@ -107,7 +107,11 @@ def _json_text(value: Any) -> str:
 
 
 def json_call_list(
-    openers: Iterable[str], call: Parser[Any], resync: Iterable[str], ends: Sequence[str] = ()
+    openers: Iterable[str],
+    call: Parser[Any],
+    resync: Iterable[str],
+    ends: Sequence[str] = (),
+    proof: Parser[Any] | None = None,
 ) -> Calls:
     """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
     `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
@@ -120,9 +124,16 @@ def json_call_list(
     complete only once its `]` has arrived. An array the stream ended inside is one
     truncated error, and one with any invalid element (or anything but `,` or `]` after
     an element) one malformed error, from its opener to the first `resync` marker (consuming
-    an end if that is what stopped it); neither releases any of its calls."""
+    an end if that is what stopped it); neither releases any of its calls.
+
+    With `proof` (a parser matching, without a cut, the start of an object that is a call)
+    the array may also stand bare, without an opener: a `[` whose first element `proof`
+    matches heads it (xLAM's `[{"name": "<a declared tool>", …`); any other `[` is text."""
     openers = tuple(openers)
     begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
+    if proof is not None:
+        begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
+        openers += ("[",)
     element = tag(ast.TOOL_CALL, call)
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))

@@ -206,7 +206,8 @@ class Envelope(XmlCalls, TemplateCalls):
             assert isinstance(element, (NameAndArguments, NameKey))
             ends = section.ends
             resync = (*ends, *spec.stops, *(() if ends else section.begins))  # or a begin
-            calls = json_call_list(section.begins, element.element(), resync, ends)
+            proof = PROOF_HOOKS[spec.call.proof].proof(tools) if spec.call.proof else None
+            calls = json_call_list(section.begins, element.element(), resync, ends, proof)
             if section.element is None:
                 return calls
             called = self._with_optional(tools, codec)
@@ -229,8 +230,10 @@ class Envelope(XmlCalls, TemplateCalls):
             assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
             return self._proven(tools, codec)
         head, body = self._head(lead), self._body(tools, codec)
-        if self._split()[0][-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
-            head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
+        before = [piece for piece in self._split()[0] if not piece.isspace()]
+        if before[-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
+            # a name right before `{` (whitespace aside) ends there: the head needs the `{`
+            head = head.skip(peek(ws.then(literal("{"))))
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
         resync = tuple(marker for marker in resync if marker)  # `{call}` alone has no tags
         if section is None:

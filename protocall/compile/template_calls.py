@@ -16,6 +16,7 @@ from ..combinators import (
     UsageError,
     alt,
     cut,
+    fail,
     literal,
     many,
     markers,
@@ -214,7 +215,7 @@ class TemplateCalls:
             head,
             body,
             resync,
-            closer(*ends),
+            closer(*ends) if ends else fail("no section end"),  # none: ends at a non-call
             bare=section.bare,
             gap=gap,
         )

@@ -102,6 +102,10 @@ _BUILTINS = (
     "granite-20b-fc",
     "step3",
     "minimax-m1",
+    "functionary",
+    "gigachat3",
+    "functiongemma",
+    "xlam",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

@@ -90,3 +90,11 @@ def test_proven_calls_separated_by_whitespace_alone() -> None:
         fmt, f"Hi\n{one}\n{one}", expected={**ONE_CALL, "tool_calls": ONE_CALL["tool_calls"] * 2}
     )
     assert_format(fmt, max_examples=10, seed=0)
+
+
+def test_a_section_without_an_end_closes_at_what_is_no_call() -> None:
+    """A template section with `ends=()` (it failed with a raw `TypeError` when first
+    parsing): its calls follow its begin, and the first thing that is no call ends it."""
+    fmt = build(replace(BASE, section=Section(("<calls>",), ())))
+    expected = {**ONE_CALL, "content": "Hi  Done."}  # the spaces around the call are content
+    verify(fmt, f"Hi <calls>{A_CALL} Done.", expected=expected)

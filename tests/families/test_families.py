@@ -126,6 +126,12 @@ FAMILIES = {
     "ernie-4.5": Family("test_ernie45"),
     "minimax-m1": Family("test_minimax_m1"),
     "step-3": Family("test_step3", escaped_values=False),
+    "functionary-v3.2": Family("test_functionary"),
+    "gigachat-3": Family("test_gigachat3"),
+    "xlam": Family("test_xlam", opener="<tool_call>", names_cut_call=False),
+    "functiongemma": Family(
+        "test_functiongemma", not_in_values=("<escape>",), escaped_values=False
+    ),
     "hermes": Family("test_hermes", opener="<tool_call>"),
     "kimi-k2": Family("test_kimi_k2", opener="<|tool_calls_section_begin|>"),
     "kimi-k3": Family(

@@ -1,0 +1,36 @@
+"""The `functionary-v3.2` format, from the shapes of llama.cpp's tests/test-chat.cpp
+(meetkai-functionary-medium-v3.2) and FORMATS.md §6.11 (our own strings), one-shot and
+streamed in every test."""
+
+from __future__ import annotations
+
+import pytest
+from peer_tools import TOOLS
+
+from protocall.formats.functionary import FORMAT
+from protocall.testing import verify
+
+PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+PARIS = {"name": "get_weather", "arguments": {"location": "Paris"}}
+EXAMPLES = [
+    (">>>all\nHello, world!\nWhat's up?", PROMPT, {
+        "reasoning_content": None, "content": "Hello, world!\nWhat's up?", "tool_calls": []}),
+    ('>>>get_weather\n{"location": "Paris"}<|eot_id|>', PROMPT, {
+        "reasoning_content": None, "content": None, "tool_calls": [PARIS]}),
+    ('>>>all\nLet me check.>>>get_weather\n{"location": "Paris"}', PROMPT, {
+        "reasoning_content": None, "content": "Let me check.", "tool_calls": [PARIS]}),
+    ('>>>get_weather\n{"location": "Paris"}>>>get_time\n{"zone": "CET"}>>>all\nBoth asked.',
+     PROMPT, {"reasoning_content": None, "content": "Both asked.", "tool_calls": [
+         PARIS, {"name": "get_time", "arguments": {"zone": "CET"}}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
+def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
+    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+
+
+def test_a_header_without_arguments_after_it_is_text() -> None:
+    text = "Arrows >>>like this\nare text."
+    message = verify(FORMAT, text, PROMPT, tools=TOOLS)
+    assert message.content == text and not message.tool_calls
