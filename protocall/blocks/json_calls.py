@@ -20,6 +20,7 @@ from ..combinators import (
     markers,
     optional,
     peek,
+    regex,
     seq,
     tag,
     unfinished,
@@ -59,7 +60,7 @@ def call_object(
     no call without arguments); needs more while the object is open."""
     arguments_keys = tuple(arguments_keys)
     values: dict[str, Parser[Any]] = {name: json_name()}
-    values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
+    values.update(dict.fromkeys(arguments_keys, arguments(json_arguments())))
     if id_key is not None:
         values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
     other = json_value()
@@ -78,7 +79,7 @@ def call_object(
             if key in seen:
                 yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
             if key in arguments_keys and name not in seen:
-                early = yield colon.then(json_object())
+                early = yield colon.then(json_arguments())
             elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys):
                 yield colon.then(other)  # the call was announced with an id already
             else:
@@ -96,6 +97,28 @@ def call_object(
         yield literal("}")
 
     return call
+
+
+def json_arguments() -> Parser[Any]:
+    """The arguments: a JSON object, streamed; or a JSON string holding one (Hermes-style
+    models write `"arguments": "{\\"a\\": 1}"`), given decoded once the string closes."""
+    return alt(json_object(), _ENCODED.bind(_decoded))
+
+
+_ENCODED = regex(r'"(?:[^"\\]|\\.?)*"?').desc("a JSON string")
+"""A JSON string token, read whole without streaming it (its text is not the arguments')."""
+
+
+def _decoded(token: str) -> Parser[Any]:
+    """The object a string-encoded arguments value holds, emitted as its JSON text; a
+    string holding anything else fails the call."""
+    try:
+        value = json.loads(json.loads(token))
+    except (ValueError, TypeError):
+        value = None
+    if not isinstance(value, dict):
+        return fail("a JSON object, or a string holding one")
+    return Synthesised(_json_text(value)).result(value)
 
 
 def _id_text(value: Any) -> str:

@@ -3,11 +3,10 @@ tests (our own strings), one-shot and streamed in every test."""
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.ernie45 import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests
 
 PROMPT = "Assistant: "
 SEARCH = {"name": "web_search", "arguments": {"query": "ERNIE", "topn": 2}}
@@ -25,6 +24,5 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""

@@ -4,11 +4,10 @@ streamed in every test."""
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.functionary import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests, verify
 
 PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 PARIS = {"name": "get_weather", "arguments": {"location": "Paris"}}
@@ -25,9 +24,8 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
 def test_a_header_without_arguments_after_it_is_text() -> None:

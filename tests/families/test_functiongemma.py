@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.functiongemma import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests
 
 PROMPT = "<start_of_turn>model\n"
 START, END = "<start_function_call>", "<end_function_call>"
@@ -26,6 +25,5 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""

@@ -3,11 +3,10 @@ SGLang's GigaChat3Detector (our own strings), one-shot and streamed in every tes
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.gigachat3 import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests, verify
 
 CALL = '{"name": "get_weather", "arguments": {"location": "Moscow", "days": 2}}'
 MOSCOW = {"name": "get_weather", "arguments": {"location": "Moscow", "days": 2}}
@@ -23,9 +22,8 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str | None, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
 def test_the_words_function_call_in_prose_are_text() -> None:

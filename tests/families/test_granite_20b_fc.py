@@ -4,11 +4,10 @@ streamed in every test."""
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.granite_20b_fc import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests
 
 DALLAS = {"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}
 EXAMPLES = [
@@ -25,6 +24,5 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str | None, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""

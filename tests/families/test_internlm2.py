@@ -4,11 +4,10 @@ and streamed in every test."""
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.internlm2 import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests, verify
 
 PROMPT = "<|im_start|>assistant\n"
 WEATHER = '{"name": "get_current_weather", "parameters": {"city": "Dallas", "state": "TX"}}'
@@ -33,9 +32,8 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
 def test_a_plugin_marker_without_its_action_start_is_text() -> None:

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.jamba import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests, verify
 
 PROMPT = "<|bom|><|assistant|>"
 DALLAS = {"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}
@@ -25,9 +24,8 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
 def test_a_list_with_a_broken_member_is_an_error_and_releases_no_call() -> None:

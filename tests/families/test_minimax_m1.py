@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.minimax_m1 import FORMAT
-from protocall.testing import stream, verify
+from protocall.testing import example_tests, stream
 from protocall.tools import normalize_tools
 
 DALLAS = {"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}
@@ -31,9 +30,8 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str | None, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
 def test_a_call_quoted_in_the_reasoning_is_reasoning() -> None:

@@ -3,11 +3,10 @@ Step3Detector tests (our own strings), one-shot and streamed in every test."""
 
 from __future__ import annotations
 
-import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.step3 import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests
 
 PROMPT = "<|BOT|>assistant\n<think>\n"
 BEGIN, END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
@@ -40,6 +39,5 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""

@@ -7,7 +7,7 @@ import pytest
 from peer_tools import TOOLS
 
 from protocall.formats.xlam import FORMAT
-from protocall.testing import verify
+from protocall.testing import example_tests, verify
 
 PROMPT = "<|im_start|>assistant\n"
 DALLAS = {"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}
@@ -30,9 +30,8 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_peer_shapes(text: str, prompt: str, expected: dict[str, object]) -> None:
-    verify(FORMAT, text, prompt, tools=TOOLS, expected=expected)
+test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
+"""Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
 @pytest.mark.parametrize(
