@@ -68,6 +68,8 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "gigachat3-10b-a1.8b": ("gigachat-3", None),
     "functiongemma-270m": ("functiongemma", None),
     "xlam-2": ("xlam", None),
+    "apriel-1.5-thinker": ("apriel", "reasoning"),
+    "apriel-1.6-thinker": ("apriel", "reasoning"),
 }
 
 

@@ -106,6 +106,7 @@ _BUILTINS = (
     "gigachat3",
     "functiongemma",
     "xlam",
+    "apriel",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
