@@ -113,12 +113,17 @@ or a tuple `FORMATS` when one module defines several registry names."""
 
 
 _loaded = False
+_broken: UsageError | None = None
+"""The error of an entry point that failed to load: raised again at every use, so a
+long-running process never goes on without a format it was given."""
 
 
 def _load() -> None:
     """On first use (keeps `import protocall` light), import the built-in family modules,
     then the formats of the installed `protocall.formats` entry points (`plugins`)."""
-    global _loaded
+    global _loaded, _broken
+    if _broken is not None:
+        raise _broken
     if _loaded:
         return
     _loaded = True
@@ -128,12 +133,16 @@ def _load() -> None:
         module = import_module(f".{name.replace('-', '_')}", __package__)
         for fmt in getattr(module, "FORMATS", None) or (module.FORMAT,):
             register(fmt)
-    for where, found in plugins.entry_points():
-        for fmt in found:
-            try:
-                register(fmt)
-            except UsageError as error:
-                raise UsageError(f"{where}: {error}") from None
+    try:
+        for where, found in plugins.entry_points():
+            for fmt in found:
+                try:
+                    register(fmt)
+                except UsageError as error:
+                    raise UsageError(f"{where}: {error}") from None
+    except UsageError as error:
+        _broken = error
+        raise
 
 
 def exportable() -> list[str]:

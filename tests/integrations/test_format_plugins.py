@@ -75,6 +75,7 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(registry, "_IMPORTED", {})
     monkeypatch.setattr(registry, "_MODEL_FORMATS", {})
     monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_broken", None)
     yield
 
 
@@ -137,6 +138,8 @@ def test_a_broken_entry_point_is_an_error_naming_it(
     assert status == 2
     assert "entry point broken = 'broken_formats:NOTHING'" in err
     assert "(package broken-formats) failed to load: AttributeError" in err
+    with pytest.raises(UsageError, match="broken_formats:NOTHING"):  # again, at every use
+        formats.get("hermes")
 
 
 def test_an_entry_point_taking_a_built_in_name_is_an_error(
