@@ -11,12 +11,12 @@ import bisect
 import codecs
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypedDict
 
 import orjson
 
-from . import ast
+from . import ast, repeats
 from .ast import Node, TreeBuilder
 from .combinators import (
     FAILED,
@@ -187,13 +187,14 @@ class _ItemLog:
     into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
     folds items: text the run gives its sink alone waits for that). The cyclic collector
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
-    per node and piece of a long output."""
+    per node and piece of a long output. A run of entries that repeats (a stop marker
+    over and over) is sealed as its period (`repeats.Repeated`), read back the same."""
 
     __slots__ = ("_blocks", "_starts", "open", "settled")
 
     def __init__(self) -> None:
         self.open: list[tuple[Any, ...]] = []
-        self._blocks: list[tuple[tuple[Any, ...], ...]] = []
+        self._blocks: list[Sequence[tuple[Any, ...]]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
         # Open entries before it are not joined any more: a node's entry is last there
         # (the session sets it), or `compact` joined them.
@@ -209,8 +210,7 @@ class _ItemLog:
         same text: only the indices of later entries change, so no call may be reading
         its arguments' runs by index)."""
         entries = _joined(self.open) if join else self.open
-        for start in range(0, len(entries), _SEALED):
-            block = tuple(entries[start : start + _SEALED])
+        for block in repeats.blocks(entries, _SEALED):  # a repeated run kept as its period
             self._blocks.append(block)
             self._starts.append(self._starts[-1] + len(block))
         self.open.clear()

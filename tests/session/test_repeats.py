@@ -1,0 +1,76 @@
+"""A repeated run of the item log kept as one period (`protocall.repeats`): it reads back
+as exactly the entries it stands for, and a session stuck on a stop marker holds a few
+bytes per repetition, not a node's tuples."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocall import ast, formats
+from protocall.repeats import LEAST, Repeated, blocks
+
+ENTRIES = st.one_of(
+    st.tuples(st.sampled_from(["a", "bc"]), st.integers(0, 3)),  # text
+    st.tuples(st.sampled_from(["content", "end_of_turn"]), st.integers(0, 3), st.none()),
+    st.tuples(
+        st.sampled_from(["content", "end_of_turn"]),
+        st.integers(0, 3),
+        st.sampled_from(["x", 1, None, ["mutable"]]),
+        st.none(),
+    ),
+)
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """Entries with runs of a period repeated at a stride, as a stuck model writes them."""
+    entries: list[tuple[Any, ...]] = []
+    for _ in range(draw(st.integers(0, 4))):
+        period = draw(st.lists(ENTRIES, min_size=1, max_size=9))
+        stride = draw(st.integers(0, 5))
+        for time in range(draw(st.integers(0, 50))):
+            entries += [(e[0], e[1] + time * stride, *e[2:]) for e in period]
+        entries += draw(st.lists(ENTRIES, max_size=5))
+    return entries
+
+
+@given(entries=logs(), size=st.integers(1, 40))
+def test_the_blocks_read_back_as_the_entries(entries: list[tuple[Any, ...]], size: int) -> None:
+    cut = list(blocks(entries, size))
+    assert [entry for block in cut for entry in block] == entries
+    for block in cut:
+        if isinstance(block, Repeated):
+            assert len(block) >= LEAST and block[1:-1] == list(block)[1:-1]
+            assert block[-1] == list(block)[-1]
+            # a run shares no mutable value between the nodes it stands for
+            assert all(type(field) is not list for entry in block.period for field in entry)
+        else:
+            assert type(block) is tuple and 0 < len(block) <= size
+
+
+def test_a_repeated_stop_keeps_its_tree_in_a_few_bytes_a_repetition() -> None:
+    fmt = formats.get("hermes")
+    text = "Done." + "<|im_end|>" * 20_000
+    gc.collect()
+    tracemalloc.start()
+    try:
+        session = fmt.parser()
+        for start in range(0, len(text), 4):
+            session.feed(text[start : start + 4])
+        session.finish()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 4 * len(text)  # a tuple per node: about 19 times
+    stops = session.ast.find_all(ast.END_OF_TURN)
+    assert len(stops) == 20_000
+    assert [(node.start, node.end, node.value) for node in stops[-2:]] == [
+        (len(text) - 20, len(text) - 10, "<|im_end|>"),
+        (len(text) - 10, len(text), "<|im_end|>"),
+    ]
+    assert session.message.content == "Done."
