@@ -56,17 +56,18 @@ def test_the_blocks_read_back_as_the_entries(entries: list[tuple[Any, ...]], siz
 def test_a_repeated_stop_keeps_its_tree_in_a_few_bytes_a_repetition() -> None:
     fmt = formats.get("hermes")
     text = "Done." + "<|im_end|>" * 20_000
+    deltas = [text[start : start + 4] for start in range(0, len(text), 4)]
+    session = fmt.parser()
     gc.collect()
     tracemalloc.start()
     try:
-        session = fmt.parser()
-        for start in range(0, len(text), 4):
-            session.feed(text[start : start + 4])
-        session.finish()
+        events = [event for delta in deltas for event in session.feed(delta)]
+        events += session.finish()
         held = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
     assert held < 4 * len(text)  # a tuple per node: about 19 times
+    assert [type(event).__name__ for event in events] == ["ContentDelta"] * len(events)
     stops = session.ast.find_all(ast.END_OF_TURN)
     assert len(stops) == 20_000
     assert [(node.start, node.end, node.value) for node in stops[-2:]] == [
