@@ -21,8 +21,10 @@ from typing import Any
 
 Entry = tuple[Any, ...]
 
-LONGEST = 8
+LONGEST = 6
 """The most entries one period has (MiniMax-M2's repeated stop takes five)."""
+_COMMON = 60
+"""A multiple of every period up to `LONGEST`: a run repeats at this distance too."""
 LEAST = 32
 """The fewest entries a run is worth keeping as a period (fewer stay tuples)."""
 _ATOMS = (str, int, float, bool, type(None))
@@ -61,8 +63,9 @@ class Repeated(Sequence[Entry]):
 
 def blocks(entries: list[Entry], size: int) -> Iterator[Sequence[Entry]]:
     """`entries` in order, as tuples of at most `size` entries and `Repeated` runs of at
-    least `LEAST` entries. Only where the entries' first fields repeat at a distance of at
-    most `LONGEST` over a run that long (found by C-level passes) are runs looked for."""
+    least `LEAST` entries. Runs are looked for only where the entries' first fields repeat
+    at the distance `_COMMON` (found by a C-level pass), so a run shorter than that is
+    left as tuples."""
     start = 0
     end = len(entries)
     hot = _candidates(entries)
@@ -83,14 +86,13 @@ def blocks(entries: list[Entry], size: int) -> Iterator[Sequence[Entry]]:
 
 
 def _candidates(entries: list[Entry]) -> bytearray:
-    """1 at each entry where a run may start: its first field is that of the entry a
-    period on, and so on for at least `LEAST` entries; else 0."""
+    """1 at each entry where a run may start: from there on, each entry's first field is
+    that of the entry `_COMMON` on, for at least `LEAST` entries; else 0."""
     heads = list(map(_first, entries))
     hot = bytearray(len(entries))
-    for period in range(1, LONGEST + 1):
-        same = bytes(map(operator.eq, heads, heads[period:]))
-        for found in re.finditer(b"\x01{%d,}" % (LEAST - period), same):
-            hot[found.start() : found.end()] = b"\x01" * (found.end() - found.start())
+    same = bytes(map(operator.eq, heads, heads[_COMMON:]))
+    for found in re.finditer(b"\\x01{%d,}" % LEAST, same):
+        hot[found.start() : found.end()] = b"\x01" * (found.end() - found.start())
     return hot
 
 
@@ -99,36 +101,52 @@ _first = operator.itemgetter(0)
 
 def _run(entries: list[Entry], at: int) -> tuple[int, int, int] | None:
     """The shortest period of at most `LONGEST` entries that repeats from `at` over at
-    least `LEAST` entries, with its stride and how many times it repeats; or None."""
+    least `LEAST` entries, with its stride and how many times it repeats; or None. An
+    entry repeats the one a period before it when it is the same but `stride` characters
+    on (see the module docstring)."""
     end = len(entries)
     first = entries[at]
     for period in range(1, LONGEST + 1):
         if at + max(2 * period, LEAST) > end:
             return None
         other = entries[at + period]
-        if other[0] != first[0] or len(other) != len(first):
-            continue
         stride = other[1] - first[1]
-        if stride < 0:
+        if other[0] != first[0] or stride < 0 or not _atoms(entries[at : at + period]):
             continue
-        count = 1
-        following = at + period
-        while following + period <= end and all(
-            _shifted(entries[following + k], entries[at + k], stride * count) for k in range(period)
-        ):
-            count += 1
-            following += period
-        if period * count >= LEAST:
-            return period, stride, count
+        following = _repeated_to(entries, at + period, period, stride)
+        times = (following - at) // period
+        if period * times >= LEAST:
+            return period, stride, times
     return None
 
 
-def _shifted(entry: Entry, model: Entry, by: int) -> bool:
-    """Whether `entry` is `model`, `by` characters on, with atoms only."""
-    return (
-        len(entry) == len(model)
-        and entry[1] == model[1] + by
-        and entry[0] == model[0]
-        and all(type(field) in _ATOMS for field in entry[2:])
-        and entry[2:] == model[2:]
-    )
+def _repeated_to(entries: list[Entry], start: int, period: int, stride: int) -> int:
+    """Where the entries from `start` stop repeating the ones a period before them:
+    checked by C-level passes over doubling stretches, entry by entry only in the
+    stretch where they stop."""
+    end, size = len(entries), LEAST
+    while start < end:
+        stop = min(start + size, end)
+        now, before = entries[start:stop], entries[start - period : stop - period]
+        if (
+            list(map(_first, now)) == list(map(_first, before))
+            and list(map(_tail, now)) == list(map(_tail, before))
+            and list(map(operator.sub, map(_second, now), map(_second, before))).count(stride)
+            == stop - start
+        ):
+            start, size = stop, 2 * size
+            continue
+        for entry, model in zip(now, before, strict=True):
+            if entry[1] - model[1] != stride or entry[0] != model[0] or entry[2:] != model[2:]:
+                return start
+            start += 1
+    return start
+
+
+_second = operator.itemgetter(1)
+_tail = operator.itemgetter(slice(2, None))
+
+
+def _atoms(period: list[Entry]) -> bool:
+    """Whether the entries' fields after the position are atoms only."""
+    return all(type(field) in _ATOMS for entry in period for field in entry[2:])

@@ -200,6 +200,7 @@ def test_a_mutated_turn_gives_the_same_events_in_every_chunking(
 
 # -- a name too long is an error, never text ---------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_tool_name_too_long_is_an_error_and_one_at_the_bound_a_call(name: str) -> None:
