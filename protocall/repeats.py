@@ -8,8 +8,9 @@ which read back as exactly the entries they stand for, so the tree, the indices 
 log and everything read from it stay what they were.
 
 An entry is a tuple whose second field is its stream offset (see `session._ItemLog`); two
-entries are the same but for where they stand when every other field is equal and is an
-atom (a string, a number, None), so a run never shares a mutable value between nodes.
+entries are the same but for where they stand when every other field is equal and is a
+string or None, so a run stands for exactly the values it read (`1 == 1.0 == True`), and
+never shares a mutable one between nodes.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ _COMMON = 60
 """A multiple of every period up to `LONGEST`: a run repeats at this distance too."""
 LEAST = 32
 """The fewest entries a run is worth keeping as a period (fewer stay tuples)."""
-_ATOMS = (str, int, float, bool, type(None))
+_ATOMS = (str, type(None))
 
 
 class Repeated(Sequence[Entry]):
@@ -148,5 +149,5 @@ _tail = operator.itemgetter(slice(2, None))
 
 
 def _atoms(period: list[Entry]) -> bool:
-    """Whether the entries' fields after the position are atoms only."""
+    """Whether the entries' fields after the position are strings or None only."""
     return all(type(field) in _ATOMS for entry in period for field in entry[2:])
