@@ -28,6 +28,11 @@ QWEN = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</paramete
 KIMI = '<|tool_calls_section_begin|><|tool_call_begin|>{}:0<|tool_call_argument_begin|>{{"city": "P"}}<|tool_call_end|><|tool_calls_section_end|><|im_end|>'  # noqa: E501
 IN_HEADER = ' to=functions.{}<|channel|>commentary {}<|message|>{{"city": "P"}}<|call|>'
 THOUGHT = "<|channel|>analysis<|message|>hm<|end|><|start|>assistant"
+LFM2_CALL = "<think>{}<|tool_call_start|>[get_weather(city='P')]<|tool_call_end|><|im_end|>"
+SEED_CALL = (
+    "<seed:think>{}\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>P</parameter>"
+    "\n</function>\n</seed:tool_call><seed:eos>"
+)
 HARMONY = '<|channel|>commentary {}<|message|>{{"city": "Paris"}}<|call|>'
 
 
@@ -133,3 +138,35 @@ def test_a_truncated_call_the_grammar_accepts_is_content_to_protocall(
         clean, calls = read(name, text, prompt)
         accepted = verdicts(name, text, prompt)
         assert not any(accepted) or (clean and not calls), (text, accepted, calls)
+
+
+UNCLOSED = [
+    ("mistral", '[THINK]hm[TOOL_CALLS]get_weather[ARGS]{"city": "P"}</s>', "hm", None),
+    ("mistral", '[THINK]hm[TOOL_CALLS]get_weather[ARGS]{"city": "P"} ok</s>', "hm", "ok"),
+    ("mistral", '[THINK]a [TOOL_CALLS b[TOOL_CALLS]get_weather[ARGS]{"city": "P"}',
+     "a [TOOL_CALLS b", None),
+    ("lfm2", LFM2_CALL.format("hm"), "hm", None),
+    ("seed-oss", SEED_CALL.format("hm"), "hm", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "reasoning", "content"), UNCLOSED)
+def test_a_call_in_an_explicit_reasoning_block_never_closed_is_a_call(
+    name: str, text: str, reasoning: str, content: str | None
+) -> None:
+    """Read-only (docs/grammar.md): a reasoning block the model opened and never closed
+    ends at its call, one-shot and streamed per character; the grammar, which writes the
+    block closed, refuses the text."""
+    fmt = formats.get(name)
+    for chunks in ([text], list(text)):
+        session = fmt.parser(TOOLS, fmt.prompt_for(None))
+        for chunk in chunks:
+            session.feed(chunk)
+        session.finish()
+        message = session.message
+        assert not message.errors and message.reasoning_content == reasoning
+        assert message.content == content
+        assert [(c.name, c.arguments, c.validation_errors) for c in message.tool_calls] == [
+            ("get_weather", {"city": "P"}, ())
+        ]
+    assert verdicts(name, text, fmt.prompt_for(None)) == (False, False)
