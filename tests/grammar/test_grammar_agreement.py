@@ -81,7 +81,6 @@ READ_CLEAN = [
     # Llama 3: "arguments" is read as "parameters" is
     ("llama-3", '{"name": "get_weather", "arguments": {"city": "P"}}<|eot_id|>', None, 1),
     ("llama-3", '{"name": "get_weather", "parameters": {"city": "P"}}<|eot_id|>', None, 1),
-    ("llama-3", 'see {"name": "get_weather", "param<|eot_id|>', None, 0),
 ]
 
 
@@ -99,6 +98,14 @@ READ_BAD = [
     # Llama 3: a call with a wrong argument type is no content, under either key
     ("llama-3", '{"name": "get_weather", "arguments": {"city": 3}}<|eot_id|>', None),
     ("llama-3", '{"name": "get_weather", "parameters": {"city": 3}}<|eot_id|>', None),
+    # Llama 3, Llama 4, pythonic: other spacings of a call's beginning are calls, not
+    # content (compact JSON, members in another order, whitespace around the name)
+    ("llama-3", '{"name":"get_weather","parameters":{"city":3}}<|eot_id|>', None),
+    ("llama-3", 'see { "name" : "get_weather", "arguments": {"city": 3}}<|eot_id|>', None),
+    ("llama-3", '{"parameters": {"city": 3}, "name": "get_weather"}<|eot_id|>', None),
+    ("pythonic", "[get_weather (city=3)]<|eot_id|>", None),
+    ("pythonic", "see [ get_weather\n(city=3)]<|eot_id|>", None),
+    ("llama-4", "[get_weather (city=3)]<|eot|>", None),
     # Llama 4: a call to an undeclared tool inside `<|python_start|>`
     ("llama-4", "<|python_start|>[no_such_tool(a=1)]<|python_end|><|eot|>", None),
     ("llama-4", "<|python_start|>[no_such_tool(a=1)]<|eot|>", None),
@@ -170,3 +177,22 @@ def test_a_call_in_an_explicit_reasoning_block_never_closed_is_a_call(
             ("get_weather", {"city": "P"}, ())
         ]
     assert verdicts(name, text, fmt.prompt_for(None)) == (False, False)
+
+
+OTHER_SPACINGS = [
+    ("llama-3", 'x {"name":"get_weather","parameters":{"city":"P"}}<|eot_id|>'),
+    ("llama-3", '{"arguments": {"city": "P"}, "name": "get_weather"}<|eot_id|>'),
+    ("pythonic", "x [ get_weather(city='P')]<|eot_id|>"),
+    ("llama-4", "[get_weather\t(city='P')]<|eot|>"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), OTHER_SPACINGS)
+def test_a_call_spaced_otherwise_is_read_only_never_content(name: str, text: str) -> None:
+    """Read-only (docs/grammar.md): protocall reads a clean call where the spacing or the
+    member order differs from the template's; the grammar writes the template's, and its
+    content never holds the other (in `auto` mode such text is neither content nor a call)."""
+    prompt = formats.get(name).prompt_for(None)
+    clean, calls = read(name, text, prompt)
+    assert clean and len(calls) == 1, calls
+    assert verdicts(name, text, prompt) == (False, False)
