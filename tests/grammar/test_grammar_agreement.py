@@ -13,6 +13,7 @@ from gbnf_recognizer import Recognizer
 from grammar_oracle import check, special_tokens
 
 from protocall import formats
+from protocall.formats import gpt_oss
 from protocall.grammar import walk
 
 TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "required": ["city"],
@@ -196,3 +197,18 @@ def test_a_call_spaced_otherwise_is_read_only_never_content(name: str, text: str
     clean, calls = read(name, text, prompt)
     assert clean and len(calls) == 1, calls
     assert verdicts(name, text, prompt) == (False, False)
+
+
+@pytest.mark.parametrize("in_role", [False, True])
+@pytest.mark.parametrize("content_type", gpt_oss.CONTENT_TYPES)
+def test_every_gpt_oss_call_header_is_read_and_written(
+    in_role: bool, content_type: tuple[str, str]
+) -> None:
+    """gpt-oss's call headers, described once (`call_header`, `CONTENT_TYPES`): each place
+    of the recipient with each content type is read as the call and accepted by both
+    grammars."""
+    header = gpt_oss.call_header(in_role, content_type).replace("{name}", "get_weather")
+    text = header + '{"city": "P"}<|call|>'
+    prompt = formats.get("gpt-oss").prompt_for(None)
+    assert read("gpt-oss", text, prompt) == (True, [("get_weather", {"city": "P"})])
+    assert verdicts("gpt-oss", text, prompt) == (True, True)
