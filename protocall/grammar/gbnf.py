@@ -31,17 +31,31 @@ from .ir import (
     head,
     seq,
 )
+from .patterns import gbnf_pattern
 
-EXPRESSED = schemas.STRUCTURE | {
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "minLength",
-    "maxLength",
-    "format",
-}
-"""The JSON schema keywords the GBNF writer expresses (`format` for `schemas.GBNF_FORMATS`);
-any other is dropped and reported (`schemas.dropped`)."""
+EXPRESSED = schemas.STRUCTURE | {"prefixItems", "minItems", "maxItems"}
+"""The JSON schema keywords the GBNF writer expresses in any schema; `DECIDED` ones it
+expresses in some (`_written`); any other is dropped and reported (`schemas.dropped`)."""
+DECIDED = schemas.BOUNDS | {"format", "pattern", "minLength", "maxLength"}
+
+
+def _written(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The `DECIDED` keywords of `schema` the writer writes: the bounds of an integer
+    (`schemas.integer_bounds`); of a `string` type, the first of its `format` (one of
+    `schemas.GBNF_FORMATS`), its `pattern` (`patterns.gbnf_pattern`) and its lengths."""
+    found = set(schema.keys() & schemas.BOUNDS) if schemas.integer_bounds(schema) else set()
+    kind = schema.get("type")
+    if "string" not in (kind if isinstance(kind, list) else [kind]):
+        return frozenset(found)  # (a string's keywords in a schema of any value: dropped)
+    pattern = schema.get("pattern")
+    if schema.get("format") in schemas.GBNF_FORMATS:
+        found.add("format")
+    elif isinstance(pattern, str) and gbnf_pattern(pattern) is not None:
+        found.add("pattern")
+    else:
+        found |= schema.keys() & {"minLength", "maxLength"}
+    return frozenset(found)
+
 
 _DIGIT2 = "[0-9] [0-9]"
 _FORMATS = {
@@ -128,9 +142,7 @@ class _Writer:
             return re.sub(r"\\[sfv]", lambda m: _CLASS_ESCAPES[m[0]], node.regex)
         if isinstance(node, Json):
             schema = json.loads(node.schema)
-            found = schemas.dropped(
-                schema, EXPRESSED, node.where, schemas.GBNF_FORMATS, integers=True
-            )
+            found = schemas.dropped(schema, EXPRESSED, node.where, written=(DECIDED, _written))
             self.grammar.dropped += found
             self.root, self.root_key = schema, node.schema
             return self.json(schema)
@@ -280,11 +292,16 @@ class _Writer:
         char = '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})'
         chars = self.rule("char", "char", lambda: char)
         schema = schema or {}
-        spelled = _FORMATS.get(schema.get("format", ""))
-        if spelled is not None:
+        written = _written(schema)
+        if "format" in written:
+            spelled = _FORMATS[schema["format"]]
             return self.rule(
                 f"format {schema['format']}", "format", lambda: f'"\\"" {spelled} "\\""'
             )
+        if "pattern" in written:
+            matched = gbnf_pattern(schema["pattern"])
+            key = f"pattern {schema['pattern']}"
+            return self.rule(key, "pattern", lambda: f'"\\"" {matched} "\\""')
         least, most = schema.get("minLength", 0), schema.get("maxLength")
         if least or most is not None:
             bound = "" if most is None else most

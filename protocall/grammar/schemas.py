@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 ANNOTATIONS = frozenset(
@@ -101,6 +101,8 @@ def _pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
 
 
 BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+Written = tuple[frozenset[str], Callable[[Mapping[str, Any]], frozenset[str]]]
+"""Keywords a writer decides schema by schema, and which of them it writes in a schema."""
 
 
 def integer_bounds(schema: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
@@ -143,14 +145,15 @@ def dropped(
     formats: frozenset[str] = frozenset(),
     root: Mapping[str, Any] | None = None,
     *,
-    integers: bool = False,
+    written: Written | None = None,
 ) -> list[str]:
-    """What a writer that expresses the keywords `expressed` (and the string `formats`;
-    with `integers`, the `BOUNDS` of a schema `integer_bounds` reads) drops of `schema`,
-    found where `where` says: one line per keyword and place, such as
-    `parameter 'origin' of 'book': pattern '^[A-Z]{3}$'`. `$ref`s are followed once each."""
+    """What a writer that expresses the keywords `expressed` (and the string `formats`)
+    drops of `schema`, found where `where` says: one line per keyword and place, such as
+    `parameter 'origin' of 'book': pattern '^[A-Z]{3}$'`. `$ref`s are followed once each.
+    `written` (decided keywords, and which of them the writer writes in a given schema)
+    decides those keywords schema by schema instead."""
     found: list[str] = []
-    _dropped(schema, expressed, where, formats, root or schema, set(), found, integers)
+    _dropped(schema, expressed, where, formats, root or schema, set(), found, written)
     return found
 
 
@@ -162,7 +165,7 @@ def _dropped(
     root: Any,
     followed: set[str],
     found: list[str],
-    integers: bool,
+    written: Written | None,
 ) -> None:
     if not isinstance(schema, Mapping):
         return
@@ -172,12 +175,13 @@ def _dropped(
             return
         followed.add(ref)
     schema = resolve(schema, root)
-    bounded = integers and integer_bounds(schema) is not None
+    decided, writes = written or (frozenset(), lambda _: frozenset())
+    kept = writes(schema) if decided & schema.keys() else frozenset()
     for key, value in schema.items():
-        if key in ANNOTATIONS or key == "$ref" or (bounded and key in BOUNDS):
+        if key in ANNOTATIONS or key == "$ref" or key in kept:
             continue
         known = key != "format" or value in formats
-        if key not in expressed or not known:
+        if key in decided or key not in expressed or not known:
             found.append(f"{where}: {key} {json.dumps(value, ensure_ascii=False)}")
     nested = [(f"{where}.{k}", v) for k, v in (schema.get("properties") or {}).items()]
     nested += [(f"{where}[]", schema.get(k)) for k in ("items", "additionalProperties")]
@@ -186,7 +190,7 @@ def _dropped(
         nested += [(f"{where}[{n}]" if union == "prefixItems" else where, v)
                    for n, v in enumerate(items)]  # fmt: skip
     for place, value in nested:
-        _dropped(value, expressed, place, formats, root, followed, found, integers)
+        _dropped(value, expressed, place, formats, root, followed, found, written)
 
 
 def known_formats(schema: Any, formats: frozenset[str], where: str, found: list[str]) -> Any:

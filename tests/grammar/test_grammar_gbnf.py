@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -18,6 +19,7 @@ import pytest
 from gbnf_recognizer import Recognizer
 from grammar_oracle import DEL, EXPORTABLE, calls, completes, turn_in_order
 from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import strategies as st
 from llguidance.gbnf_to_lark import any_to_lark
 
 from protocall import formats
@@ -234,3 +236,58 @@ def test_bounds_on_other_numbers_are_dropped() -> None:
         grammar.rules["start"] = Json(json.dumps(schema))
         gbnf.write(grammar)
         assert len(grammar.dropped) == len(schema) - 1, schema
+
+
+PATTERNS = [
+    "^[A-Z]{3}$", "^#W[0-9]{7}$", "[0-9]+", "^(ab|c)*d?$", "^[^a-c]{2,}$", "^.x$",
+    r"^\d{5}(-\d{4})?$", r"^\w+@\w+\.com$", r"^[\s\"\\]+$", "x|y", r"^\s\d\w$",
+    r"^a{2}b{1,}c{0,2}$", r"^[-+]?[0-9]*\.?[0-9]+$", r"^\x41\u00e9\t$", "^(?:a|b)+?$",
+]  # fmt: skip
+TEXTS = st.text(st.sampled_from('abcdxyAZ09#W-+.@_ "\\\n\té\x01'), max_size=9)
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_pattern_admits_exactly_the_strings_it_matches(pattern: str) -> None:
+    """A string's `pattern` (searched, as JSON Schema does) in GBNF: over strings drawn
+    from it and others, written as JSON writes them, the GBNF accepts exactly those it
+    matches as ECMA-262 reads it (`$` the very end, `\\d \\w \\s` ASCII), all of which
+    Python's `re.search` (the validation's) matches too; nothing is dropped."""
+    schema = {"type": "string", "pattern": pattern}
+    grammar = Grammar(())
+    grammar.rules["start"] = Json(json.dumps(schema))
+    accepts = Recognizer(gbnf.write(grammar)).accepts
+    assert grammar.dropped == []
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(st.one_of(st.from_regex(pattern), TEXTS))
+    def agree(text: str) -> None:
+        written = json.dumps(text, ensure_ascii=False)
+        ecma = pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern
+        assert accepts(written) == bool(re.search(ecma, text, re.ASCII)), written
+        assert not accepts(written) or re.search(pattern, text)
+
+    agree()
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(?=a)b",
+        r"^a\b",
+        r"(a)\1",
+        r"^a$b",
+        r"\p{L}",
+        "a{2000}",
+        r"\S",
+        r"[\D]",
+        "^a|b",
+        "x|^y",
+        "^(a|b$)",
+    ],
+)
+def test_a_pattern_outside_the_linear_subset_is_dropped(pattern: str) -> None:
+    schema = {"type": "string", "pattern": pattern, "maxLength": 3}
+    grammar = Grammar(())
+    grammar.rules["start"] = Json(json.dumps(schema))
+    assert Recognizer(gbnf.write(grammar)).accepts('"abc"')  # its lengths written instead
+    assert grammar.dropped == [f"a value: pattern {json.dumps(pattern)}"]

@@ -18,12 +18,14 @@ from hypothesis import strategies as st
 from llamacpp_oracle import LlamaCpp, available
 from test_grammar_agreement import READ_BAD, READ_CLEAN
 from test_grammar_agreement import TOOLS as AGREEMENT_TOOLS
+from test_grammar_gbnf import BOUNDS, PATTERNS
 from test_grammar_schemas import CALLS as REAL_CALLS
 from test_grammar_schemas import TOOLS as REAL_TOOLS
 
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
-from protocall.grammar import Options, export
+from protocall.grammar import Options, export, gbnf
+from protocall.grammar.ir import Grammar, Json
 from protocall.testing import cases
 from protocall.testing.strategies import render
 
@@ -129,3 +131,17 @@ def test_llama_cpp_and_the_recognizer_agree_on_turns_and_calls(
         agree(llama_cpp, required, [t for t in (call,) if DEL not in t])
 
     agreeing()
+
+
+def test_llama_cpp_and_the_recognizer_agree_on_patterns_and_bounds(llama_cpp: LlamaCpp) -> None:
+    """The GBNF of string patterns and integer bounds (test_grammar_gbnf's), over strings
+    and numbers around them."""
+    texts = ["", "AAA", "#W1234567", "ab", "abd", "\\n", '\\"', "x", "a1b", "12345-6789", "-0"]
+    schemas = [{"type": "string", "pattern": p} for p in PATTERNS]
+    schemas += [{"type": "integer", **bounds} for bounds in BOUNDS]
+    for schema in schemas:
+        grammar = Grammar(())
+        grammar.rules["start"] = Json(json.dumps(schema))
+        strings = [f'"{text}"' for text in texts]
+        numbers = [str(n) for n in (-1000, -100, -5, -1, 0, 1, 7, 9, 12, 13, 19, 99, 4567, 4568)]
+        agree(llama_cpp, gbnf.write(grammar), strings + numbers)
