@@ -9,8 +9,7 @@ each probe stops where the server would next read the model's configuration.
 Run as a script (`python tests/integrations/test_integrations_cli.py KIND ARGV...`), this
 file is that
 probe: it prints the parser classes the server resolved on a `PROBE ` line. Under pytest it
-runs the probe for each documented line, with torch and triton stood in for
-(tests/integrations/servers_shim.py), Hugging Face offline, and no GPU.
+runs the probe for each documented line, on CPU torch, Hugging Face offline, and no GPU.
 """
 
 from __future__ import annotations
@@ -301,6 +300,5 @@ def python(argv: list[str]) -> None:
 PROBES = {"vllm": vllm_serve, "sglang": sglang_serve, "python": python}
 
 if __name__ == "__main__":
-    servers_shim.install()
     servers_shim.sglang_packages()
     PROBES[sys.argv[1]](sys.argv[2:])
