@@ -137,11 +137,12 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 SGLANG_RUNTIME = ("sglang.srt.managers.schedule_batch", "sglang.srt.configs")
 """What the import chain of SGLang's chat endpoint reaches that cannot load here: the
-scheduler's batch (`io_struct` takes five names from it: enums and a multimodal output
-type) and the model configurations (every architecture's config class), which both import
-the vision models' preprocessing, and so torchvision. torchvision's only build on the
-package index is the CUDA one, whose operators do not load into CPU torch. Nothing the
-tests run reads them; they load as placeholders."""
+model configurations (every architecture's config class), which import the vision
+models' preprocessing, so torchvision, whose only build on the package index is the CUDA
+one (its operators do not load into CPU torch); and the scheduler's batch (`io_struct`
+takes five names from it: enums and a multimodal output type), which imports them and the
+quantization layers (compressed-tensors and other kernels' packages). Nothing the tests
+run reads them; they load as placeholders."""
 
 
 def sglang_serving() -> None:
