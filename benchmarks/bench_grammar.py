@@ -10,8 +10,8 @@ For each format the exporter writes (`protocall.formats.exportable()`) and each 
 - the CPU time the engine takes to compile it, the best of `REPEATS`: what a server pays
   once per request on top. For Lark, llguidance's `validate_grammar` (which compiles it);
   for GBNF, the lazy grammar and structural tags, xgrammar's `GrammarCompiler` over a
-  byte-level vocabulary (xgrammar imports torch: the tests' stand-ins for it are used,
-  tests/integrations/servers_shim.py; its compile cache off).
+  byte-level vocabulary (xgrammar imports torch: the CPU build of
+  requirements/servers-light.txt; its compile cache off).
 
 With `--real`, the tools are the real-world tool set of the tests
 (tests/grammar/data/real_tools.json: `$ref`, `format`, `pattern`, bounds, …), repeated under
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -68,11 +67,7 @@ def real_tools(count: int) -> Any:
 def xgrammar_compiler() -> Callable[[str, str], Any] | None:
     """A function compiling a GBNF (`gbnf`) or structural tag (`structural-tag`) text with
     xgrammar, or None where xgrammar is not installed."""
-    sys.path[:0] = [str(TESTS / "integrations"), str(TESTS)]
     try:
-        import servers_shim
-
-        servers_shim.install()
         import xgrammar as xgr
     except ImportError:
         return None

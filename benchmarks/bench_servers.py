@@ -31,9 +31,8 @@ as benchmarks/bench_formats.py writes it for the family, else as the format rend
 Targets (issue #32): protocall's share at most a third of the server's parser's on
 typical turns, a tenth at 100 K.
 
-Needs the server wheels (requirements/servers.txt; torch is stood in by
-tests/integrations/servers_shim.py) and, for vLLM's own parsers, `pip install ijson
-mistral-common pydantic-extra-types pycountry`.
+Needs the server wheels and CPU torch (requirements/servers.txt, servers-light.txt) and,
+for vLLM's own parsers, `pip install ijson mistral-common pydantic-extra-types pycountry`.
 Run: PYTHONPATH=. python benchmarks/bench_servers.py [--formats qwen3-coder] [--delta 4]
      [--requests 20] [--repeats 3] [--size 100000] [--sections vllm,sglang]
 """
@@ -130,9 +129,6 @@ def _ratio(times: dict[str, float], own: str) -> str:
 @functools.cache
 def vllm() -> Any:
     """vLLM's harness, with the `floor` and `echo` tool parsers registered."""
-    import servers_shim
-
-    servers_shim.install()
     import vllm_samples
     import vllm_serving
     from vllm.entrypoints.generate.base.protocol import (

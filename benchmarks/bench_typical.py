@@ -28,8 +28,8 @@ bare (`Format.parser`, `feed`, `finish`) and through its vLLM plug-in (the same
 tokens are the format's markers (tests/integrations/servers_shim.py), the same text for
 every parser.
 
-Needs the vllm and sglang wheels for the second table (requirements/servers.txt; torch is
-stood in by tests/integrations/servers_shim.py).
+Needs the vllm and sglang wheels and CPU torch for the second table
+(requirements/servers.txt, servers-light.txt).
 Run: python benchmarks/bench_typical.py [--formats hermes,kimi-k2] [--repeats 200]
      [--no-servers]
 """
@@ -209,7 +209,6 @@ def servers(names: Sequence[str], repeats: int) -> str:
     sys.path[:0] = [str(TESTS / "integrations"), str(TESTS)]  # the servers' harness
     import servers_shim
 
-    servers_shim.install()
     servers_shim.sglang_packages()
     import protocall.integrations.vllm  # noqa: F401  (registers protocall-<format>)
 

@@ -35,9 +35,9 @@ JSON_CODECS = (JsonObject, NameAndArguments, NameKey)
 
 @functools.cache
 def xgrammar() -> Any:
-    """xgrammar, imported with the torch stand-ins (it imports torch, never runs it): a
-    skip where the server wheels are absent (`servers_shim.require`). The shim lives with
-    the server tests, which run beside these or not at all."""
+    """xgrammar (it imports torch and triton): a skip where the server wheels are absent,
+    a failure where CI installs them (`servers_shim.require`, which lives with the server
+    tests, which run beside these or not at all)."""
     harness = str(Path(__file__).resolve().parents[1] / "integrations")
     if harness not in sys.path:
         sys.path.append(harness)

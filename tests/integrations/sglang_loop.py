@@ -6,8 +6,8 @@ What runs is SGLang's: `handle_request` and everything it calls in `serving_chat
 `serving_base`, `protocol`, `function_call` and `parser`, with the real `ServerArgs`
 defaults as its configuration. What stands in:
 
-- the model runtime's modules (`servers_shim.sglang_serving`: torch, triton and two runtime
-  subtrees as placeholders);
+- two model runtime modules, which need CUDA torchvision (`servers_shim.sglang_serving`:
+  placeholders);
 - the engine (`Engine`, in the place of SGLang's `TokenizerManager`): it records the
   request it gets (`GenerateReqInput`, with the sampling parameters the endpoint computed)
   and yields the output dicts the tokenizer manager yields for a stream, each with the
@@ -45,7 +45,7 @@ from protocall.grammar.walk import spec_of
 servers_shim.sglang_serving()
 servers_shim.require("sglang.srt.entrypoints.openai.serving_chat")
 
-import xgrammar  # noqa: E402  (after the shim: it imports torch)
+import xgrammar  # noqa: E402
 from sglang.srt import runtime_context  # noqa: E402
 from sglang.srt.constrained.xgrammar_backend import XGrammarGrammarBackend  # noqa: E402
 from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest  # noqa: E402

@@ -9,8 +9,7 @@ each probe stops where the server would next read the model's configuration.
 Run as a script (`python tests/integrations/test_integrations_cli.py KIND ARGV...`), this
 file is that
 probe: it prints the parser classes the server resolved on a `PROBE ` line. Under pytest it
-runs the probe for each documented line, with torch and triton stood in for
-(tests/integrations/servers_shim.py), Hugging Face offline, and no GPU.
+runs the probe for each documented line, on CPU torch, Hugging Face offline, and no GPU.
 """
 
 from __future__ import annotations
@@ -49,19 +48,22 @@ def lines(*start: str) -> list[list[str]]:
 
 
 def need(package: str) -> None:
-    """Skip where the server wheel is absent, except under PROTOCALL_REQUIRE_SERVERS=1."""
-    if importlib.util.find_spec(package) is None:
-        if os.environ.get("PROTOCALL_REQUIRE_SERVERS") == "1":
-            pytest.fail(f"the {package} wheel is not installed")
-        pytest.skip(f"the {package} wheel is not installed")
+    """Skip where the server wheel or torch is absent, except under
+    PROTOCALL_REQUIRE_SERVERS=1."""
+    for wheel in (package, "torch"):
+        if importlib.util.find_spec(wheel) is None:
+            if os.environ.get("PROTOCALL_REQUIRE_SERVERS") == "1":
+                pytest.fail(f"the {wheel} wheel is not installed")
+            pytest.skip(f"the {wheel} wheel is not installed")
 
 
 def probe(kind: str, argv: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     """Run this file as the probe `kind` for `argv` in a fresh interpreter, this checkout's
     protocall first on the path, with `env` and, per server:
 
-    - vLLM on its CPU platform: without torch and a GPU it detects none, and building its
-      argument parser asks the platform for the default device's type. (Hugging Face
+    - vLLM on its CPU platform: its wheel is the CUDA build, so without a GPU it detects
+      none, and building its argument parser asks the platform for the default device's
+      type. (Hugging Face
       offline would make vLLM resolve the model to a local snapshot.)
     - SGLang with Hugging Face offline: `sglang serve` asks the hub whether the model is a
       diffusion model, and offline takes its answer for a failed look-up, "no"."""
@@ -301,6 +303,5 @@ def python(argv: list[str]) -> None:
 PROBES = {"vllm": vllm_serve, "sglang": sglang_serve, "python": python}
 
 if __name__ == "__main__":
-    servers_shim.install()
     servers_shim.sglang_packages()
     PROBES[sys.argv[1]](sys.argv[2:])

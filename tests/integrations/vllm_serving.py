@@ -26,19 +26,15 @@ import types
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-import servers_shim
-
-servers_shim.install()
-
-from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers  # noqa: E402
-from transformers import TokenizersBackend  # noqa: E402
-from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
-from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat  # noqa: E402
-from vllm.entrypoints.openai.responses.serving import OpenAIServingResponses  # noqa: E402
-from vllm.renderers.online_renderer import OnlineRenderer  # noqa: E402
-from vllm.sampling_params import SamplingParams  # noqa: E402
-from vllm.v1.engine import EngineCoreOutput, EngineCoreRequest, FinishReason  # noqa: E402
-from vllm.v1.engine.output_processor import (  # noqa: E402
+from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+from transformers import TokenizersBackend
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat
+from vllm.entrypoints.openai.responses.serving import OpenAIServingResponses
+from vllm.renderers.online_renderer import OnlineRenderer
+from vllm.sampling_params import SamplingParams
+from vllm.v1.engine import EngineCoreOutput, EngineCoreRequest, FinishReason
+from vllm.v1.engine.output_processor import (
     OutputProcessor,
     RequestOutputCollector,
 )
