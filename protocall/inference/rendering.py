@@ -11,6 +11,11 @@ A template renders with `messages`, `tools`, `documents`, `add_generation_prompt
 special tokens it was given (`bos_token`, `eos_token`, and others such as `pad_token`, as
 transformers passes the tokenizer's), and any other keyword (`enable_thinking`…).
 
+Some templates only render under llama.cpp's Jinja engine, which has more built-ins than
+transformers' sandbox: lists and dicts changed in place (`list.append`, `dict.update`…) and
+`tojson` of any iterable (a `map` filter's generator). `ChatTemplate.with_extra_builtins()`
+renders with those (`EXTRA_BUILTINS` names them).
+
 jinja2 is the optional extra `protocall[templates]`; without it a `UsageError` says so.
 """
 
@@ -22,6 +27,11 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from ..combinators import UsageError
+
+EXTRA_BUILTINS = (
+    "llama.cpp's extra Jinja built-ins (lists and dicts changed in place, such as "
+    "list.append; tojson of any iterable)"
+)
 
 
 class TemplateError(UsageError):
@@ -40,7 +50,7 @@ def _jinja() -> Any:
     return jinja2
 
 
-def _environment() -> Any:
+def _environment(extra_builtins: bool) -> Any:
     jinja2 = _jinja()
 
     class Generation(jinja2.ext.Extension):  # type: ignore[misc,name-defined]
@@ -73,12 +83,15 @@ def _environment() -> Any:
             indent=indent,
             separators=separators,
             sort_keys=sort_keys,
+            default=_as_list if extra_builtins else None,
         )
 
     def strftime_now(format: str) -> str:
         return datetime.now().strftime(format)
 
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+    sandbox = jinja2.sandbox
+    kind = sandbox.SandboxedEnvironment if extra_builtins else sandbox.ImmutableSandboxedEnvironment
+    env = kind(
         trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols]
     )
     env.filters["tojson"] = tojson
@@ -87,8 +100,18 @@ def _environment() -> Any:
     return env
 
 
+def _as_list(value: Any) -> list[Any]:
+    """`tojson`'s fallback with the extra built-ins: an iterable other than a list, as one."""
+    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return list(value)
+
+
 class ChatTemplate:
-    """A compiled chat template; `render` writes a conversation as the model sees it."""
+    """A compiled chat template; `render` writes a conversation as the model sees it, in
+    transformers' environment (`LlamaCppTemplate`: with llama.cpp's `EXTRA_BUILTINS`)."""
+
+    extra_builtins: ClassVar[bool] = False
 
     def __init__(
         self, source: str, *, bos_token: str = "", eos_token: str = "", **tokens: str
@@ -99,9 +122,15 @@ class ChatTemplate:
         self.eos_token = eos_token
         self.tokens = tokens
         try:
-            self._template = _environment().from_string(source)
+            self._template = _environment(self.extra_builtins).from_string(source)
         except jinja2.exceptions.TemplateError as error:
             raise TemplateError(f"the chat template does not compile: {error}") from None
+
+    def with_extra_builtins(self) -> ChatTemplate:
+        """The same template and tokens, rendered with llama.cpp's `EXTRA_BUILTINS`."""
+        return LlamaCppTemplate(
+            self.source, bos_token=self.bos_token, eos_token=self.eos_token, **self.tokens
+        )
 
     def render(
         self,
@@ -130,3 +159,10 @@ class ChatTemplate:
         except Exception as error:  # a template reaches into Python values freely
             kind = type(error).__name__
             raise TemplateError(f"the chat template failed to render: {kind}: {error}") from None
+
+
+class LlamaCppTemplate(ChatTemplate):
+    """A chat template rendered with llama.cpp's `EXTRA_BUILTINS` (Kimi K2's templates
+    `append` to a list, which transformers' sandbox refuses)."""
+
+    extra_builtins = True

@@ -48,7 +48,10 @@ def template(name: str) -> str:
 
 def assert_round_trip(detection: Detection, source: str) -> None:
     """The returned format (with the template's prompts) reads the probes back too."""
-    renders = Renders.of(ChatTemplate(source))
+    chat_template = ChatTemplate(source)
+    if detection.extra_builtins:
+        chat_template = chat_template.with_extra_builtins()
+    renders = Renders.of(chat_template)
     assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
         start = detection.format.start_state(prompt)
@@ -76,6 +79,20 @@ def test_rendering_has_transformers_options_globals_and_filters() -> None:
     assert render("{% generation %}kept{% endgeneration %}") == "kept"
     assert render("{{ bos_token }}{{ x }}{{ eos_token }}", x=1) == "<s>1</s>"
     assert render("{{ add_generation_prompt }}", add_generation_prompt=True) == "True"
+
+
+def test_llama_cpp_s_extra_builtins_change_lists_and_dump_iterables() -> None:
+    appended = "{% set xs = [] %}{% set _ = xs.append(1) %}{{ xs | tojson }}"
+    dumped = "{{ [{'a': 1}] | map(attribute='a') | tojson }}"
+    for source in (appended, dumped):
+        with pytest.raises(TemplateError, match="failed to render"):
+            render(source)  # transformers' sandbox refuses both
+    extended = ChatTemplate(appended, eos_token="</s>").with_extra_builtins()
+    assert extended.extra_builtins and extended.eos_token == "</s>"
+    assert extended.render([]) == "[1]"
+    assert ChatTemplate(dumped).with_extra_builtins().render([]) == "[1]"
+    with pytest.raises(TemplateError, match="not JSON serializable"):
+        ChatTemplate("{{ x | tojson }}").with_extra_builtins().render([], x=object())
 
 
 def test_rendering_errors_name_the_template_s_message() -> None:
@@ -135,6 +152,46 @@ def test_a_real_template_is_recognised_as_its_family(name: str, family: str) -> 
     assert detection.family == family
     assert detection.read_back >= 6
     assert_round_trip(detection, real(name))
+
+
+VARIANTS = [
+    ("Kimi-K2-Instruct", "kimi-k2", True),  # `list.append`: llama.cpp's built-ins only
+    ("llama-cpp-deepseek-r1", "deepseek-v3", True),  # `tojson` of a `map` generator
+    ("deepseek-ai-DeepSeek-R1-Distill-Llama-8B", "deepseek-v3", False),  # calls if content null
+    ("tencent-DeepSeek-V3.1-Terminus-W4AFP8", "deepseek-v3.1", False),  # string arguments
+    ("CohereForAI-c4ai-command-r7b-12-2024-tool_use", "cohere", False),  # prompt always written
+    ("closed-channels", "kimi-k3", False),  # Kimi K3's `<|close|>` before its tools channel
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "family", "extra_builtins"), VARIANTS)
+def test_a_real_variant_of_a_family_s_template_is_recognised(
+    name: str, family: str, extra_builtins: bool
+) -> None:
+    """Templates that render their calls only with llama.cpp's built-ins, `content` null or
+    arguments as a JSON string, that always write their generation prompt, or that close a
+    channel with the marker that also ends the turn, are their families."""
+    detection = detect(template(name))
+    assert (detection.family, detection.extra_builtins) == (family, extra_builtins)
+    assert detection.read_back >= 6
+    assert_round_trip(detection, template(name))
+
+
+def test_a_template_needing_llama_cpp_s_builtins_says_so() -> None:
+    detection = detect(real("Kimi-K2-Instruct"))
+    assert detection.extra_builtins and detection.confidence == "high"
+    assert "rendered with llama.cpp's extra Jinja built-ins" in detection.describe()
+
+
+def test_a_prompt_written_whatever_add_generation_prompt_says_is_the_prompt() -> None:
+    prompts = detect(real("CohereForAI-c4ai-command-r7b-12-2024-tool_use")).prompts
+    turn = "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"
+    assert prompts == {
+        "default": turn + "<|START_THINKING|><|END_THINKING|>",
+        "thinking": turn,
+        "no thinking": turn + "<|START_THINKING|><|END_THINKING|>",
+    }
 
 
 def test_a_template_writing_one_call_of_two_is_partial() -> None:
