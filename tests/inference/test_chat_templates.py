@@ -161,6 +161,8 @@ VARIANTS = [
     ("tencent-DeepSeek-V3.1-Terminus-W4AFP8", "deepseek-v3.1", False),  # string arguments
     ("CohereForAI-c4ai-command-r7b-12-2024-tool_use", "cohere", False),  # prompt always written
     ("closed-channels", "kimi-k3", False),  # Kimi K3's `<|close|>` before its tools channel
+    ("leaked-indentation", "hermes", False),  # the history's whitespace is not the prompt's
+    ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
 ]
 
 
@@ -170,8 +172,9 @@ def test_a_real_variant_of_a_family_s_template_is_recognised(
     name: str, family: str, extra_builtins: bool
 ) -> None:
     """Templates that render their calls only with llama.cpp's built-ins, `content` null or
-    arguments as a JSON string, that always write their generation prompt, or that close a
-    channel with the marker that also ends the turn, are their families."""
+    arguments as a JSON string, that always write their generation prompt, close a channel
+    with the marker that also ends the turn, leak indentation into the history, or write the
+    user message otherwise once an answer follows it, are their families."""
     detection = detect(template(name))
     assert (detection.family, detection.extra_builtins) == (family, extra_builtins)
     assert detection.read_back >= 6
