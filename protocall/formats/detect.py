@@ -34,7 +34,8 @@ class Detection:
     (`refused`), the other built-in formats that read them too (`others`), what an
     inferred spec assumes beyond the renders (`assumptions`), and whether the template was
     rendered with llama.cpp's extra Jinja built-ins (`extra_builtins`: transformers'
-    environment did not render its tool calls)."""
+    environment did not render its tool calls) and given its tools flattened to
+    `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape)."""
 
     format: Format
     family: str | None
@@ -44,6 +45,7 @@ class Detection:
     others: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     extra_builtins: bool = False
+    flat_tools: bool = False
 
     @property
     def confidence(self) -> str:
@@ -62,6 +64,8 @@ class Detection:
             lines = ["family: none built in; inferred spec:", to_json(self.format.spec)]
         if self.extra_builtins:
             lines.append(f"rendered with {EXTRA_BUILTINS}: transformers' sandbox refuses them")
+        if self.flat_tools:
+            lines.append("tools given as {name, description, parameters}: it refuses OpenAI's")
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():
             start = self.format.start_state(prompt)
@@ -110,6 +114,7 @@ def detect(
             renders.refused,
             tuple(others),
             extra_builtins=renders.template.extra_builtins,
+            flat_tools=renders.template.flat_tools,
         )
     inferred = infer(renders, trailer)
     fmt = inferred.format
@@ -126,19 +131,24 @@ def detect(
         renders.refused,
         assumptions=inferred.assumptions,
         extra_builtins=renders.template.extra_builtins,
+        flat_tools=renders.template.flat_tools,
     )
 
 
 def _renders(template: ChatTemplate) -> Renders:
     """The probes rendered as transformers does, or with llama.cpp's extra built-ins where
-    only those render a tool call (Kimi K2 templates that `append` to a list)."""
+    only those render a tool call (Kimi K2 templates that `append` to a list); the tools
+    flattened to `{name, description, parameters}` where the template refuses them whole."""
     attempts = [template] if template.extra_builtins else [template, template.with_extra_builtins()]
     rendered = []
     for attempt in attempts:
         try:
             renders = Renders.of(attempt, PROBES)
         except TemplateError:
-            continue
+            try:  # the tools are what it refuses (Apertus 2509 reads `tool.name`)
+                renders = Renders.of(attempt.with_flat_tools(), PROBES)
+            except TemplateError:
+                continue
         if renders.turn(ONE_CALL) is not None:
             return renders
         rendered.append(renders)

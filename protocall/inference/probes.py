@@ -38,21 +38,28 @@ TOOLS: tuple[dict[str, Any], ...] = tuple(
             "The weather in a city.",
             {
                 "type": "object",
-                "properties": {"location": {"type": "string"}, "days": {"type": "integer"}},
+                "properties": {
+                    "location": {"type": "string", "description": "A city."},
+                    "days": {"type": "integer", "description": "How many days."},
+                },
                 "required": ["location"],
             },
         ),
         (
             "get_time",
             "The time in a zone.",
-            {"type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]},
+            {
+                "type": "object",
+                "properties": {"zone": {"type": "string", "description": "A time zone."}},
+                "required": ["zone"],
+            },
         ),
         (
             "configure",
             "Set options.",
             {
                 "type": "object",
-                "properties": {"settings": {"type": "object"}},
+                "properties": {"settings": {"type": "object", "description": "The options."}},
                 "required": ["settings"],
             },
         ),
@@ -122,8 +129,22 @@ MODES: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("thinking", {"enable_thinking": True, "thinking": True}),
     ("no thinking", {"enable_thinking": False, "thinking": False}),
 )
-"""Generation-prompt modes: the template's documented switches (`enable_thinking`, and
-`thinking` as DeepSeek V3.1+ and Kimi name it)."""
+"""Generation-prompt modes: the documented switches (`enable_thinking`, and `thinking` as
+DeepSeek V3.1+ and Kimi name it); a template's own (`ChatTemplate.switches`) are added."""
+
+OWN_MODES = 8
+"""At most this many modes of a template's own switches are rendered."""
+
+
+def _own_modes(template: ChatTemplate) -> list[tuple[str, dict[str, Any]]]:
+    """A mode per value of each switch the template compares with constants
+    (`reasoning_effort='none'`, `thinking_budget=0`), at most `OWN_MODES`."""
+    modes = [
+        (f"{name}={value!r}", {name: value})
+        for name, values in template.switches().items()
+        for value in values
+    ]
+    return modes[:OWN_MODES]
 
 
 @dataclass(frozen=True)
@@ -156,6 +177,13 @@ class Renders:
         base = _prompt(template, user, {})[0]
         for mode, switches in MODES:
             renders.prompts[mode] = _prompt(template, user, switches)[1]
+        for mode, switches in _own_modes(template):
+            try:
+                prompt = _prompt(template, user, switches)[1]
+            except TemplateError:
+                continue  # a value the template refuses on its own
+            if prompt not in renders.prompts.values():
+                renders.prompts[mode] = prompt
         answered = [*user, CONTENT_ONLY.message(""), {"role": "user", "content": USER}]
         try:
             after = template.render(answered, TOOLS).rpartition(CONTENT)[2]

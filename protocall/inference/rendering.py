@@ -21,7 +21,10 @@ jinja2 is the optional extra `protocall[templates]`; without it a `UsageError` s
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
@@ -34,6 +37,9 @@ EXTRA_BUILTINS = (
 )
 
 
+_REASONING = re.compile(r"think|reason", re.IGNORECASE)
+
+
 class TemplateError(UsageError):
     """The template failed to compile or to render (its own `raise_exception` included)."""
 
@@ -42,6 +48,7 @@ def _jinja() -> Any:
     try:
         import jinja2
         import jinja2.ext
+        import jinja2.meta
         import jinja2.sandbox
     except ImportError:
         raise UsageError(
@@ -112,6 +119,9 @@ class ChatTemplate:
     transformers' environment (`LlamaCppTemplate`: with llama.cpp's `EXTRA_BUILTINS`)."""
 
     extra_builtins: ClassVar[bool] = False
+    flat_tools = False
+    """Whether tools are given as `{name, description, parameters}`, not in OpenAI's
+    `{type: function, function: {…}}` (templates written for callers that flatten them)."""
 
     def __init__(
         self, source: str, *, bos_token: str = "", eos_token: str = "", **tokens: str
@@ -126,11 +136,60 @@ class ChatTemplate:
         except jinja2.exceptions.TemplateError as error:
             raise TemplateError(f"the chat template does not compile: {error}") from None
 
+    def switches(self) -> dict[str, tuple[str | int, ...]]:
+        """The template's own reasoning switches, read off its Jinja syntax tree: each
+        variable named for thinking or reasoning that the caller may give (not one `render`
+        always passes, nor one set inside a loop or macro) and that the template compares
+        with constants (`reasoning_effort == 'none'`, `thinking_mode in ['enabled', …]`,
+        `thinking_budget == 0`), with those constants in the order written."""
+        jinja2 = _jinja()
+        nodes = jinja2.nodes
+        tree = _environment(self.extra_builtins).parse(self.source)
+        given = {"messages", "tools", "documents", "add_generation_prompt", *self.tokens}
+        loops = tree.find_all(nodes.For | nodes.Macro)  # a name set there is the loop's own
+        local = {n.name for loop in loops for n in loop.find_all(nodes.Name) if n.ctx != "load"}
+        free = jinja2.meta.find_undeclared_variables(tree) - given - local
+        found: dict[str, dict[str | int, None]] = {}
+
+        def named(node: Any) -> str | None:
+            while isinstance(node, nodes.Filter | nodes.Test) and node.node is not None:
+                node = node.node  # `reasoning_effort | lower == 'none'`
+            name = str(node.name) if isinstance(node, nodes.Name) else ""
+            return name if name in free and _REASONING.search(name) else None
+
+        def constants(node: Any) -> list[Any]:  # a list of constants is folded into one
+            items = node.items if isinstance(node, nodes.List | nodes.Tuple) else [node]
+            values = [item.value for item in items if isinstance(item, nodes.Const)]
+            values = [
+                v
+                for value in values
+                for v in (value if isinstance(value, list | tuple) else [value])
+            ]
+            return [v for v in values if isinstance(v, str | int) and not isinstance(v, bool)]
+
+        for compare in tree.find_all(nodes.Compare):
+            operands = [compare.expr, *(operand.expr for operand in compare.ops)]
+            for left, right in itertools.pairwise(operands):
+                for variable, other in ((left, right), (right, left)):
+                    name = named(variable)
+                    if name is not None:
+                        values = found.setdefault(name, {})
+                        values.update(dict.fromkeys(constants(other)))
+        return {name: tuple(values) for name, values in found.items() if values}
+
     def with_extra_builtins(self) -> ChatTemplate:
         """The same template and tokens, rendered with llama.cpp's `EXTRA_BUILTINS`."""
-        return LlamaCppTemplate(
+        extended = LlamaCppTemplate(
             self.source, bos_token=self.bos_token, eos_token=self.eos_token, **self.tokens
         )
+        extended.flat_tools = self.flat_tools
+        return extended
+
+    def with_flat_tools(self) -> ChatTemplate:
+        """The same template, given its tools as `{name, description, parameters}`."""
+        flat = copy.copy(self)
+        flat.flat_tools = True
+        return flat
 
     def render(
         self,
@@ -143,6 +202,8 @@ class ChatTemplate:
         """`messages` rendered with `tools` (a `TemplateError` if the template refuses)."""
         jinja2 = _jinja()
         tokens = {"bos_token": self.bos_token, "eos_token": self.eos_token, **self.tokens}
+        if tools is not None and self.flat_tools:
+            tools = [tool.get("function", tool) for tool in tools]
         values = {**tokens, **options}
         try:
             return str(

@@ -70,11 +70,16 @@ def kind(result: str) -> str:
 
 
 def summary(results: dict[str, str]) -> str:
-    """The counts by kind, and the share of templates that write calls which are read."""
+    """The counts by kind, and the share of the templates that render a tool call (all
+    but those that write none or do not render the probes) which get a format."""
     counts = Counter(kind(result) for result in results.values())
-    calls = len(results) - counts["writes no tool call"]
+    unrendered = (
+        counts["writes no tool call"] + counts["does not render"] + counts["does not compile"]
+    )
+    calls = len(results) - unrendered
     read = counts["family"] + counts["inferred"]
-    lines = [f"{len(results)} templates; {calls} write tool calls, {read} of them read"]
+    share = f"{read / calls:.1%}" if calls else "-"
+    lines = [f"{len(results)} templates; {calls} render a tool call, {read} of them read ({share})"]
     lines += [f"  {count:4d}  {name}" for name, count in counts.most_common()]
     return "\n".join(lines)
 

@@ -51,6 +51,8 @@ def assert_round_trip(detection: Detection, source: str) -> None:
     chat_template = ChatTemplate(source)
     if detection.extra_builtins:
         chat_template = chat_template.with_extra_builtins()
+    if detection.flat_tools:
+        chat_template = chat_template.with_flat_tools()
     renders = Renders.of(chat_template)
     assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
@@ -163,6 +165,7 @@ VARIANTS = [
     ("closed-channels", "kimi-k3", False),  # Kimi K3's `<|close|>` before its tools channel
     ("leaked-indentation", "hermes", False),  # the history's whitespace is not the prompt's
     ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
+    ("swiss-ai-Apertus-8B-Instruct-2509", "apertus", False),  # flat tools
 ]
 
 
@@ -185,6 +188,39 @@ def test_a_template_needing_llama_cpp_s_builtins_says_so() -> None:
     detection = detect(real("Kimi-K2-Instruct"))
     assert detection.extra_builtins and detection.confidence == "high"
     assert "rendered with llama.cpp's extra Jinja built-ins" in detection.describe()
+
+
+def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
+    detection = detect(real("swiss-ai-Apertus-8B-Instruct-2509"))  # reads `tool.name`
+    assert detection.flat_tools and not detection.extra_builtins
+    assert "tools given as {name, description, parameters}" in detection.describe()
+    flat = ChatTemplate("{{ tools[0].name }}").with_flat_tools()
+    assert flat.render([], [{"type": "function", "function": {"name": "f"}}]) == "f"
+
+
+def test_a_template_s_own_reasoning_switches_are_read_off_its_syntax_tree() -> None:
+    source = (
+        "{% set mode = 'x' %}{% for m in messages %}{% set thinking_x = 1 %}{% endfor %}"
+        "{% if reasoning_effort | lower == 'none' or 'max' == reasoning_effort %}<think></think>"
+        "{% elif thinking_mode in ['on', 'off'] and mode == 'y' and thinking_x == 2 %}<think>"
+        "{% endif %}{% if thinking_budget == 0 %}{% endif %}{{ bos_token == 'a' }}"
+    )
+    assert ChatTemplate(source).switches() == {
+        "reasoning_effort": ("none", "max"),
+        "thinking_mode": ("on", "off"),
+        "thinking_budget": (0,),
+    }  # not `mode` (no reasoning switch), nor `thinking_x` (set in a loop), nor a token
+    template = (
+        "{% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}<bot>"
+        "{% if thinking_budget == 0 %}<think></think>{% else %}<think>{% endif %}{% endif %}"
+    )
+    renders = Renders.of(ChatTemplate(template), (CONTENT_ONLY,))
+    assert renders.prompts == {
+        "default": "<bot><think>",
+        "thinking": "<bot><think>",
+        "no thinking": "<bot><think>",
+        "thinking_budget=0": "<bot><think></think>",
+    }
 
 
 def test_a_prompt_written_whatever_add_generation_prompt_says_is_the_prompt() -> None:
