@@ -9,7 +9,8 @@ without the turn, up to and including its end-of-turn marker.
 A template that refuses a probe (a `TemplateError`), or does not write its calls, is retried
 with other call ids (some templates demand 9 alphanumeric characters, some a
 `functions.NAME:IDX`), with the arguments as a JSON string as OpenAI clients send them
-(templates that concatenate them), and, for calls without content, with `content` null
+(templates that concatenate them, or print them as given, which writes an object as
+Python's repr), and, for calls without content, with `content` null
 (DeepSeek-R1-Distill's template writes calls only then); a probe no variant makes
 renderable is left out (`Renders.refused` names why, the unwritten call first).
 """
@@ -211,6 +212,10 @@ class Renders:
             if missing:
                 problems.insert(0, f"the template does not write the call to {missing[0]}")
                 continue
+            printed = [str(arguments) for _, arguments in probe.calls if str(arguments) in whole]
+            if printed and not string:  # Python's repr: the template prints them as given
+                problems.append(f"the template prints the arguments as {printed[0]}")
+                continue
             self.turns.append(Rendered(probe, whole[len(base) : at], whole[at:]))
             return
         unwritten = problems[0].startswith("the template does not write")
@@ -228,18 +233,19 @@ def _prompt(
     template: ChatTemplate, user: list[dict[str, Any]], switches: Mapping[str, Any]
 ) -> tuple[str, str]:
     """(`user` rendered without a generation prompt, the generation prompt) in a mode.
-    A template that writes its prompt whether asked or not (Command R7B) also writes it
-    after an answer: the prompt is then what follows a tag after the user message that
-    the answered conversation ends with too."""
+    A template that writes its prompt whether asked or not (Command R7B, Apriel 1.6)
+    writes it after the user's end of turn: the prompt is then what follows the first tag
+    after the user message that an answered conversation writes there too."""
     prompt = template.render(user, TOOLS, add_generation_prompt=True, **switches)
     before = template.render(user, TOOLS, **switches)
     if prompt != before or USER not in prompt:
         return before, prompt[_common(prompt, before) :]
     answered = template.render([*user, CONTENT_ONLY.message("")], TOOLS, **switches)
     after_user = prompt[prompt.rindex(USER) + len(USER) :]
+    answer = answered[answered.find(USER) + len(USER) :]
     for tag in _TAG.finditer(after_user):
         always = after_user[tag.end() :]
-        if always.strip() and answered.endswith(always):
+        if answer.startswith(after_user[: tag.end()]) and always.strip():
             return prompt.removesuffix(always), always
     return before, ""
 

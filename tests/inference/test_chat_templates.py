@@ -198,6 +198,26 @@ def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
     assert flat.render([], [{"type": "function", "function": {"name": "f"}}]) == "f"
 
 
+def test_arguments_a_template_prints_as_given_are_given_as_a_json_string() -> None:
+    """Apriel 1.5 writes `"arguments": ` and the value as given: an object comes out as
+    Python's repr, the JSON string OpenAI clients send as JSON."""
+    source = real("ServiceNow-AI-Apriel-1.5-15b-Thinker")
+    detection = detect(source)
+    spec = detection.format.spec
+    assert (spec.call.template, spec.section.begins) == ("{call}", ("\n<tool_calls>",))
+    rendered = Renders.of(ChatTemplate(source)).turns[1]
+    assert '"arguments": {"location": "Paris", "days": 3}' in rendered.turn
+    assert_round_trip(detection, source)
+
+
+def test_a_prompt_ending_in_text_the_history_never_writes_is_an_error() -> None:
+    """Apriel 1.6 writes its prompt (ending `Here are my reasoning steps:`) whatever
+    `add_generation_prompt` says and drops reasoning from the history: the model's
+    reasoning would be read as content, so no spec is inferred."""
+    with pytest.raises(UsageError, match="prompt adds 'Here are my reasoning steps:'"):
+        detect(real("ServiceNow-AI-Apriel-1.6-15b-Thinker"))
+
+
 def test_a_template_s_own_reasoning_switches_are_read_off_its_syntax_tree() -> None:
     source = (
         "{% set mode = 'x' %}{% for m in messages %}{% set thinking_x = 1 %}{% endfor %}"
