@@ -52,6 +52,7 @@ from .probes import (
     ONE_CALL,
     PROBES,
     REASONING,
+    TAG,
     TIME,
     WEATHER,
     Probe,
@@ -64,7 +65,6 @@ TWO_CALLS = next(p for p in PROBES if len(p.calls) == 2)
 _LAST_TAG = re.compile(r"<([A-Za-z][\w:-]{0,39})>\s*\Z")
 _LAST_MARKER = re.compile(r"(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])\s*\Z")
 _FIRST_MARKER = re.compile(r"\s*(<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\])")
-_TAGS = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]")
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ def _check_prompt_text(renders: Renders) -> None:
     header = "" if content is None else content.prompt
     for prompt in renders.prompts.values():
         added = prompt[len(header) :] if prompt.startswith(header) else ""
-        if _TAGS.split(added)[-1].strip():
+        if TAG.split(added)[-1].strip():
             raise UsageError(
                 f"the generation prompt adds {added.strip()!r}, which the template does not "
                 "write before an answer: where what it opens ends cannot be read"

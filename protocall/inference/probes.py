@@ -175,9 +175,9 @@ class Renders:
         a `TemplateError` if it cannot render even the user message."""
         renders = cls(template)
         user = [{"role": "user", "content": USER}]
-        base = _prompt(template, user, {})[0]
+        bases = {}
         for mode, switches in MODES:
-            renders.prompts[mode] = _prompt(template, user, switches)[1]
+            bases[mode], renders.prompts[mode] = _prompt(template, user, switches)
         for mode, switches in _own_modes(template):
             try:
                 prompt = _prompt(template, user, switches)[1]
@@ -192,7 +192,7 @@ class Renders:
         except TemplateError:
             pass
         for probe in probes:
-            renders._add(probe, user, base)
+            renders._add(probe, user, bases["default"])
         return renders
 
     def _add(self, probe: Probe, user: list[dict[str, Any]], base: str) -> None:
@@ -226,7 +226,8 @@ class Renders:
         return next((r for r in self.turns if r.probe is probe), None)
 
 
-_TAG = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]")
+TAG = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]")
+"""A marker: a tag (`<|end|>`) or a bracketed token (`[/INST]`)."""
 
 
 def _prompt(
@@ -243,7 +244,7 @@ def _prompt(
     answered = template.render([*user, CONTENT_ONLY.message("")], TOOLS, **switches)
     after_user = prompt[prompt.rindex(USER) + len(USER) :]
     answer = answered[answered.find(USER) + len(USER) :]
-    for tag in _TAG.finditer(after_user):
+    for tag in TAG.finditer(after_user):
         always = after_user[tag.end() :]
         if answer.startswith(after_user[: tag.end()]) and always.strip():
             return prompt.removesuffix(always), always
