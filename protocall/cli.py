@@ -61,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
+        for reference in args.format_module:
+            formats.import_formats(reference)
         status: int = args.run(args)
     except UsageError as error:
         print(f"protocall: {error}", file=sys.stderr)
@@ -124,7 +126,7 @@ def _formats(args: argparse.Namespace) -> int:
     if args.models:
         return _models(args.json)
     names = formats.names() if args.model is None else [args.model]
-    described = [_describe_format(formats.get(name)) for name in names]
+    described = [_describe_format(_format(name)) for name in names]
     if args.model is not None:
         described[0] = {"model": args.model, **described[0]}
     if args.json:
@@ -161,7 +163,7 @@ def _model_entry(fmt: Format) -> dict[str, Any]:
 
 def _spec(name: str, python: bool) -> int:
     """Print the declarative spec of format `name`, as JSON or as its Python repr."""
-    spec = formats.get(name).spec
+    spec = _format(name).spec
     if spec is None:
         raise UsageError(f"format {name!r} is not written as a spec yet")
     print(pprint.pformat(spec, width=100) if python else to_json(spec))
@@ -181,11 +183,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    formats.get(args.format)  # before the output file is created
+    name = _format(args.format).name  # before the output file is created
     tools = _tools(args.tools)
     options = _options(args)
     with _output(args.output) as sink, _input(args.input) as stream:
-        recorder = Recorder(args.format, tools, args.generation_prompt, sink=sink, **options)
+        recorder = Recorder(name, tools, args.generation_prompt, sink=sink, **options)
         size = 0
         for chunk in recorder.wrap(_chunks(stream, args.chunk_size)):
             size += len(chunk)
@@ -262,13 +264,33 @@ def _print_step_json(chunks: Sequence[Chunk], number: int, events: list[Event]) 
 
 
 def _check(args: argparse.Namespace) -> int:
-    fmt = formats.get(args.format)
+    if isinstance(args.examples, str):
+        return _judge(args)
     tools = _tools(args.tools)
     check_format = _check_format()
-    with _Progress(f"checking {fmt.name}", sys.stderr):
-        report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
-    print(report)
-    return 0 if report.ok else ERRORS
+    status = 0
+    for fmt in _formats_named(args.format):
+        with _Progress(f"checking {fmt.name}", sys.stderr):
+            report = check_format(fmt, tools=tools, max_examples=args.examples, seed=args.seed)
+        print(report)
+        status = status if report.ok else ERRORS
+    return status
+
+
+def _judge(args: argparse.Namespace) -> int:
+    """`check NAME --examples FILE`: the file's real outputs, judged one-shot and streamed."""
+    if args.tools is not None or args.seed is not None:
+        raise UsageError("--tools and --seed apply to the property checks, not --examples FILE")
+    _check_format()  # the kit needs Hypothesis: say so in one line
+    from .testing import judge_examples, read_examples
+
+    examples = read_examples(args.examples)
+    status = 0
+    for fmt in _formats_named(args.format):
+        report = judge_examples(fmt, examples)
+        print(report)
+        status = status if report.ok else ERRORS
+    return status
 
 
 def _detect(args: argparse.Namespace) -> int:
@@ -333,7 +355,7 @@ class _Progress:
 
 def _grammar(args: argparse.Namespace) -> int:
     special = None if args.special_tokens is None else args.special_tokens.split()
-    text = formats.get(args.format).decoding_grammar(
+    text = _format(args.format).decoding_grammar(
         _tools(args.tools),
         args.dialect,
         tool_choice=args.tool_choice,
@@ -347,8 +369,30 @@ def _grammar(args: argparse.Namespace) -> int:
     return 0
 
 
+def _format(name: str) -> Format:
+    """The format `name` names: a registered format, a model name, or the one format of a
+    Python file (`path/to/my_format.py`, see `_formats_named`)."""
+    found = _formats_named(name)
+    if len(found) != 1:
+        listed = ", ".join(fmt.name for fmt in found)
+        raise UsageError(
+            f"{name} defines {len(found)} formats ({listed}): name one, as "
+            f"`--format-module {name} -f NAME`"
+        )
+    return found[0]
+
+
+def _formats_named(name: str) -> list[Format]:
+    """The formats `name` names: those a Python file defines where `name` is a path
+    (`….py`, or with a `/`: imported and registered, see `formats.import_formats`), else
+    the registered format or model name."""
+    if name.partition(":")[0].endswith(".py") or "/" in name:
+        return formats.import_formats(name)
+    return [formats.get(name)]
+
+
 def _session(args: argparse.Namespace, record: bool = True) -> Session:
-    fmt = formats.get(args.format)
+    fmt = _format(args.format)
     options = _options(args)
     return fmt.parser(_tools(args.tools), args.generation_prompt, **options, record=record)
 
@@ -489,8 +533,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"protocall {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    plugins = _ArgumentParser(add_help=False)
+    plugins.add_argument(
+        "--format-module",
+        action="append",
+        default=[],
+        metavar="MODULE[:ATTR]",
+        help="import the formats a module or a .py file defines first (repeatable; "
+        "installed packages' `protocall.formats` entry points are found without it)",
+    )
+
     def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help)
+        sub = commands.add_parser(name, help=help, description=help, parents=[plugins])
         sub.set_defaults(run=run)
         return sub
 
@@ -553,9 +607,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_allow_errors(again)
 
     check = command("check", _check, "run the testing kit's property checks on a format")
-    check.add_argument("format", metavar="FORMAT")
+    check.add_argument("format", metavar="FORMAT", help="a format, model name or .py file")
     check.add_argument(
-        "--examples", type=_positive, metavar="N", help="examples per run (default: the profile's)"
+        "--examples",
+        type=_count_or_file,
+        metavar="N|FILE",
+        help="a number: examples per run (default: the profile's); a file: real outputs as "
+        "JSON lines (output, generation_prompt, tools, expected), judged instead",
     )
     check.add_argument("--seed", type=int, help="make the runs reproducible")
     check.add_argument("--tools", metavar="FILE", help="a fixed tool set (default: drawn)")
@@ -602,7 +660,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-f", "--format", required=True, metavar="NAME", help="format or model name (qwen3.5)"
+        "-f",
+        "--format",
+        required=True,
+        metavar="NAME",
+        help="format or model name (qwen3.5), or a .py file defining one",
     )
     _add_tools_and_prompt(parser)
     parser.add_argument("--seed", type=int, help="deterministic call ids")
@@ -661,3 +723,8 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return value
+
+
+def _count_or_file(text: str) -> int | str:
+    """`--examples`: digits are a count (at least 1), anything else the path of a file."""
+    return _positive(text) if text.strip().lstrip("-").isdigit() else text

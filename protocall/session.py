@@ -568,7 +568,8 @@ class Session:
                 chunk = self._special.ordinary(tail) + self._special.special(chunk)
             else:
                 chunk = self._special.ordinary(tail + chunk)
-            self._unmasking()
+            if self._masked is None and self._special.masked:
+                self._unmasking()
         else:
             chunk = tail + chunk
         return self._replacing(chunk) if self._decoder is not None else chunk

@@ -4,7 +4,7 @@ run of calls, and a list of calls that completes together (`envelope`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,13 +85,14 @@ def skipped_call(
     return recover(tag(ast.TOOL_CALL, call), skip, rivals=())
 
 
-def call_section(begin: Parser[Any], call: Parser[Any], end: str) -> Parser[Any]:
-    """A tool section: `begin`, a cut, calls separated by optional whitespace, then `end`.
+def call_section(begin: Parser[Any], call: Parser[Any], ends: Sequence[str]) -> Parser[Any]:
+    """A tool section: `begin`, a cut, calls separated by optional whitespace, then one of
+    `ends` (its spellings).
 
-    A missing `end` is tolerated (the calls before it are kept): the section closes at the
+    A missing end is tolerated (the calls before it are kept): the section closes at the
     first thing that is not a call, which the turn then reads as content.
     """
-    return seq(begin, cut, many(whitespace.then(call)), whitespace, optional(literal(end)))
+    return seq(begin, cut, many(whitespace.then(call)), whitespace, optional(markers(*ends)))
 
 
 def tool_calls(

@@ -4,7 +4,7 @@ of them after an opener."""
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
 from .. import ast
@@ -20,6 +20,7 @@ from ..combinators import (
     markers,
     optional,
     peek,
+    regex,
     seq,
     tag,
     unfinished,
@@ -59,7 +60,7 @@ def call_object(
     no call without arguments); needs more while the object is open."""
     arguments_keys = tuple(arguments_keys)
     values: dict[str, Parser[Any]] = {name: json_name()}
-    values.update(dict.fromkeys(arguments_keys, arguments(json_object())))
+    values.update(dict.fromkeys(arguments_keys, arguments(json_arguments())))
     if id_key is not None:
         values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
     other = json_value()
@@ -78,7 +79,7 @@ def call_object(
             if key in seen:
                 yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
             if key in arguments_keys and name not in seen:
-                early = yield colon.then(json_object())
+                early = yield colon.then(json_arguments())
             elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys):
                 yield colon.then(other)  # the call was announced with an id already
             else:
@@ -98,6 +99,28 @@ def call_object(
     return call
 
 
+def json_arguments() -> Parser[Any]:
+    """The arguments: a JSON object, streamed; or a JSON string holding one (Hermes-style
+    models write `"arguments": "{\\"a\\": 1}"`), given decoded once the string closes."""
+    return alt(json_object(), _ENCODED.bind(_decoded))
+
+
+_ENCODED = regex(r'"(?:[^"\\]|\\.?)*"?').desc("a JSON string")
+"""A JSON string token, read whole without streaming it (its text is not the arguments')."""
+
+
+def _decoded(token: str) -> Parser[Any]:
+    """The object a string-encoded arguments value holds, emitted as its JSON text; a
+    string holding anything else fails the call."""
+    try:
+        value = json.loads(json.loads(token))
+    except (ValueError, TypeError):
+        value = None
+    if not isinstance(value, dict):
+        return fail("a JSON object, or a string holding one")
+    return Synthesised(_json_text(value)).result(value)
+
+
 def _id_text(value: Any) -> str:
     return value if isinstance(value, str) else _json_text(value)
 
@@ -107,29 +130,40 @@ def _json_text(value: Any) -> str:
 
 
 def json_call_list(
-    openers: Iterable[str], call: Parser[Any], resync: Iterable[str], end: str | None = None
+    openers: Iterable[str],
+    call: Parser[Any],
+    resync: Iterable[str],
+    ends: Sequence[str] = (),
+    proof: Parser[Any] | None = None,
 ) -> Calls:
     """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
     `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
     `]` after optional whitespace head the section (an opener without them after it is text,
     so `<TOOLCALL>[ here` quoted in prose stays prose), a cut, then the array's elements, each
     `call` (such as `call_object`) as its own `tool_call` node, then `]` and, after optional
-    whitespace, `end` (when the format has one; a missing or cut-off `end` is tolerated).
+    whitespace, one of `ends` (when the format has any; a missing or cut-off one is tolerated).
 
     The array is the calls' envelope (a `tool_calls` node, see `envelope`): its calls are
     complete only once its `]` has arrived. An array the stream ended inside is one
     truncated error, and one with any invalid element (or anything but `,` or `]` after
     an element) one malformed error, from its opener to the first `resync` marker (consuming
-    `end` if that is what stopped it); neither releases any of its calls."""
+    an end if that is what stopped it); neither releases any of its calls.
+
+    With `proof` (a parser matching, without a cut, the start of an object that is a call)
+    the array may also stand bare, without an opener: a `[` whose first element `proof`
+    matches heads it (xLAM's `[{"name": "<a declared tool>", …`); any other `[` is text."""
     openers = tuple(openers)
     begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
+    if proof is not None:
+        begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
+        openers += ("[",)
     element = tag(ast.TOOL_CALL, call)
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
     skip = until(*resync, emit=False)
-    if end is not None:
-        skip = skip.then(optional(literal(end)))
+    if ends:
+        skip = skip.then(optional(markers(*ends)))
     body = envelope(seq(begin, cut, elements), skip)
-    if end is not None:
-        body = body.skip(optional(whitespace.then(closer(end))))
+    if ends:
+        body = body.skip(optional(whitespace.then(closer(*ends))))
     return Calls(openers, unfinished(begin), unfinished(body))

@@ -120,15 +120,23 @@ def arguments(parser: Parser[Any]) -> Parser[Any]:
 def per_tool(
     tools: Tools | None, build: Callable[[Any], Parser[Any]]
 ) -> Callable[[str], Parser[Any]]:
-    """`name -> parser` built once per name from the tool's parameter schema (None when
-    the tool is not declared), so lookups cost one dict access whatever the tool count."""
+    """`name -> parser` built once per declared name from the tool's parameter schema, so
+    lookups cost one dict access whatever the tool count; every undeclared name shares
+    the one parser built from None (a compiled format serves many sessions: names a model
+    invents are not kept)."""
     cache: dict[str, Parser[Any]] = {}
+    undeclared: list[Parser[Any]] = []
 
     def for_name(name: str) -> Parser[Any]:
         parser = cache.get(name)
         if parser is None:
             tool = tools.get(name) if tools is not None else None
-            parser = cache[name] = build(tool.parameters if tool is not None else None)
+            if tool is not None:
+                parser = cache[name] = build(tool.parameters)
+            else:
+                if not undeclared:
+                    undeclared.append(build(None))
+                parser = undeclared[0]
         return parser
 
     return for_name

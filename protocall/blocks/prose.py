@@ -216,6 +216,13 @@ def assistant_turn(
     dropped = tuple(dropped)
     strays = (*closes, *dropped)
     segments: list[Parser[Any]] = [tag(ast.CONTENT, code_span(stops))] if fenced else []
+    # Strays before calls: a dropped marker that a call opener begins (Functionary's
+    # `>>>all\n` content header, opener `>>>`) is dropped, never a call. (`build` refuses
+    # the other way round, a dropped marker beginning a call opener.)
+    if dropped and not (closes and start != "reasoning"):
+        segments.append(stray_run(strays, calls, stops))
+    elif dropped:
+        segments.append(stray_run(dropped, calls, stops))
     call = recurring(calls.call) if calls is not None else None
     if call is not None:
         segments.append(call)
@@ -224,9 +231,7 @@ def assistant_turn(
         segments.append(end)
     if closes and start != "reasoning":
         segments.append(tag(ast.REASONING_CLOSE, stray_run(closes, calls, stops)))
-        if dropped:
-            segments.append(stray_run(dropped, calls, stops))
-    elif strays:
+    elif strays and not dropped:
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
     ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)

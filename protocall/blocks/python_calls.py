@@ -3,7 +3,7 @@ inside a section."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import ast
@@ -14,6 +14,7 @@ from ..combinators import (
     emit,
     literal,
     many,
+    markers,
     optional,
     peek,
     recover,
@@ -75,13 +76,13 @@ def python_call_list(
     tools: Tools | None,
     stops: Iterable[str],
     *,
-    section: tuple[str, str] | None = None,
+    section: tuple[Sequence[str], Sequence[str]] | None = None,
     bare: bool = True,
 ) -> Calls:
     """Calls as a Python list of pseudo-function calls, `[f(a=1), g(b="x")]` (Llama 3.2 and
     Llama 4 pythonic, LFM2), each a `tool_call` node whose arguments stream as JSON text
-    (see `python_call`): inside `section` (begin, end) when given, and with `bare` also
-    without one.
+    (see `python_call`): inside `section` (its begins, its ends: any spelling of each) when
+    given, and with `bare` also without one.
 
     A bare list has no marker to prove it a call: it is one only where `[` is followed by a
     declared tool's name (any name when none are declared), `(` and `)` or a first `key=`;
@@ -99,7 +100,7 @@ def python_call_list(
     stops = tuple(stops)
     skip = until(*stops, emit=False)
     if section is not None:
-        skip = until(section[1], *stops, emit=False).then(optional(literal(section[1])))
+        skip = until(*section[1], *stops, emit=False).then(optional(markers(*section[1])))
     _, any_call = _python_call(_python_name(None), strict=False)
     later = seq(whitespace, literal(","), cut, whitespace, alt(any_call, peek(literal("]"))))
 
@@ -107,13 +108,15 @@ def python_call_list(
         calls = seq(begin, literal("["), whitespace, first, many(later), whitespace, literal("]"))
         return envelope(calls, skip).skip(end)
 
-    heads, lists, openers = [], [], []
+    heads, lists = [], []
+    openers: list[str] = []
     if section is not None:
-        begin, end = literal(section[0]).then(whitespace), whitespace.then(closer(section[1]))
+        begin = markers(*section[0]).then(whitespace)
+        end = whitespace.then(closer(*section[1]))
         proof, first = _python_call(_python_name(None), strict=False)
         heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
         lists.append(unfinished(listed(first, begin, optional(end))))
-        openers.append(section[0])
+        openers.extend(section[0])
     if bare:
         proof, first = _python_call(_python_name(tools))
         heads.append(seq(literal("["), whitespace, proof))
@@ -131,8 +134,8 @@ def _list_starts(tools: Tools | None) -> list[str]:
     return [f"[{first}" for first in sorted({*" \t\n\r", *(name[:1] for name in tools if name)})]
 
 
-def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
-    """Pseudo-function calls one per line inside `section` (begin, end), as Olmo 3 writes
+def python_call_lines(stops: Iterable[str], section: tuple[Sequence[str], Sequence[str]]) -> Calls:
+    """Pseudo-function calls one per line inside `section` (its begins, its ends), as Olmo 3 writes
     them: `<function_calls>f(a=1)\\ng(b="x")</function_calls>`; each is a `tool_call` node
     whose arguments stream as JSON text (see `python_call`), any name making a call (the
     session reports an undeclared one).
@@ -146,10 +149,10 @@ def python_call_lines(stops: Iterable[str], section: tuple[str, str]) -> Calls:
     is tolerated (the section closes at the first line that is no call). A malformed call
     is skipped to the end (consumed) or a stop.
     """
-    begin, end = section
-    skip = until(end, *stops, emit=False).then(optional(literal(end)))
+    begins, ends = section
+    skip = until(*ends, *stops, emit=False).then(optional(markers(*ends)))
     proof, call = _python_call(_python_name(None), strict=False)
-    opening = literal(begin).then(whitespace)
+    opening = markers(*begins).then(whitespace)
     more = many(regex(r"\s+").then(unfinished(recover(call, skip))))
-    calls = seq(opening, recover(call, skip), more, optional(whitespace.then(closer(end))))
-    return Calls((begin,), unfinished(opening.then(proof)), unfinished(calls))
+    calls = seq(opening, recover(call, skip), more, optional(whitespace.then(closer(*ends))))
+    return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(calls))

@@ -6,6 +6,7 @@ layout (`xml_calls`), a loose template (`templates`), a JSON array or Python cal
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..blocks.calls import (
     Calls,
@@ -40,6 +41,7 @@ from ..spec.codecs import (
 from ..spec.parts import (
     PLACEHOLDER,
     PROOF_HOOKS,
+    Section,
     Spec,
 )
 from ..tools import Tools
@@ -61,21 +63,36 @@ class Envelope(XmlCalls, TemplateCalls):
         self.array = section is not None and section.array
         self.alternative = section is not None and section.element is not None  # to template
         self.end = section.ends[0] if section and section.ends else ""
+        self.read_section = _read(section)
         self._check_call()
         brackets = self._frame()
         self._derive_markers(tokens)
         self.shown = self._summary(brackets)
 
     def _check_call(self) -> None:
-        """A `{call}` template stands alone exactly in a JSON array section (not its
-        alternative) or with a registered `proof`; `NameKey` only in an array."""
-        call = self.spec.call
-        if ((self.array and not self.alternative) or bool(call.proof)) != (
-            call.template == "{call}"
-        ) or (isinstance(call.arguments, NameKey) and not self.array):
+        """A `{call}` template stands alone in a JSON array section (not its alternative)
+        and with a registered `proof`, and may in a section whose begin heads its calls
+        (`framed`: MiniMax-M1's objects one a line); `NameKey` only in an array."""
+        call, section = self.spec.call, self.spec.section
+        alone, needs_alone = call.template == "{call}", self.array and not self.alternative
+        needs_alone = needs_alone or bool(call.proof)
+        framed = section is not None and not (self.array or section.bare or call.proof)
+        if (
+            (needs_alone and not alone)
+            or (alone and not (needs_alone or framed))
+            or (isinstance(call.arguments, NameKey) and not self.array)
+        ):
             raise UsageError(
-                f"a call template of `{{call}}` alone exactly in a section holding a JSON "
-                f"array (NameKey only there) or with a `proof`, not {call.template!r}"
+                f"a call template of `{{call}}` alone in a section holding a JSON array "
+                f"(NameKey only there), with a `proof`, or in a section whose begin heads "
+                f"its calls, not {call.template!r}"
+            )
+        if not self.opener and not (self.array or call.proof or framed):
+            raise UsageError(
+                f"Call.template {call.template!r} has no opener, no text before its first "
+                "placeholder to tell a call from prose: begin it with the marker the model "
+                "writes first (or read the calls as a JSON `array` section, or bare objects "
+                "proven by a `proof`)"
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
@@ -180,16 +197,17 @@ class Envelope(XmlCalls, TemplateCalls):
 
     def calls(self, tools: Tools | None) -> Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None)."""
-        spec, section = self.spec, self.spec.section
+        spec, section = self.spec, self.read_section
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
             return self._python(tools)
         if section is not None and self.array:
             element = section.element or codec
             assert isinstance(element, (NameAndArguments, NameKey))
-            end = section.ends[0] if section.ends else None
-            resync = (*section.ends, *spec.stops, *(() if end else section.begins))  # or a begin
-            calls = json_call_list(section.begins, element.element(), resync, end)
+            ends = section.ends
+            resync = (*ends, *spec.stops, *(() if ends else section.begins))  # or a begin
+            proof = PROOF_HOOKS[spec.call.proof].proof(tools) if spec.call.proof else None
+            calls = json_call_list(section.begins, element.element(), resync, ends, proof)
             if section.element is None:
                 return calls
             called = self._with_optional(tools, codec)
@@ -212,16 +230,19 @@ class Envelope(XmlCalls, TemplateCalls):
             assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
             return self._proven(tools, codec)
         head, body = self._head(lead), self._body(tools, codec)
-        if self._split()[0][-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
-            head = head.skip(peek(ws.then(literal("{"))))  # a name right before `{` ends there
+        before = [piece for piece in self._split()[0] if not piece.isspace()]
+        if before[-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
+            # a name right before `{` (whitespace aside) ends there: the head needs the `{`
+            head = head.skip(peek(ws.then(literal("{"))))
         resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
+        resync = tuple(marker for marker in resync if marker)  # `{call}` alone has no tags
         if section is None:
             calls = in_runs(tool_calls((self.opener,), head, body, resync))
         elif section.opens_at == "marker":
             begin = markers(*section.begins)
             begin = begin.skip(peek(ws.then(markers(self.opener, *section.ends))))
             call = unfinished(tool_call(head, body, resync))
-            calls = Calls(section.begins, begin, call_section(begin, call, section.ends[0]))
+            calls = Calls(section.begins, begin, call_section(begin, call, section.ends))
         else:
             calls = self._section(section, lead, head, body, resync)
         return calls
@@ -251,10 +272,22 @@ class Envelope(XmlCalls, TemplateCalls):
         return (template, *(template.respelled(token, other) for token, other in spec.respelled))
 
     def _python(self, tools: Tools | None) -> Calls:
-        spec, section = self.spec, self.spec.section
+        spec, section = self.spec, self.read_section
         if section is not None and spec.call.between == "\n":
-            return python_call_lines(spec.stops, (section.begins[0], section.ends[0]))
-        written = (section.begins[0], section.ends[0]) if section else None
+            return python_call_lines(spec.stops, (section.begins, section.ends))
+        spellings = (section.begins, section.ends) if section else None
         return python_call_list(
-            tools, spec.stops, section=written, bare=section is None or section.bare
+            tools, spec.stops, section=spellings, bare=section is None or section.bare
         )
+
+
+def _read(section: Section | None) -> Section | None:
+    """`section` as it is read: the whitespace after a begin and before an end is read as
+    any whitespace or none (a section's calls may follow it), so a begin written
+    `<calls>\n` opens at `<calls>` too, and one cut off right after `<calls>` is a
+    truncated call, not content."""
+    if section is None:
+        return None
+    begins = tuple(dict.fromkeys(begin.rstrip() for begin in section.begins))
+    ends = tuple(dict.fromkeys(end.lstrip() for end in section.ends))
+    return replace(section, begins=begins, ends=ends)

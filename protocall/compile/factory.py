@@ -27,7 +27,9 @@ def build(stated: Spec) -> Format:
     """The `Format` that `stated` describes (its tags and its section's other spellings
     spelled out first, `tags.spelled` and `tags.respelled`); its `spec` is `stated`."""
     spec = respelled(spelled(stated))
+    _check_markers(spec)
     envelope = Envelope(spec)
+    _check_dropped(spec, envelope)
     reserved = (*envelope.section_markers, *envelope.markers, *envelope.dropped)
     reserved += (spec.placeholder,) if spec.placeholder else ()
     section = envelope.written_section
@@ -164,3 +166,42 @@ def _check_channels(name: str, turn: Channels) -> None:
                 f"spec {name!r}: channel {channel.name!r} has no close (only a channel "
                 "opened by a tag of the spec's `tags` may leave it to be derived)"
             )
+
+
+def _check_markers(spec: Spec) -> None:
+    """Every marker a spec reads is text: an empty one (or one of whitespace only) could
+    never be told from prose, so it is a `UsageError` naming the field and what to write."""
+    fields: list[tuple[str, tuple[str, ...], str]] = [
+        ("stops", spec.stops, "every stop is the model's end-of-turn text"),
+        ("dropped", spec.dropped, "leave the marker out"),
+    ]
+    if spec.section is not None:
+        fields += [
+            ("Section.begins", spec.section.begins, "calls with no begin have no `section`"),
+            ("Section.ends", spec.section.ends, "a section with no end has `ends=()`"),
+        ]
+    if isinstance(spec.turn, Think):
+        pairs = ((spec.turn.open, spec.turn.close), *spec.turn.also)
+        without = "a turn with no reasoning markers is `turn=None`"
+        fields += [("Think.open", tuple(o for o, _ in pairs), without)]
+        fields += [("Think.close", tuple(c for _, c in pairs), without)]
+    for name, texts, fix in fields:
+        if any(not text.strip() for text in texts):
+            raise UsageError(f"spec {spec.name!r}: {name} has an empty marker ({texts!r}): {fix}")
+
+
+def _check_dropped(spec: Spec, envelope: Envelope) -> None:
+    """A `dropped` marker that a call opener or a section begin starts with is read as the
+    start of a call first, so standing alone at the end of the output it is a truncated
+    call, never dropped: a `UsageError` saying how to write it instead."""
+    openers = (envelope.opener, *(spec.section.begins if spec.section else ()))
+    for marker in spec.dropped:
+        for opener in openers:
+            if opener.strip().startswith(marker):
+                raise UsageError(
+                    f"spec {spec.name!r}: the dropped marker {marker!r} begins the call "
+                    f"opener {opener.strip()!r}, which is read first (alone at the end of the "
+                    f"output the marker is a truncated call): begin the template after "
+                    f"{marker!r} (dropped where it stands, it still lets the call follow), or "
+                    f"leave it out of `dropped`"
+                )

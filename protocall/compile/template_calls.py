@@ -16,6 +16,7 @@ from ..combinators import (
     UsageError,
     alt,
     cut,
+    fail,
     literal,
     many,
     markers,
@@ -61,6 +62,7 @@ class TemplateCalls:
     its `opener` and `closer`)."""
 
     spec: Spec
+    read_section: Section | None
     pieces: list[str]
     opener: str
     closer: str
@@ -119,6 +121,7 @@ class TemplateCalls:
         values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
 
         pieces = self._optional()
+        closing = [ws, *after] if after else []  # no closer: the whitespace after is not its
 
         def body(head: str) -> Parser[Any]:
             start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
@@ -126,7 +129,7 @@ class TemplateCalls:
             if call.spaced:
                 spaced = _spaced([*start, arguments, *after], True)
                 return seq(*pieces, ws, *spaced) if pieces else seq(*spaced)
-            return seq(*start, *pieces, ws, arguments, ws, *after)
+            return seq(*start, *pieces, ws, arguments, *closing)
 
         return body
 
@@ -179,13 +182,14 @@ class TemplateCalls:
 
         bare = one(proof, ws)
         first, heads = bare, peek(proof)
-        begins = self.spec.section.begins if self.spec.section else ()
+        begins = self.read_section.begins if self.read_section else ()
         if begins:
             tagged = seq(markers(*begins), ws, literal("{"))
             first = alt(unfinished(one(tagged, markers(*begins).then(ws))), bare)
             heads = alt(unfinished(tagged), heads)
-        separator = self.spec.call.between.strip()
-        more = many(unfinished(seq(ws, literal(separator), ws, bare)))
+        separator = self.spec.call.between.strip()  # none: whitespace alone separates them
+        gap = [ws, literal(separator), ws] if separator else [ws]
+        more = many(unfinished(seq(*gap, bare)))
         return Calls((*begins, *hook.openers), heads, seq(first, more))
 
     def _section(
@@ -211,7 +215,7 @@ class TemplateCalls:
             head,
             body,
             resync,
-            closer(*ends),
+            closer(*ends) if ends else fail("no section end"),  # none: ends at a non-call
             bare=section.bare,
             gap=gap,
         )

@@ -11,7 +11,7 @@ from os import PathLike
 
 from ..compile.compiled import CacheInfo, cache_info, clear_cache, set_cache_size
 from ..compile.format import Format
-from .registry import exportable, get, names, register
+from .registry import exportable, get, import_formats, names, register
 
 
 def from_template(template: str, *, bos_token: str = "", eos_token: str = "") -> Format:
@@ -39,6 +39,7 @@ __all__ = [
     "for_model",
     "from_template",
     "get",
+    "import_formats",
     "names",
     "register",
     "set_cache_size",

@@ -102,7 +102,8 @@ def detect(
     candidates = _candidates(trailer) if families else iter(())
     matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
     if matches:
-        matches.sort(key=lambda fmt: -_fit(fmt, renders.prompts, trailer))
+        # the best fit; of equal ones, the fewest reserved markers (the fewest assumptions)
+        matches.sort(key=lambda fmt: (-_fit(fmt, renders.prompts, trailer), len(fmt.reserved)))
         family = matches[0]
         others = dict.fromkeys(other.name for other in matches if other.name != family.name)
         fmt = _with_prompts(family, renders.prompts)

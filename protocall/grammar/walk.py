@@ -237,6 +237,12 @@ def spec_of(fmt: Described) -> Spec:
         )
     spec = spelled(spec)
     check_fields(spec)
+    array = spec.section is not None and spec.section.array
+    if spec.call.template == "{call}" and not (array or spec.call.proof):
+        raise UsageError(
+            f"no grammar for format {fmt.name!r}: a `{{call}}` template alone in a section "
+            "that holds no JSON array (the exporter writes calls from their template's tags)"
+        )
     if isinstance(spec.turn, Messages) and spec.turn.hook not in TURN_GRAMMARS:
         raise UsageError(
             f"no grammar for the turn hook {spec.turn.hook!r} (a turn in code: its "

@@ -67,7 +67,7 @@ class Turn:
         if not text:
             return []
         self._fed = True
-        return self._session().feed(text, special)
+        return (self.session or self._session()).feed(text, special)
 
     def finish(self) -> list[Event]:
         """End of stream: the events still held back; nothing the second time."""

@@ -417,7 +417,10 @@ class _Turn(Turn):
                 self.due += [specials[token] for token in ids if token in specials]
                 return self.message(self._in_order(events))
         if not specials or specials.keys().isdisjoint(ids):
-            events += self.feed(text)
+            fed = self.feed(text)
+            if not (fed or events or self.held):  # most deltas of a call's arguments
+                return None
+            events += fed
         else:
             pieces, due, partly = spans(text, ids, specials, self.tokenizer)
             for piece, special in pieces:

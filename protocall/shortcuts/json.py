@@ -115,7 +115,10 @@ class _StringText:
         if self.held or '"' in text or "\\" in text or not text.isprintable():
             return self._absorb_escapes(inp, text, at)
         inp.append(text)
-        self._keep(text)
+        self.raw.append(text)  # `self._keep(text)`, inline: every delta
+        self.loose += 1
+        if self.loose == _JOINED:
+            self._join()
         self.at = end = at + len(text)
         if end - inp.base >= RELEASE and self.keep is None:
             inp.release(end)
@@ -140,12 +143,16 @@ class _StringText:
     def _keep(self, piece: str) -> None:
         """Keep `piece` for the final decode; every `_JOINED` pieces are joined into one
         (a piece a delta costs a string object each, many times its few characters)."""
-        raw = self.raw
-        raw.append(piece)
+        self.raw.append(piece)
         self.loose += 1
-        if self.loose == _JOINED:  # the last `_JOINED` entries are all pieces
-            raw[-_JOINED:] = ["".join(raw[-_JOINED:])]
-            self.loose = 0
+        if self.loose == _JOINED:
+            self._join()
+
+    def _join(self) -> None:
+        """Join the last `_JOINED` entries, all pieces, into one."""
+        raw = self.raw
+        raw[-_JOINED:] = ["".join(raw[-_JOINED:])]
+        self.loose = 0
 
 
 _JOINED = 64

@@ -27,7 +27,7 @@ from json.encoder import encode_basestring
 from typing import Any, ClassVar, NamedTuple
 
 from .. import ast
-from ..blocks.json_calls import call_object
+from ..blocks.json_calls import call_object, json_arguments
 from ..blocks.names import (
     NAME_CHARS,
     NAME_LIMIT,
@@ -460,7 +460,7 @@ class NameAndArguments:
 
     def body(self) -> Parser[Any]:
         """The rest of the object after the name, through its `}`."""
-        values = seq(literal(","), cut, self._key(*self.keys), ws, arguments(json_object()), ws)
+        values = seq(literal(","), cut, self._key(*self.keys), ws, arguments(json_arguments()), ws)
         return seq(ws, optional(values), literal("}"))
 
     def render(self, name: str, values: dict[str, Any], call_id: str = "") -> str:

@@ -5,9 +5,11 @@
     report = check_format(my_format, max_examples=50)
     assert report.ok, report
 
-`check_format` runs the properties of DESIGN.md §4 and §7 (`PROPERTIES`) over valid turns
-generated for the format (`cases`), their truncations and their `mutations`, and reports
-each failure as a minimal counterexample. `stream(fmt, chunks, ...)` runs a turn through a
+`judge_examples(fmt, read_examples(path))` judges real outputs from a JSON-lines file
+(see `examples`). `check_format` runs the properties of DESIGN.md §4 and §7 (`PROPERTIES`)
+over valid turns generated for the format (`cases`, every spelling of its markers written),
+their truncations and their `mutations`, and reports each failure as a minimal
+counterexample. `stream(fmt, chunks, ...)` runs a turn through a
 fresh session; `chunkings`/`byte_chunkings` draw ways to split it; `fed_and_resumed`
 checks a parser's absorbers against resuming it.
 """
@@ -24,6 +26,7 @@ from .absorbers import fed_and_resumed
 from .check import RUNS, Counterexample, Report, assert_format, check_format
 from .chunks import byte_chunkings, chunkings, describe_chunks, split_at
 from .degenerate import degenerate_inputs
+from .examples import Example, ExamplesReport, judge_examples, read_examples
 from .mutations import mutations, truncations, unclosed_reasoning
 from .properties import PROPERTIES, Property, Trial, completion_offsets
 from .run import Outcome, is_event_prefix, merge_deltas, stream
@@ -46,6 +49,8 @@ __all__ = [
     "RUNS",
     "Case",
     "Counterexample",
+    "Example",
+    "ExamplesReport",
     "Outcome",
     "Property",
     "Report",
@@ -63,9 +68,11 @@ __all__ = [
     "fed_and_resumed",
     "is_event_prefix",
     "json_values",
+    "judge_examples",
     "merge_deltas",
     "mutations",
     "prose",
+    "read_examples",
     "split_at",
     "stream",
     "strings",

@@ -251,14 +251,14 @@ def _streamed(
 
 def _valid_turns(ctx: _Context, tools: Tools | None) -> Callable[[st.DataObject], None]:
     def run(data: st.DataObject) -> None:
-        _streamed(ctx, data, ctx.draw(data, cases(ctx.fmt, tools)))
+        _streamed(ctx, data, ctx.draw(data, cases(ctx.fmt, tools, spellings=True)))
 
     return run
 
 
 def _truncations(ctx: _Context, tools: Tools | None) -> Callable[[st.DataObject], None]:
     def run(data: st.DataObject) -> None:
-        case = ctx.draw(data, cases(ctx.fmt, tools))
+        case = ctx.draw(data, cases(ctx.fmt, tools, spellings=True))
         inside = unclosed_reasoning(ctx.fmt, case)
         if inside is not None and data.draw(st.booleans()):
             case = inside
@@ -273,7 +273,7 @@ def _truncations(ctx: _Context, tools: Tools | None) -> Callable[[st.DataObject]
 
 def _mutations(ctx: _Context, tools: Tools | None) -> Callable[[st.DataObject], None]:
     def run(data: st.DataObject) -> None:
-        case = ctx.draw(data, cases(ctx.fmt, tools))
+        case = ctx.draw(data, cases(ctx.fmt, tools, spellings=True))
         _streamed(ctx, data, ctx.draw(data, mutations(ctx.fmt, case)))
 
     return run

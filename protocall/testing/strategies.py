@@ -27,6 +27,7 @@ from ..formats import Format
 from ..tools import Tool, Tools, normalize_tools
 from .chunks import marker_cuts
 from .draws import choose, integers
+from .spellings import applying, respell, respellings
 
 _ESCAPES = ('"', "\\", "\n", "\t", " ", "  ", "\r\n", "\\n", '\\"', "\\u00e9", "'", "`")
 _UNICODE = ("東京", "🙂", "é")
@@ -379,17 +380,27 @@ def cases(
     fmt: Format,
     tools: Sequence[Mapping[str, Any] | Tool] | Tools | None = None,
     max_calls: int = 3,
+    spellings: bool = False,
 ) -> Case:
     """A valid turn of `fmt` rendered by `fmt.render` after the generation prompt of a start
     state drawn from `start_states`, with the message it must parse to (`turn.expected()`).
-    Tools are drawn with `tool_sets` unless given."""
+    Tools are drawn with `tool_sets` unless given. With `spellings` (as `check_format`
+    draws them) its markers may be, drawn, in another spelling the format reads than the
+    first, which the renderer writes (`spellings.respellings`)."""
     declared = normalize_tools(tools if tools is not None else draw(tool_sets()))
     assert declared is not None
     start = choose(draw, start_states(fmt))
     turn = draw(turns(fmt, declared, start, max_calls))
     text = render(fmt, turn, start)
     assume(markers_only_from_markup(fmt, text, render(fmt, neutral(turn), start)))
-    return Case(text, declared, fmt.prompt_for(start), start, turn, turn.expected())
+    label = "valid turn"
+    others = applying(text, respellings(fmt)) if spellings else []
+    if others:  # the renderer writes each marker's first spelling: the others too
+        respelling = choose(draw, [(), *others])
+        text = respell(text, respelling)
+        label += "".join(f", {other!r} for {written!r}" for written, other in respelling)
+    expected = turn.expected()
+    return Case(text, declared, fmt.prompt_for(start), start, turn, expected, label)
 
 
 __all__ = [

@@ -395,3 +395,38 @@ def test_a_loop_skipping_what_fails_at_the_end_gives_what_running_it_gives(
         patch.setattr(choice, "_failure_at_end", lambda parser: None)
         assert results() == expected
     clear_cache()
+
+
+def test_names_a_model_invents_are_not_kept_by_the_shared_grammar() -> None:
+    """A compiled format serves every session for its tool set: the argument parsers it
+    builds per declared name stay, while each undeclared name a model writes shares one
+    parser, so a server's long run of invented names does not grow it."""
+    from protocall.blocks.names import per_tool
+    from protocall.tools import normalize_tools
+
+    built: list[Any] = []
+
+    def build(schema: Any) -> Any:
+        built.append(schema)
+        return literal("x")
+
+    for_name = per_tool(normalize_tools([weather()]), build)
+    parsers = {for_name(f"invented_{i}") for i in range(1000)}
+    assert len(parsers) == 1 and built == [None]
+    assert for_name("get_weather") is for_name("get_weather") and len(built) == 2
+    assert for_name("get_weather") is not for_name("invented_0")
+
+
+@pytest.mark.parametrize("name", ["hermes", "qwen3-coder", "kimi-k2"])
+def test_sessions_with_invented_names_report_each_call_on_its_own(name: str) -> None:
+    """Calls to different undeclared tools, one session after another over one compiled
+    format: each is an `unknown_tool` error naming its own tool, its raw text whole."""
+    fmt = formats.get(name)
+    for index in range(3):
+        text = fmt.render(Turn(None, (ToolUse(f"invented_{index}", {"n": index}),)), None)
+        session = fmt.parser([weather()])
+        session.feed(text)
+        session.finish()
+        (error,) = session.message.errors
+        assert error.code == "unknown_tool" and f"`invented_{index}`" in error.message
+        assert f"invented_{index}" in error.raw and str(index) in error.raw

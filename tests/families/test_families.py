@@ -118,6 +118,21 @@ FAMILIES = {
     ),
     "gpt-oss": Family("test_gpt_oss", ((15, 0),), opener="<|start|>", header="<|start|>"),
     "granite": Family("test_granite", ((10, 7),), names_cut_call=False),
+    "granite-20b-fc": Family("test_granite_20b_fc"),
+    "hunyuan-a13b": Family("test_hunyuan_a13b", opener="<tool_calls>", names_cut_call=False),
+    "internlm2": Family("test_internlm2"),
+    "jamba": Family("test_jamba", opener="<tool_calls>", names_cut_call=False),
+    "phi-4-mini": Family("test_phi4_mini", opener="functools", names_cut_call=False),
+    "ernie-4.5": Family("test_ernie45"),
+    "minimax-m1": Family("test_minimax_m1"),
+    "step-3": Family("test_step3", escaped_values=False),
+    "functionary-v3.2": Family("test_functionary"),
+    "gigachat-3": Family("test_gigachat3"),
+    "apriel": Family("test_apriel", opener="<tool_calls>", names_cut_call=False),
+    "xlam": Family("test_xlam", opener="<tool_call>", names_cut_call=False),
+    "functiongemma": Family(
+        "test_functiongemma", not_in_values=("<escape>",), escaped_values=False
+    ),
     "hermes": Family("test_hermes", opener="<tool_call>"),
     "kimi-k2": Family("test_kimi_k2", opener="<|tool_calls_section_begin|>"),
     "kimi-k3": Family(

@@ -1,0 +1,27 @@
+"""MiniMax-M1: JSON call objects, one a line, in `<tool_calls>`.
+
+<think>R</think>content <tool_calls>\\n{"name": N, "arguments": {…}}\\n{…}\\n</tool_calls>
+<end_of_sentence>
+
+- vLLM's `minimax` tool parser (`MinimaxToolParser`, since replaced by MiniMax-M2's): the
+  section's begin heads the calls, each an object on its own line; a call in the
+  reasoning block is quoted text of it. A missing `</tool_calls>` is tolerated; as in every
+  sectioned format, a line that is no call ends the section (vLLM skips it).
+- `<end_of_sentence>` ends the turn.
+"""
+
+from __future__ import annotations
+
+from ..compile.factory import build
+from ..spec import Call, Section, Spec, Think
+from ..spec.codecs import NameAndArguments
+
+SPEC = Spec(
+    name="minimax-m1",
+    summary="MiniMax-M1: {name, arguments} objects, one a line, in <tool_calls>",
+    turn=Think(opened_by="", explicit=True),
+    call=Call("{call}", NameAndArguments(), between="\n"),
+    section=Section(("<tool_calls>\n",), ("\n</tool_calls>",)),
+    stops=("<end_of_sentence>",),
+)
+FORMAT = build(SPEC)
