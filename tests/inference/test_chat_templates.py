@@ -202,7 +202,8 @@ def test_arguments_a_template_prints_as_given_are_given_as_a_json_string() -> No
     """Apriel 1.5 writes `"arguments": ` and the value as given: an object comes out as
     Python's repr, the JSON string OpenAI clients send as JSON."""
     source = real("ServiceNow-AI-Apriel-1.5-15b-Thinker")
-    detection = detect(source)
+    assert detect(source).family == "apriel"
+    detection = detect(source, families=False)
     spec = detection.format.spec
     assert (spec.call.template, spec.section.begins) == ("{call}", ("\n<tool_calls>",))
     rendered = Renders.of(ChatTemplate(source)).turns[1]
@@ -213,9 +214,12 @@ def test_arguments_a_template_prints_as_given_are_given_as_a_json_string() -> No
 def test_a_prompt_ending_in_text_the_history_never_writes_is_an_error() -> None:
     """Apriel 1.6 writes its prompt (ending `Here are my reasoning steps:`) whatever
     `add_generation_prompt` says and drops reasoning from the history: the model's
-    reasoning would be read as content, so no spec is inferred."""
+    reasoning would be read as content, so no spec is inferred (the `apriel` family,
+    which knows where that reasoning ends, is what reads it)."""
+    source = real("ServiceNow-AI-Apriel-1.6-15b-Thinker")
+    assert detect(source).family == "apriel"
     with pytest.raises(UsageError, match="prompt adds 'Here are my reasoning steps:'"):
-        detect(real("ServiceNow-AI-Apriel-1.6-15b-Thinker"))
+        detect(source, families=False)
 
 
 def test_a_template_s_own_reasoning_switches_are_read_off_its_syntax_tree() -> None:
