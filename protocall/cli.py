@@ -355,7 +355,7 @@ class _Progress:
 
 def _grammar(args: argparse.Namespace) -> int:
     special = None if args.special_tokens is None else args.special_tokens.split()
-    text = _format(args.format).decoding_grammar(
+    exported = _format(args.format).decoding_export(
         _tools(args.tools),
         args.dialect,
         tool_choice=args.tool_choice,
@@ -365,7 +365,10 @@ def _grammar(args: argparse.Namespace) -> int:
         special_tokens=special,
         stop=args.stop,
     )
+    text = exported.text
     print(text if args.dialect in ("lark", "gbnf") else json.dumps(json.loads(text), indent=2))
+    for line in exported.dropped:  # looser there: the parser's validation still checks it
+        print(f"dropped: {line}", file=sys.stderr)
     return 0
 
 

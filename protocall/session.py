@@ -11,12 +11,12 @@ import bisect
 import codecs
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypedDict
 
 import orjson
 
-from . import ast
+from . import ast, repeats
 from .ast import Node, TreeBuilder
 from .combinators import (
     FAILED,
@@ -187,13 +187,14 @@ class _ItemLog:
     into a block, an exact tuple (the session seals every `_SEALED` entries or so, when it
     folds items: text the run gives its sink alone waits for that). The cyclic collector
     stops tracking a tuple of atoms, so its full passes walk one entry per block, not one
-    per node and piece of a long output."""
+    per node and piece of a long output. A run of entries that repeats (a stop marker
+    over and over) is sealed as its period (`repeats.Repeated`), read back the same."""
 
     __slots__ = ("_blocks", "_starts", "open", "settled")
 
     def __init__(self) -> None:
         self.open: list[tuple[Any, ...]] = []
-        self._blocks: list[tuple[tuple[Any, ...], ...]] = []
+        self._blocks: list[Sequence[tuple[Any, ...]]] = []
         self._starts: list[int] = [0]  # where each block starts, and where `open` starts
         # Open entries before it are not joined any more: a node's entry is last there
         # (the session sets it), or `compact` joined them.
@@ -209,8 +210,7 @@ class _ItemLog:
         same text: only the indices of later entries change, so no call may be reading
         its arguments' runs by index)."""
         entries = _joined(self.open) if join else self.open
-        for start in range(0, len(entries), _SEALED):
-            block = tuple(entries[start : start + _SEALED])
+        for block in repeats.blocks(entries, _SEALED):  # a repeated run kept as its period
             self._blocks.append(block)
             self._starts.append(self._starts[-1] + len(block))
         self.open.clear()
@@ -402,6 +402,9 @@ class Session:
     offset where it was reached (the call it stopped, or the output past the limit), the
     call it stopped never completes, and what was emitted before stays as it was. More
     input is then not read (`feed` returns no events) and `finish()` returns none.
+    `max_depth` (at least 1) lowers the formats' own bound on how deep a call's arguments
+    nest, its arguments the first level: a call nested deeper is `malformed` at the
+    bracket past it, as at the formats' own bound, and the turn goes on.
 
     `record` (default True) keeps the turn for `message` and `ast`: its text, the raw
     stream and every item. A consumer that only wants the events passes `record=False`:
@@ -426,15 +429,17 @@ class Session:
         max_output: int | None = None,
         max_calls: int | None = None,
         max_argument_size: int | None = None,
+        max_depth: int | None = None,
         record: bool = True,
     ) -> None:
-        for name, limit in (
-            ("max_output", max_output),
-            ("max_calls", max_calls),
-            ("max_argument_size", max_argument_size),
+        for name, limit, least in (
+            ("max_output", max_output, 0),
+            ("max_calls", max_calls, 0),
+            ("max_argument_size", max_argument_size, 0),
+            ("max_depth", max_depth, 1),
         ):
-            if limit is not None and (type(limit) is not int or limit < 0):
-                raise UsageError(f"{name} is a number of at least 0 or None, not {limit!r}")
+            if limit is not None and (type(limit) is not int or limit < least):
+                raise UsageError(f"{name} is a number of at least {least} or None, not {limit!r}")
         self._max_output = max_output
         self._max_calls = max_calls
         self._max_argument_size = _UNLIMITED if max_argument_size is None else max_argument_size
@@ -456,6 +461,7 @@ class Session:
         self._log = _ItemLog()
         self._entries = self._log.open  # the log's open entries, as the run appends them
         self._run = Run(grammar, log=self._log.open)
+        self._run.input.max_depth = max_depth  # read where each value starts
         self._raw = _Transcript(self._run.input)
         self._open: list[Open] = []
         self._decoder: codecs.IncrementalDecoder | None = None
@@ -1044,6 +1050,7 @@ class SessionOptions(TypedDict, total=False):
     max_output: int | None
     max_calls: int | None
     max_argument_size: int | None
+    max_depth: int | None
     record: bool
 
 

@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("values", ("values",)),
     ("shortcuts", ("shortcuts",)),
     ("data", ("schema", "tools", "ast", "events", "message", "special_tokens")),
-    ("session", ("session", "openai")),
+    ("session", ("session", "openai", "repeats")),
     ("blocks", ("blocks",)),
     ("spec", ("spec",)),
     ("grammar", ("grammar",)),

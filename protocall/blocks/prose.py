@@ -48,8 +48,10 @@ class Reasoning:
     With `ends_at_call`, a genuine call inside a block the generation prompt pre-opened ends
     it implicitly (the call is then parsed as a call): the model may not know it is
     reasoning. So does one inside a block the model opened, unless `explicit` (the model
-    writes the opener itself and quotes calls in it): that block ends only at its close, an
-    end-of-turn marker or the end of input, and a call inside it is reasoning text.
+    writes the opener itself and quotes calls in it): that block ends at its close, an
+    end-of-turn marker or the end of input, and a call inside it is reasoning text, unless
+    the block is never closed: a genuine call with no close after it up to the end of the
+    turn ends the block there (`explicit_body`).
 
     `phrases` (openings, closings) is reasoning written as text (Granite 3.2): a turn that
     starts, after whitespace, with an opening phrase is reasoning up to a closing one (or
@@ -144,6 +146,25 @@ def prose(
     return tag(node, many(alt(*segments)))
 
 
+def explicit_body(
+    close: str, calls: Calls, stops: tuple[str, ...], *, fenced: bool = False
+) -> Parser[Any]:
+    """The text of an `explicit` reasoning block the model opened, up to its `close`, a
+    stop or a genuine call the block never closes: a call head after which no `close`
+    comes before a stop or the end of input ends it (the call is parsed as a call).
+    Where `close` does come, the text from the head to it is reasoning, scanned once; an
+    opener that heads no call is reasoning text. Text after a genuine head is held until
+    the close, a stop or the end of input decides it."""
+    ends = (close, *stops)
+    unclosed = seq(calls.head, until(*ends, emit=False), not_followed_by(literal(close)))
+    opener = as_text(markers(*calls.openers))
+    text = until(*ends, *calls.openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
+    segments.append(seq(not_followed_by(calls.head, "text"), opener))
+    segments.append(seq(not_followed_by(unclosed, "a closed block"), opener, until(*ends)))
+    return tag(ast.REASONING, many(alt(*segments)))
+
+
 def reasoning_block(
     reasoning: Reasoning,
     calls: Calls | None,
@@ -160,8 +181,11 @@ def reasoning_block(
     dropped, not reasoning text; the block then ends at that spelling's close."""
 
     def block(close: str, ends_at_call: bool) -> Parser[Any]:
-        ending = calls if ends_at_call else None
-        body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced)
+        if reasoning.explicit and not pre_opened and calls is not None:
+            body = explicit_body(close, calls, stops, fenced=fenced)
+        else:
+            ending = calls if ends_at_call else None
+            body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced)
         return body.skip(optional(literal(close)))
 
     def opened(ends_at_call: bool) -> list[Parser[Any]]:
@@ -171,7 +195,7 @@ def reasoning_block(
     at_call = reasoning.ends_at_call
     if pre_opened:
         return alt(*opened(at_call), block(reasoning.close, at_call))
-    return optional(alt(*opened(at_call and not reasoning.explicit)))
+    return optional(alt(*opened(at_call)))
 
 
 def assistant_turn(

@@ -82,7 +82,9 @@ class Input:
     `fast`, `learned` and `local` are the run's state for the shortcuts
     (`protocall.shortcuts`): the absorber the suspended parser left, what the run learned
     about its input, the state parsers keep for the run (by parser). The core leaves them
-    alone, so that the grammar itself holds no run's state."""
+    alone, so that the grammar itself holds no run's state. `max_depth` is the run's own
+    bound on how deep values nest (None: the value parsers' own bounds hold), which a
+    session sets (see `protocall.values.depth`)."""
 
     __slots__ = (
         "_captures",
@@ -97,6 +99,7 @@ class Input:
         "fast",
         "learned",
         "local",
+        "max_depth",
         "out",
         "root",
         "transcript",
@@ -120,6 +123,7 @@ class Input:
         self.transcript: list[str] | None = None
         self.learned: Any = None
         self.local: dict[Any, Any] = {}
+        self.max_depth: int | None = None
 
     @property
     def end(self) -> int:

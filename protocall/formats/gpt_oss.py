@@ -92,6 +92,11 @@ MESSAGES = {
 written (a final answer ends the turn): the parser, the renderer and the grammar read them."""
 NODES = {channel: node for channel, (node, _) in MESSAGES.items()}
 TO_FUNCTION = " to=functions."  # a recipient that is a declared function
+CONTENT_TYPES = ((f" {CONSTRAIN}", "json"), (" ", "json"))
+"""A call header's content type as written, its introducer and its kind (the renderer writes
+the first; the chat template renders both). The parser reads any kind after either
+introducer (whitespace before `<|constrain|>`, any run of whitespace for the space), or no
+content type."""
 OPENED = {"reasoning": "analysis", "content": "final"}
 PROMPT = START + "assistant"
 PYTHON = "python"  # the built-in tool whose message is code, not JSON
@@ -133,9 +138,8 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     recipient = long_name_commits(alt(function, built_in)).skip(cut)
     kind = regex(r"[\w-]+").desc("a content type")
     opened = ws.then(literal(MESSAGE))
-    header_end = alt(
-        opened, seq(ws, literal(CONSTRAIN), kind, opened), seq(regex(r"\s+"), kind, opened)
-    )
+    introducers = dict.fromkeys(introducer for introducer, _ in CONTENT_TYPES)
+    header_end = alt(opened, *(seq(_introducer(i), kind, opened) for i in introducers))
     channel, channel_rest = markers(*NODES), forward()
     stray = seq(literal("commentary"), optional(literal(" to=assistant")), literal(CHANNEL))
 
@@ -164,6 +168,23 @@ def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
     return seq(lead, skip_many(segment), end_of_input)
 
 
+def _introducer(written: str) -> Parser[Any]:
+    """A content type's introducer as the parser reads it: a token with any whitespace
+    before it, or, for whitespace alone, any run of whitespace."""
+    token = written.strip()
+    return seq(ws, literal(token)) if token else regex(r"\s+").desc("whitespace")
+
+
+def call_header(recipient_in_role: bool, content_type: tuple[str, str]) -> str:
+    """A call's message header as written, from the role's end (after `<|start|>assistant`)
+    to its `<|message|>`, `{name}` standing for the function: the recipient in the channel
+    part (as the renderer writes it) or in the role part (as the chat template renders a
+    call), with a content type of `CONTENT_TYPES`. The parser reads both places."""
+    to, channel = f"{TO_FUNCTION}{{name}}", f"{CHANNEL}commentary"
+    placed = f"{to}{channel}" if recipient_in_role else f"{channel}{to}"
+    return f"{placed}{''.join(content_type)}{MESSAGE}"
+
+
 def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -> str:
     """One message per part, after the pre-opened body when `start` is set: reasoning as
     analysis, content before a call as a commentary preamble and the last content as final,
@@ -189,10 +210,6 @@ def render(turn: Turn, start: str | None, call: Callable[[ToolUse, int], str]) -
 
 register_turn("harmony", TurnHook(grammar, render))
 
-HEADER = f"{TO_FUNCTION}{{name}}{CHANNEL}commentary {{json}}{MESSAGE}{{arguments}}{CALL}"
-"""A call with its recipient in the role header, after `<|start|>assistant`, as the chat
-template renders one (`{json}`: `json` or `<|constrain|>json`)."""
-
 
 def export(walk: Walk, messages: Messages) -> ir.Node:
     """The turn as a grammar for constrained decoding, as `render` writes it: messages joined
@@ -200,9 +217,9 @@ def export(walk: Walk, messages: Messages) -> ir.Node:
     preamble (`<|end|>`), a call (ending `<|call|>`) or the final answer (ending
     `<|return|>`, the end of the turn); a turn that ends otherwise (or has no message) ends
     with `<|return|>`. A call names its recipient in the channel, as the spec's template
-    writes it, or in the role header, as the chat template renders a call (`HEADER`). A
-    generation prompt that opened a channel leaves its first message's body open; its calls
-    as `walk.options` allow."""
+    writes it, or in the role header, as the chat template renders a call (`call_header`,
+    each with every one of `CONTENT_TYPES`). A generation prompt that opened a channel
+    leaves its first message's body open; its calls as `walk.options` allow."""
     options, text = walk.options, walk.text
     opened = {channel.name: channel for channel in messages.channels}
     if walk.start == "reasoning" and not options.reasoning:
@@ -221,9 +238,16 @@ def export(walk: Walk, messages: Messages) -> ir.Node:
     gap = ir.Star(ir.seq(other, after))
     rest = ir.alt(ir.seq(gap, ending), text(RETURN))  # `<|return|>` alone: an empty turn
     if walk.tools:
-        in_channel = ir.alt(*(walk.call(tool, 0) for tool in walk.tools))
-        headers = [HEADER.replace("{json}", kind) for kind in ("json", f"{CONSTRAIN}json")]
-        in_header = ir.alt(*(walk.pieces(h, tool) for tool in walk.tools for h in headers))
+        in_channel, in_header = (
+            ir.alt(
+                *(
+                    walk.pieces(call_header(in_role, kind) + "{arguments}" + CALL, tool)
+                    for tool in walk.tools
+                    for kind in CONTENT_TYPES
+                )
+            )
+            for in_role in (False, True)
+        )
         calls = ir.alt(in_channel, in_header)
         call = walk.grammar.rule("call", ir.seq(gap, calls))
         more = ir.Star(ir.seq(after, call)) if options.parallel else ir.Lit("")
@@ -257,9 +281,7 @@ SPEC = Spec(
         ),
         tokens=TOKENS,
     ),
-    call=Call(
-        f"{CHANNEL}commentary{TO_FUNCTION}{{name}} {CONSTRAIN}json{MESSAGE}{{arguments}}{CALL}"
-    ),
+    call=Call(call_header(False, CONTENT_TYPES[0]) + "{arguments}" + CALL),
     stops=(RETURN, CALL),
     prompt=PROMPT,
     malformed_as_content=False,

@@ -9,7 +9,10 @@
   `"type"` member may come first), or, in another layout, once it has closed holding such a
   name and arguments (within `LOOKAHEAD` characters and `LOOKAHEAD_DEPTH` levels). Until
   then its `{` is held back; an object that turns out otherwise (`{"answer": 42}`, an
-  undeclared name, one beyond those bounds or the stream ended inside) is content.
+  undeclared name, one beyond those bounds or the stream ended inside) is content. When
+  no tools are declared, `{"name": "` followed by a name that runs past `NAME_LIMIT`
+  characters heads a call too, which is then malformed, as after a marker (with tools
+  declared, such a name is no declared one: content).
 - FORMATS.md reads calls only when the whole output is JSON; here a call object may also
   follow content and be followed by content (as vLLM's complete-output parser finds them).
   After `<|python_tag|>` any name makes a call (the session reports an undeclared one).
@@ -115,9 +118,29 @@ class ToolName(Wrapper[str]):
         return NAME_LIMIT + 2
 
 
+class LongName(Parser[None]):
+    """A JSON string that runs past `NAME_LIMIT` characters, read up to there: it heads a
+    call whose name is too long. Fails where the string ends within the limit, or where
+    what is there is no string."""
+
+    def __init__(self) -> None:
+        self.parser = json_string(max_size=NAME_LIMIT + 2)  # the quotes too
+        self.too_long = self.parser.too_long  # type: ignore[attr-defined]
+
+    def step(self, inp: Input, pos: int) -> Step[None]:
+        try:
+            _, end = yield from self.parser.step(inp, pos)
+        except Backtrack as failure:
+            if failure.expected != self.too_long:
+                raise
+            return None, failure.position
+        raise Backtrack(end, (f"a tool name of over {NAME_LIMIT} characters",))
+
+
 def proof(tools: Tools | None) -> Parser[Any]:
-    """`{"name": "<a declared tool>", "parameters":` (a `"type"` member may come first), or
-    a whole object within the lookahead bounds holding such a name and arguments."""
+    """`{"name": "<a declared tool>", "parameters":` (a `"type"` member may come first);
+    without tools, `{"name": "<a name past NAME_LIMIT>` (a call, malformed); or a whole
+    object within the lookahead bounds holding such a name and arguments."""
     kind = optional(seq(key("type"), json_string(), whitespace, literal(",")))
     named = seq(
         literal("{"),
@@ -129,7 +152,10 @@ def proof(tools: Tools | None) -> Parser[Any]:
         alt(*map(key, ARGUMENTS)),
     )
     whole = NestedObjects(max_depth=LOOKAHEAD_DEPTH, max_size=LOOKAHEAD)
-    return alt(named, whole.bind(partial(whole_call, tools)))
+    if tools is not None:
+        return alt(named, whole.bind(partial(whole_call, tools)))
+    too_long = seq(literal("{"), kind, key("name"), LongName())
+    return alt(named, too_long, whole.bind(partial(whole_call, tools)))
 
 
 register_proof("llama-3", ProofHook(OBJECT_STARTS, proof))

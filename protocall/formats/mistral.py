@@ -16,8 +16,9 @@ pre-v11  [TOOL_CALLS] [{"name": N, "arguments": {…}, "id": ID}, …]</s>
   written as v11+ calls, `[CALL_ID]` only for a call with an id.
 - Reasoning `[THINK]…[/THINK]` is written by the model (Magistral, Ministral-3 Reasoning)
   after the prompt `[/INST]`, or `<think>…</think>` (older Magistral templates); it ends
-  only at its close, so a call quoted in it is reasoning. A prompt ending `[THINK]`
-  pre-opens it; a genuine call then ends it too.
+  at its close, so a call quoted in it is reasoning, or at a call with no close after it
+  (Magistral calling without closing its thought). A prompt ending `[THINK]` pre-opens
+  it; a genuine call then ends it too.
 - `</s>` ends the turn; it is never content.
 """
 

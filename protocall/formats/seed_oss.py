@@ -5,8 +5,8 @@
 - The model writes `<seed:think>` itself after the prompt `<seed:bos>assistant\\n`; a
   thinking budget of 0 pre-opens it (the prompt ends `<seed:think><seed:cot_budget_reflect>`).
   `<seed:cot_budget_reflect>…</seed:cot_budget_reflect>` notes are reasoning text. A block
-  the model opened ends only at `</seed:think>` (a call quoted in it is reasoning); a
-  pre-opened one also ends at a genuine call.
+  the model opened ends at `</seed:think>` (a call quoted in it is reasoning), or at a
+  call it never closes after; a pre-opened one also ends at a genuine call.
 - Each call has its own `<seed:tool_call>` (several functions in one are accepted too); the
   newline before it belongs to it. Values have no padding newlines: verbatim, typed by the
   tool's schema.

@@ -4,6 +4,7 @@ schema, and `Members` in one fixed order (required first; GBNF has no parametric
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import re
@@ -13,6 +14,7 @@ from typing import Any
 from ..combinators import UsageError
 from . import schemas
 from .ir import (
+    GAP,
     Alt,
     Grammar,
     Json,
@@ -29,17 +31,32 @@ from .ir import (
     head,
     seq,
 )
+from .patterns import gbnf_pattern
+from .ranges import integers
 
-EXPRESSED = schemas.STRUCTURE | {
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "minLength",
-    "maxLength",
-    "format",
-}
-"""The JSON schema keywords the GBNF writer expresses (`format` for `schemas.GBNF_FORMATS`);
-any other is dropped and reported (`schemas.dropped`)."""
+EXPRESSED = schemas.STRUCTURE | {"prefixItems", "minItems", "maxItems"}
+"""The JSON schema keywords the GBNF writer expresses in any schema; `DECIDED` ones it
+expresses in some (`_written`); any other is dropped and reported (`schemas.dropped`)."""
+DECIDED = schemas.BOUNDS | {"format", "pattern", "minLength", "maxLength"}
+
+
+def _written(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The `DECIDED` keywords of `schema` the writer writes: the bounds of an integer
+    (`schemas.integer_bounds`); of a `string` type, the first of its `format` (one of
+    `schemas.GBNF_FORMATS`), its `pattern` (`patterns.gbnf_pattern`) and its lengths."""
+    found = set(schema.keys() & schemas.BOUNDS) if schemas.integer_bounds(schema) else set()
+    kind = schema.get("type")
+    if "string" not in (kind if isinstance(kind, list) else [kind]):
+        return frozenset(found)  # (a string's keywords in a schema of any value: dropped)
+    pattern = schema.get("pattern")
+    if schema.get("format") in schemas.GBNF_FORMATS:
+        found.add("format")
+    elif isinstance(pattern, str) and gbnf_pattern(pattern) is not None:
+        found.add("pattern")
+    else:
+        found |= schema.keys() & {"minLength", "maxLength"}
+    return frozenset(found)
+
 
 _DIGIT2 = "[0-9] [0-9]"
 _FORMATS = {
@@ -84,10 +101,20 @@ def _char_class(chars: set[str], negated: bool = False) -> str:
     def one(char: str) -> str:
         if char in "\\]^[":
             return "\\" + char
-        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, char)
+        if char == " " or (char.isprintable() and not char.isspace()):
+            return char
+        return f"\\x{ord(char):02X}" if ord(char) < 0x100 else f"\\u{ord(char):04X}"
 
     dash = "-" if "-" in chars else ""  # last: a `-` there is no range (`\-` is no escape)
-    body = "".join(one(c) for c in sorted(chars - {"-"}))
+    runs: list[list[str]] = []
+    for char in sorted(chars - {"-"}):
+        if runs and ord(char) == ord(runs[-1][-1]) + 1:
+            runs[-1].append(char)
+        else:
+            runs.append([char])
+    body = "".join(
+        f"{one(run[0])}-{one(run[-1])}" if len(run) > 2 else "".join(map(one, run)) for run in runs
+    )
     return "[" + ("^" if negated else "") + body + dash + "]"
 
 
@@ -96,7 +123,7 @@ class _Writer:
         self.grammar = grammar
         self.rules: list[str] = []
         self.named: dict[str, str] = {}
-        self.free = self._free((*grammar.excluded, *grammar.openers))
+        self.free = self._free((*grammar.excluded, *grammar.openers), grammar.heads)
         self.root: Any = {}
         self.root_key = ""
 
@@ -116,7 +143,7 @@ class _Writer:
             return re.sub(r"\\[sfv]", lambda m: _CLASS_ESCAPES[m[0]], node.regex)
         if isinstance(node, Json):
             schema = json.loads(node.schema)
-            found = schemas.dropped(schema, EXPRESSED, node.where, schemas.GBNF_FORMATS)
+            found = schemas.dropped(schema, EXPRESSED, node.where, written=(DECIDED, _written))
             self.grammar.dropped += found
             self.root, self.root_key = schema, node.schema
             return self.json(schema)
@@ -161,14 +188,15 @@ class _Writer:
 
     # -- free text -------------------------------------------------------------------
 
-    def _free(self, markers: tuple[str, ...]) -> str:
-        """Free text that never completes one of `markers` (see `_free_text`)."""
-        if not markers:
+    def _free(self, markers: tuple[str, ...], heads: tuple[tuple[str, ...], ...] = ()) -> str:
+        """Free text that never completes one of `markers` or `heads` (see `_free_text`)."""
+        patterns = tuple((marker,) for marker in markers) + heads
+        if not patterns:
             return self.rule("free", "free", lambda: "[^\\x00]*")  # any text
-        key = f"free {markers}"
+        key = f"free {patterns}"
         if key not in self.named:
             prefix = f"free{len(self.named)}" if self.named else "free"
-            self.rules += _free_text(markers, prefix)
+            self.rules += _free_text(patterns, prefix)
             self.named[key] = f"{prefix}-0"
         return self.named[key]
 
@@ -219,6 +247,11 @@ class _Writer:
             return self._array(schema)
         if kind == "string":
             return self._string(schema)
+        bounds = schemas.integer_bounds(schema) if kind == "integer" else None
+        if bounds is not None and bounds != (None, None):
+            least, most = bounds
+            spelled = integers(least, most)
+            return self.rule(f"integer {least} {most}", "integer", lambda: spelled)
         primitive = {"integer": self._integer, "number": self._number}
         if kind in primitive:
             return primitive[kind]()
@@ -261,11 +294,16 @@ class _Writer:
         char = '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})'
         chars = self.rule("char", "char", lambda: char)
         schema = schema or {}
-        spelled = _FORMATS.get(schema.get("format", ""))
-        if spelled is not None:
+        written = _written(schema)
+        if "format" in written:
+            spelled = _FORMATS[schema["format"]]
             return self.rule(
                 f"format {schema['format']}", "format", lambda: f'"\\"" {spelled} "\\""'
             )
+        if "pattern" in written:
+            matched = gbnf_pattern(schema["pattern"])
+            key = f"pattern {schema['pattern']}"
+            return self.rule(key, "pattern", lambda: f'"\\"" {matched} "\\""')
         least, most = schema.get("minLength", 0), schema.get("maxLength")
         if least or most is not None:
             bound = "" if most is None else most
@@ -303,33 +341,57 @@ class _Writer:
         return {"object": obj, "array": arr}.get(kind or "", value)
 
 
+_Position = tuple[int, int, int]
+"""Where a match of a pattern stands: the pattern, the text of it, the characters of that
+text matched (0 of a text after the first: in the gap before it)."""
+
+
 @functools.lru_cache(maxsize=64)
-def _free_text(markers: tuple[str, ...], prefix: str) -> tuple[str, ...]:
-    """The rules of free text that never completes one of `markers`: one per proper prefix
-    of a marker (the automaton's state, `PREFIX-0` the empty one), each allowed to end the
-    text."""
-    states = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
-    alphabet = {c for m in markers for c in m}
-    names = {state: f"{prefix}-{number}" for number, state in enumerate(states)}
-    known, rules = set(states), []
-    for state in states:
-        targets: dict[str, set[str]] = {}
-        for char in alphabet:
-            after = _longest_suffix(state + char, known, markers)
+def _free_text(patterns: tuple[tuple[str, ...], ...], prefix: str) -> tuple[str, ...]:
+    """The rules of free text that never completes one of `patterns` (texts with any `GAP`
+    whitespace between them; a marker is a pattern of one text): one per state of the
+    automaton that follows every match under way (`PREFIX-0`: none), each allowed to end
+    the text. The states are those reachable from none, numbered in that order."""
+    alphabet = {c for texts in patterns for text in texts for c in text}
+    if any(len(texts) > 1 for texts in patterns):
+        alphabet |= set(GAP)
+    ordered = sorted(alphabet)
+    starts = [(number, 0, 0) for number in range(len(patterns))]
+    names: dict[frozenset[_Position], str] = {frozenset(): f"{prefix}-0"}
+    pending, rules = collections.deque([frozenset[_Position]()]), []
+    while pending:
+        state = pending.popleft()
+        targets: dict[frozenset[_Position], set[str]] = {}
+        for char in ordered:
+            after = _advance(patterns, (*starts, *state), char)
             if after is not None:
                 targets.setdefault(after, set()).add(char)
-        options = ['""', f"{_char_class(alphabet, negated=True)} {names['']}"]
-        options += [f"{_char_class(chars)} {names[target]}" for target, chars in targets.items()]
+        options = ['""', f"{_char_class(alphabet, negated=True)} {prefix}-0"]
+        for target, chars in targets.items():
+            if target not in names:
+                names[target] = f"{prefix}-{len(names)}"
+                pending.append(target)
+            options.append(f"{_char_class(chars)} {names[target]}")
         rules.append(f"{names[state]} ::= " + " | ".join(options))
     return tuple(rules)
 
 
-def _longest_suffix(text: str, states: set[str], markers: tuple[str, ...]) -> str | None:
-    """The automaton's state after `text`: its longest suffix that is a proper prefix of a
-    marker, or None where `text` ends with a whole marker (the text may not go there)."""
-    if any(text.endswith(marker) for marker in markers):
-        return None
-    for start in range(len(text) + 1):
-        if text[start:] in states:
-            return text[start:]
-    return ""
+def _advance(
+    patterns: tuple[tuple[str, ...], ...], positions: tuple[_Position, ...], char: str
+) -> frozenset[_Position] | None:
+    """The matches under way after `char`, or None where `char` completes a pattern (the
+    text may not go there)."""
+    after: set[_Position] = set()
+    for number, index, done in positions:
+        texts = patterns[number]
+        if index and not done and char in GAP:
+            after.add((number, index, done))
+        if texts[index][done] != char:
+            continue
+        if done + 1 < len(texts[index]):
+            after.add((number, index, done + 1))
+        elif index + 1 < len(texts):
+            after.add((number, index + 1, 0))
+        else:
+            return None
+    return frozenset(after)

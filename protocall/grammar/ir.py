@@ -167,16 +167,25 @@ def alt(*items: Node) -> Node:
     return unique[0] if len(unique) == 1 else Alt(unique)
 
 
+GAP = "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
+"""The whitespace a `Grammar.heads` gap may hold: every character `str.isspace` takes (and a
+regular expression's whitespace class matches), the parsers' whitespace or more."""
+
+
 @dataclass
 class Grammar:
     """Named rules (`start` first), the markers free text never contains (`excluded`),
     and the `openers` of calls that only their own beginning marks (`[get(`): free text
-    ends at the first one, and holds none where it runs up to one; the schema keywords
-    the grammar does not express (`dropped`, one line each, added by whoever drops one)."""
+    ends at the first one, and holds none where it runs up to one. `heads`: the other
+    spellings of such a call's beginning the parser reads (`[ get (`), each a run of texts
+    with any `GAP` whitespace between them, which the default free text never holds
+    either. `dropped`: the schema keywords the grammar does not express (one line each,
+    added by whoever drops one)."""
 
     excluded: tuple[str, ...]
     rules: dict[str, Node] = field(default_factory=dict)
     openers: tuple[str, ...] = ()
+    heads: tuple[tuple[str, ...], ...] = ()
     dropped: list[str] = field(default_factory=list)
 
     def rule(self, name: str, node: Node) -> Ref:

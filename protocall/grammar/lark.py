@@ -9,6 +9,7 @@ import re
 from ..combinators import UsageError
 from . import schemas
 from .ir import (
+    GAP,
     Alt,
     Grammar,
     Json,
@@ -45,8 +46,9 @@ def _regex(pattern: str) -> str:
 class _Writer:
     def __init__(self, grammar: Grammar) -> None:
         self.terminals: list[str] = []
-        self.frees: dict[tuple[str, ...], str] = {}
+        self.frees: dict[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], str] = {}
         self.excluded = (*grammar.excluded, *grammar.openers)
+        self.heads = grammar.heads
         self._free(None)
         self.untils: dict[tuple[str, tuple[str, ...] | None], str] = {}
         self.openers = grammar.openers
@@ -94,17 +96,20 @@ class _Writer:
 
     def _free(self, excluded: tuple[str, ...] | None) -> str:
         """The terminal of free text that holds none of `excluded` (default: the grammar's
-        excluded markers and openers)."""
+        excluded markers and openers, and none of its call `heads` either)."""
         markers = self.excluded if excluded is None else excluded
-        if markers not in self.frees:
+        heads = self.heads if excluded is None else ()
+        if (markers, heads) not in self.frees:
             name = f"FREE_{len(self.frees)}" if self.frees else "FREE"
             pattern = "/(?s:.*)/"
-            if markers:
-                either = "|".join(re.escape(m) for m in markers)
+            if markers or heads:
+                gap = "[" + "".join(f"\\u{ord(c):04X}" for c in GAP) + "]*"
+                spaced = (gap.join(map(re.escape, texts)) for texts in heads)
+                either = "|".join([*map(re.escape, markers), *spaced])
                 pattern += " & ~" + _regex(f"(?s:.*)(?:{either})(?s:.*)")
             self.terminals.append(f"{name}: {pattern}")
-            self.frees[markers] = name
-        return self.frees[markers]
+            self.frees[markers, heads] = name
+        return self.frees[markers, heads]
 
     def _until(self, marker: str, excluded: tuple[str, ...] | None) -> str:
         """Free text and `marker` as one lexeme: it ends at the first `marker` (an excluded

@@ -10,7 +10,8 @@ A keyword a dialect cannot express is dropped, never refused: the grammar is loo
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 ANNOTATIONS = frozenset(
@@ -99,18 +100,60 @@ def _pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
     return node
 
 
+BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+Written = tuple[frozenset[str], Callable[[Mapping[str, Any]], frozenset[str]]]
+"""Keywords a writer decides schema by schema, and which of them it writes in a schema."""
+
+
+def integer_bounds(schema: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+    """The least and the most integer `schema` admits (None: unbounded) where its type
+    admits integers and no other number (`integer`, perhaps with `null`) and its bounds
+    are numbers that some integer satisfies; else None."""
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    if "integer" not in kinds or not kinds <= {"integer", "null"}:
+        return None
+    least: int | None = None
+    most: int | None = None
+    for key in BOUNDS & set(schema):
+        value = schema[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if value != value or abs(value) == float("inf"):
+            return None
+        if key == "minimum":
+            bound = math.ceil(value)
+        elif key == "exclusiveMinimum":
+            bound = math.floor(value) + 1
+        elif key == "maximum":
+            bound = math.floor(value)
+        else:
+            bound = math.ceil(value) - 1
+        if key.endswith("inimum"):
+            least = bound if least is None else max(least, bound)
+        else:
+            most = bound if most is None else min(most, bound)
+    if least is not None and most is not None and least > most:
+        return None
+    return least, most
+
+
 def dropped(
     schema: Any,
     expressed: frozenset[str],
     where: str,
     formats: frozenset[str] = frozenset(),
     root: Mapping[str, Any] | None = None,
+    *,
+    written: Written | None = None,
 ) -> list[str]:
     """What a writer that expresses the keywords `expressed` (and the string `formats`)
     drops of `schema`, found where `where` says: one line per keyword and place, such as
-    `parameter 'origin' of 'book': pattern '^[A-Z]{3}$'`. `$ref`s are followed once each."""
+    `parameter 'origin' of 'book': pattern '^[A-Z]{3}$'`. `$ref`s are followed once each.
+    `written` (decided keywords, and which of them the writer writes in a given schema)
+    decides those keywords schema by schema instead."""
     found: list[str] = []
-    _dropped(schema, expressed, where, formats, root or schema, set(), found)
+    _dropped(schema, expressed, where, formats, root or schema, set(), found, written)
     return found
 
 
@@ -122,6 +165,7 @@ def _dropped(
     root: Any,
     followed: set[str],
     found: list[str],
+    written: Written | None,
 ) -> None:
     if not isinstance(schema, Mapping):
         return
@@ -131,11 +175,13 @@ def _dropped(
             return
         followed.add(ref)
     schema = resolve(schema, root)
+    decided, writes = written or (frozenset(), lambda _: frozenset())
+    kept = writes(schema) if decided & schema.keys() else frozenset()
     for key, value in schema.items():
-        if key in ANNOTATIONS or key == "$ref":
+        if key in ANNOTATIONS or key == "$ref" or key in kept:
             continue
         known = key != "format" or value in formats
-        if key not in expressed or not known:
+        if key in decided or key not in expressed or not known:
             found.append(f"{where}: {key} {json.dumps(value, ensure_ascii=False)}")
     nested = [(f"{where}.{k}", v) for k, v in (schema.get("properties") or {}).items()]
     nested += [(f"{where}[]", schema.get(k)) for k in ("items", "additionalProperties")]
@@ -144,7 +190,7 @@ def _dropped(
         nested += [(f"{where}[{n}]" if union == "prefixItems" else where, v)
                    for n, v in enumerate(items)]  # fmt: skip
     for place, value in nested:
-        _dropped(value, expressed, place, formats, root, followed, found)
+        _dropped(value, expressed, place, formats, root, followed, found, written)
 
 
 def known_formats(schema: Any, formats: frozenset[str], where: str, found: list[str]) -> Any:

@@ -21,6 +21,7 @@ from ..combinators import UsageError
 from ..spec.codecs import BARE_KEY, BareObject
 from . import schemas
 from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Ref, Star, alt, seq
+from .ranges import integers
 from .schemas import ANNOTATIONS
 
 _WS = Pattern(r"[ \t\n\r]*")
@@ -122,12 +123,17 @@ class Values:
         allowed = _KEYWORDS.get(kind)
         if allowed is None:
             raise UsageError(f"no grammar for a value of type {kind!r} ({where})")
+        bounds = schemas.integer_bounds(schema) if kind == "integer" else None
+        if bounds is not None:
+            allowed = allowed | schemas.BOUNDS
         extra = set(schema) - allowed - ANNOTATIONS - {"type"}
         for keyword in sorted(extra):
             shown = json.dumps(schema[keyword], ensure_ascii=False)
             self.grammar.dropped.append(f"{where}: {keyword} {shown}")
         if kind == "string":
             return self.syntax.string()
+        if bounds is not None and bounds != (None, None):
+            return Pattern(integers(*bounds))
         if kind in ("integer", "number"):
             return Pattern(INTEGER if kind == "integer" else NUMBER)
         if kind in ("boolean", "null"):

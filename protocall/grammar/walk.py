@@ -475,7 +475,16 @@ class Walk:
     def _bare(self, opener: str, calls: list[Node], more: Node, closer: str) -> Node:
         """A run of calls that only their own beginning marks (Python's `[name(`, Llama
         3's `{"name": "NAME", "parameters":`): each tool's run begins with that marker,
-        which free text therefore never holds (it may hold the `[` or `{` otherwise)."""
+        which free text therefore never holds (it may hold the `[` or `{` otherwise), nor
+        any other spacing of what the parser takes for a call's beginning: `[`, the name
+        and `(` (Python), or the member `"name": "NAME"` anywhere (JSON, whose calls the
+        parser also finds with their members in another order)."""
+        for tool in self.tools:
+            if opener:
+                self.grammar.heads += (("[", tool.name, "("),)
+            else:
+                name = json.dumps(tool.name, ensure_ascii=False)
+                self.grammar.heads += (('"name"', ":", name),)
         runs = []
         for call in calls:
             for spelling in call.items if isinstance(call, Alt) else (call,):

@@ -165,7 +165,7 @@ def _scan_value(self: JsonValue, inp: Input, pos: int, watch: _Scan | None) -> S
     so is a number followed by a character that ends it. With `watch`, it tells `watch`
     where each container opens and closes: a watched run emits nothing and matches with the
     value None (its watch reads where values end, not what they hold)."""
-    max_depth = self.max_depth
+    max_depth, too_deep = self.bound(inp)
     limit = None if self.max_size is None else pos + self.max_size
     raw: list[str] = []  # the emitted pieces, joined once for the final decode
     stack: list[set[str] | None] = []  # per open container: its keys, or None for arrays
@@ -326,7 +326,7 @@ def _scan_value(self: JsonValue, inp: Input, pos: int, watch: _Scan | None) -> S
                                 is_key = False
                         elif char in "{[":
                             if len(stack) == max_depth:
-                                raise Invalid(i, i, self.too_deep)
+                                raise Invalid(i, i, too_deep)
                             if watch is not None:
                                 watch.opened(base + i, char, len(stack))
                             stack.append(set() if char == "{" else None)
@@ -519,7 +519,7 @@ class _Scan:
         self.open: dict[int, int] = {}  # undecided objects: start -> containers around it
         self.decided: dict[int, _Outcome] = {}
         self.kept = 0  # objects decided at the latest pruning
-        self.automaton = JsonValue("object", _DEEPEST, self.size)
+        self.automaton = JsonValue("object", _DEEPEST, self.size, run_depth=False)
         self.run = _scan_value(self.automaton, inp, start, self)
         self.done = False
         self.fed = -1  # the input's end when the run last waited for more

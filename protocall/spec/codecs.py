@@ -67,6 +67,7 @@ from ..values import (
     json_object,
     json_value,
 )
+from ..values.depth import Bound, nesting_bound
 from ..values.xmlargs import Layout, xml_arguments
 
 # -- name encodings ------------------------------------------------------------------------
@@ -345,7 +346,8 @@ class Nesting(Parser[dict[str, Any]]):
     the key) then a value, a value being what `scalar` parses, or, where `scalar` gives
     `{` or `[` (having cut at it), an object or `[` values `]`; `,` between members and
     elements, whitespace optional. Echoed as JSON text; a repeated key fails after its
-    value, an object or array opened `MAX_DEPTH` deep fails at its bracket. The open
+    value, an object or array opened `MAX_DEPTH` deep (or as deep as the run's lower
+    `max_depth`: see `values.depth`) fails at its bracket. The open
     containers are a list, not a recursion, so any depth parses in constant stack.
 
     Needs more while the value or a part of it does; at end of input an open container
@@ -366,16 +368,17 @@ class Nesting(Parser[dict[str, Any]]):
         self.closed = {
             closer: literal(closer).then(Synthesised(closer)) for closer in _CLOSERS.values()
         }
-        self.too_deep = (f"a value nested at most {MAX_DEPTH} deep",)
+        self.own: Bound = (MAX_DEPTH, (f"a value nested at most {MAX_DEPTH} deep",))
 
     def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
         open_: list[tuple[str, Any, str | None]] = []  # (closer, container, pending key)
         value: Any
+        deepest, too_deep = nesting_bound(inp, self.own)
         value, pos = yield from self.top.step(inp, pos)
         while True:
             if type(value) is _Opens:
-                if len(open_) == MAX_DEPTH:
-                    raise Backtrack(pos, self.too_deep)
+                if len(open_) == deepest:
+                    raise Backtrack(pos, too_deep)
                 closer = _CLOSERS[value.opener]
                 (*_, empty), pos = yield from self.opened[value.opener].step(inp, pos)
                 open_.append((closer, {} if closer == "}" else [], None))

@@ -30,15 +30,15 @@ PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
 
 @dataclass(frozen=True)
 class Think:
-    """A reasoning block `open` … `close` (or any pair of `also`) before content and calls;
-    with `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one
-    (see `blocks.prose.Reasoning`). `opened_by` is what a generation prompt ends with to pre-open
-    it (default: `open`; `""`: no prompt does), `off` what it ends with to open nothing
-    (thinking off); `written` the block's (open, close) as the model lays it out, where
-    that differs; `prompt` the generation prompt before `opened_by` where it is another
-    than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing);
-    `phrases` (openings, closings) reasoning written as text phrases instead, at the
-    turn's start only (Granite 3.2, see `blocks.prose.Reasoning`)."""
+    """A reasoning block `open` … `close` (or any pair of `also`) before content and calls; with
+    `ends_at_call` a genuine call ends it, unless the model opened an `explicit` one and closes
+    it after the call (see `blocks.prose.Reasoning`). `opened_by` is what a generation prompt
+    ends with to pre-open it (default: `open`; `""`: no prompt does), `off` what it ends with to
+    open nothing (thinking off); `written` the block's (open, close) as the model lays it out,
+    where that differs; `prompt` the generation prompt before `opened_by` where it is another
+    than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing); `phrases`
+    (openings, closings) reasoning written as text phrases instead, at the turn's start only
+    (Granite 3.2, see `blocks.prose.Reasoning`)."""
 
     open: str = "<think>"
     close: str = "</think>"

@@ -21,6 +21,7 @@ import orjson
 from ..combinators.parser import Parser, Step, quote
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input, Text
+from .depth import Bound, nesting_bound
 
 _Match = Callable[..., "re.Match[str]"]
 
@@ -195,11 +196,14 @@ class JsonValue(Parser[Any]):
     Needs more while the text so far is a proper prefix of a valid value; fails at the first
     character no valid value could have there, or, at end of input, at the end, expecting
     what was needed. A second occurrence of a key in one object fails at its closing quote;
-    nesting deeper than `max_depth` fails at the opening bracket, and a value longer than
+    nesting deeper than `max_depth` (or the run's lower `max_depth`, unless `run_depth` is
+    false: see `values.depth`) fails at the opening bracket, and a value longer than
     `max_size` characters at the first character beyond the limit.
     """
 
-    def __init__(self, kind: str, max_depth: int, max_size: int | None) -> None:
+    def __init__(
+        self, kind: str, max_depth: int, max_size: int | None, *, run_depth: bool = True
+    ) -> None:
         if not 1 <= max_depth <= 500:
             raise ValueError("max_depth must be between 1 and 500 (the decoders' own bounds)")
         if max_size is not None and max_size < 1:
@@ -207,16 +211,22 @@ class JsonValue(Parser[Any]):
         self.start_state = {"value": VALUE, "object": TOP_OBJECT, "string": TOP_STRING}[kind]
         self.max_depth = max_depth
         self.max_size = max_size
+        self.run_depth = run_depth
         self.too_deep = (
             f"a value nested at most {max_depth} deep (nesting deeper than {max_depth})",
         )
+        self.own: Bound = (max_depth, self.too_deep)
         self.too_long = (
             f"the value to end within {max_size} characters "
             f"(JSON text longer than {max_size} characters)",
         )
 
+    def bound(self, inp: Input) -> Bound:
+        """How deep a value read in `inp`'s run may nest (see `values.depth`)."""
+        return nesting_bound(inp, self.own) if self.run_depth else self.own
+
     def step(self, inp: Input, pos: int) -> Step[Any]:
-        reader = _Reader(self, pos)
+        reader = _Reader(self, pos, self.bound(inp))
         limit = None if self.max_size is None else pos + self.max_size
         raw: list[str] = []  # the emitted pieces, joined once for the final decode
         scan = emitted = pos
@@ -252,10 +262,19 @@ class _Reader:
     `read` takes one token after another, each from a function of the state, until the
     value is done or a token makes no progress: it needs the text after the buffer."""
 
-    __slots__ = ("exact", "key_start", "literal", "number", "parser", "stack", "state", "token")
+    __slots__ = (
+        "bound",
+        "exact",
+        "key_start",
+        "literal",
+        "number",
+        "stack",
+        "state",
+        "token",
+    )
 
-    def __init__(self, parser: JsonValue, pos: int) -> None:
-        self.parser = parser
+    def __init__(self, parser: JsonValue, pos: int, bound: Bound) -> None:
+        self.bound = bound  # how deep it may nest, and what a bracket past that expects
         self.state = parser.start_state
         self.stack: list[set[str] | None] = []
         self.key_start = -1
@@ -381,8 +400,8 @@ class _Reader:
             self.state = STRING
             return i + 1
         if char in "{[":
-            if len(self.stack) == self.parser.max_depth:
-                raise Invalid(i, i, self.parser.too_deep)
+            if len(self.stack) == self.bound[0]:
+                raise Invalid(i, i, self.bound[1])
             self.stack.append(set() if char == "{" else None)
             self.state = FIRST_KEY if char == "{" else FIRST_ITEM
             return i + 1
@@ -419,10 +438,12 @@ class NestedObjects(Parser[dict[str, Any]]):
     at many starts, most of them inside objects tried before (a bare call object's proof at
     every `{`): the same value or failure at each start, in the same stream positions. Its
     shortcut (`protocall.shortcuts.json`) decides the objects nested inside one already read
-    by that reading, so a run of nested openers costs one scan, whatever `max_depth`."""
+    by that reading, so a run of nested openers costs one scan, whatever `max_depth`. Its
+    bounds are its own, whatever the run's `max_depth` (the call its object proves reports
+    a value nested deeper than that)."""
 
     def __init__(self, *, max_depth: int, max_size: int) -> None:
-        self.bounds = JsonValue("object", max_depth, max_size)
+        self.bounds = JsonValue("object", max_depth, max_size, run_depth=False)
 
     def step(self, inp: Input, pos: int) -> Step[dict[str, Any]]:
         out = inp.out

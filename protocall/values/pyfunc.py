@@ -49,6 +49,7 @@ from ..combinators.parser import Parser, Step, quote
 from ..combinators.primitives import regex
 from ..combinators.result import Backtrack, ParseFailure
 from ..combinators.stream import Close, Input, Open, Text, new_text
+from .depth import Bound, nesting_bound
 
 TOOL_CALL = "tool_call"
 TOOL_NAME = "tool_name"
@@ -531,14 +532,14 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
 
 
 def _value(
-    inp: Input, pos: int, char: str, depth: int, max_depth: int, expected: tuple[str, ...]
+    inp: Input, pos: int, char: str, depth: int, bound: Bound, expected: tuple[str, ...]
 ) -> _Gen[tuple[Any, int, str]]:
     """The literal starting with `char` at `pos`: its value, then the position and character
     after the whitespace that follows it. Anything else fails at `pos`, expecting `expected`."""
     if char in _STRING_START:
         return (yield from _strings(inp, pos, False))
     if char in _CLOSERS:
-        return (yield from _container(inp, pos, char, depth, max_depth))
+        return (yield from _container(inp, pos, char, depth, bound))
     value: Any
     if char in _NUMBER_START:
         value, end = yield from _number(inp, pos)
@@ -557,11 +558,12 @@ def _value(
 
 
 def _container(
-    inp: Input, pos: int, opener: str, depth: int, max_depth: int
+    inp: Input, pos: int, opener: str, depth: int, bound: Bound
 ) -> _Gen[tuple[Any, int, str]]:
-    """A list, tuple, parenthesised literal or dict at `pos`; tuples become lists."""
-    if depth == max_depth:
-        raise Backtrack(pos, (f"a literal nested at most {max_depth} deep",))
+    """A list, tuple, parenthesised literal or dict at `pos`, inside `depth` levels (the
+    call's parentheses the first); tuples become lists."""
+    if depth == bound[0]:
+        raise Backtrack(pos, bound[1])
     closer = _CLOSERS[opener]
     at_item = (_STRING_KEY if opener == "{" else _LITERAL, quote(closer))
     after_item = ("`,`", quote(closer))
@@ -578,10 +580,10 @@ def _container(
                 raise Backtrack(pos, ("`:`",))
             pos, char = yield from _next(inp, pos + 1)
             entries[key], pos, char = yield from _value(
-                inp, pos, char, depth + 1, max_depth, (_LITERAL,)
+                inp, pos, char, depth + 1, bound, (_LITERAL,)
             )
         else:
-            value, pos, char = yield from _value(inp, pos, char, depth + 1, max_depth, at_item)
+            value, pos, char = yield from _value(inp, pos, char, depth + 1, bound, at_item)
             items.append(value)
         if char == ",":
             commas += 1
@@ -600,10 +602,11 @@ def _container(
 
 
 def _call(
-    inp: Input, pos: int, tags: tuple[str, str, str], max_depth: int
+    inp: Input, pos: int, tags: tuple[str, str, str], bound: Bound
 ) -> _Gen[tuple[tuple[str, dict[str, Any]], int]]:
     """The call whose name starts at `pos` (its first character has arrived), its keyword
-    arguments streamed as JSON text."""
+    arguments streamed as JSON text, nesting within `bound` levels (its parentheses the
+    first)."""
     call_tag, name_tag, arguments_tag = tags
     name, name_end = yield from _dotted_name(inp, pos)
     paren, char = yield from _next(inp, name_end)
@@ -635,7 +638,7 @@ def _call(
                 value, pos, char = yield from _strings(inp, start, True)
                 inp.out.append(Text('"', pos))
             else:
-                value, pos, char = yield from _value(inp, start, char, 0, max_depth, (_LITERAL,))
+                value, pos, char = yield from _value(inp, start, char, 1, bound, (_LITERAL,))
                 inp.out.append(Text(lead + _json(value), start))
             arguments[key] = value
             if char == ",":
@@ -660,6 +663,8 @@ class _CallParser(Parser[T]):
             raise ValueError("max_depth must be positive")
         self.tags = tags
         self.max_depth = max_depth
+        # In levels counted from the call's parentheses, as the run's bound counts them.
+        self.own: Bound = (max_depth + 1, (f"a literal nested at most {max_depth} deep",))
 
 
 class PythonCall(_CallParser[tuple[str, dict[str, Any]]]):
@@ -672,7 +677,7 @@ class PythonCall(_CallParser[tuple[str, dict[str, Any]]]):
     def step(self, inp: Input, pos: int) -> Step[tuple[str, dict[str, Any]]]:
         if _IDENTIFIER_START.match((yield from _char(inp, pos))) is None:
             raise Backtrack(pos, (_CALL,))
-        return (yield from _call(inp, pos, self.tags, self.max_depth))
+        return (yield from _call(inp, pos, self.tags, nesting_bound(inp, self.own)))
 
 
 class PythonCalls(_CallParser[list[tuple[str, dict[str, Any]]]]):
@@ -684,11 +689,12 @@ class PythonCalls(_CallParser[list[tuple[str, dict[str, Any]]]]):
         if (yield from _char(inp, pos)) != "[":
             raise Backtrack(pos, ("`[`",))
         calls = []
+        bound = nesting_bound(inp, self.own)
         pos, char = yield from _next(inp, pos + 1)
         while char != "]":
             if _IDENTIFIER_START.match(char) is None:
                 raise Backtrack(pos, (_CALL, "`]`"))
-            call, end = yield from _call(inp, pos, self.tags, self.max_depth)
+            call, end = yield from _call(inp, pos, self.tags, bound)
             calls.append(call)
             pos, char = yield from _next(inp, end)
             if char == ",":

@@ -249,12 +249,15 @@ class XmlArguments(Parser[Arguments]):
             failure.context.append(ARGUMENT_VALUE)
             raise
         coerced = convert(raw)
-        value = coerced.value
+        value, problem = coerced.value, coerced.problem
+        deepest = inp.max_depth  # the run's bound; the arguments are the first level
+        if deepest is not None and type(value) in _CONTAINERS and _nests_deeper(value, deepest - 1):
+            value, problem = raw, f"nested deeper than {deepest} (max_depth)"
         if streamed:
             inp.out.append(Text('"', value_end))
         else:
-            if coerced.problem is not None:
-                arguments.problems.append(f"argument `{key}`: {coerced.problem}; kept as a string")
+            if problem is not None:
+                arguments.problems.append(f"argument `{key}`: {problem}; kept as a string")
             # No RecursionError: `value` was decoded at a deeper stack than this.
             inp.out.append(Text(json.dumps(value, ensure_ascii=False), pos))
         inp.out.append(Close(ARGUMENT_VALUE, value_end, value))
@@ -483,3 +486,19 @@ def _shared(text: str, marker: str) -> int:
             break
         size += 1
     return size
+
+
+_CONTAINERS = (list, dict)
+
+
+def _nests_deeper(value: list[Any] | dict[str, Any], levels: int) -> bool:
+    """Whether the containers of a typed value (the first level itself) nest more than
+    `levels` deep; read with a stack, not a recursion."""
+    open_: list[tuple[Any, int]] = [(value, 1)]
+    while open_:
+        container, level = open_.pop()
+        if level > levels:
+            return True
+        items = container.values() if type(container) is dict else container
+        open_.extend((item, level + 1) for item in items if type(item) in _CONTAINERS)
+    return False

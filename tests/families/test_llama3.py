@@ -203,6 +203,33 @@ def test_malformed_call_is_reported_and_passed_through() -> None:
     assert message.content == bad and message.tool_calls == ()
 
 
+@pytest.mark.parametrize("length", [257, 300, 20_000])
+def test_a_name_too_long_is_a_malformed_call_when_no_tools_are_declared(length: int) -> None:
+    """As after a marker, whatever the name's length (not only within the lookahead)."""
+    long = call("a" * length, {}) + "; more"
+    text = "Hi " + long + EOT
+    if length < 1000:
+        message = parse(text, tools=None)
+    else:  # past the lookahead (it was content there): one-shot and in deltas alike
+        runs = [
+            stream(LLAMA, [text[i : i + size] for i in range(0, len(text), size)], None)
+            for size in (len(text), 4)
+        ]
+        assert runs[0].merged_events == runs[1].merged_events
+        message = runs[0].message
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == long
+    assert error.message.endswith("expected a tool name of at most 256 characters")
+    assert message.content == "Hi " + long and message.tool_calls == ()
+    declared = parse("Hi " + long + EOT)  # no declared tool has such a name: content
+    assert declared.content == "Hi " + long and declared.errors == ()
+
+
+def test_a_name_within_the_limit_then_no_arguments_stays_content() -> None:
+    prose = call("a" * 256, {}).replace('"parameters"', '"age"')
+    assert parse(prose, tools=None).content == prose
+
+
 # -- the testing kit -------------------------------------------------------------------------------
 
 

@@ -185,10 +185,11 @@ def test_a_call_quoted_in_model_opened_reasoning_stays_reasoning(
 
 
 @pytest.mark.parametrize("version", ["v11", "pre-v11"])
-def test_a_call_in_unclosed_model_opened_reasoning_stays_reasoning(version: str) -> None:
+def test_a_call_ends_model_opened_reasoning_never_closed(version: str) -> None:
+    # no close after it up to the end of the turn: the call is a call, not reasoning
     message = verified(THINK + "Look it up. " + calls_of(version) + EOS)
-    assert message.reasoning_content == "Look it up. " + calls_of(version)
-    assert message.content is None and message.tool_calls == ()
+    assert (message.reasoning_content, message.content) == ("Look it up.", None)
+    assert names(message) == ["get_time"] and message.errors == ()
 
 
 def test_the_think_spelling_of_older_templates() -> None:

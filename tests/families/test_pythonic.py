@@ -187,11 +187,11 @@ def test_lfm2_reasoning_then_content_and_a_call() -> None:
     assert [c.name for c in message.tool_calls] == ["get_time"]
 
 
-def test_lfm2_section_in_unclosed_model_opened_reasoning_stays_reasoning() -> None:
-    # LFM2.5 writes `<think>` itself: only `</think>` ends the block (issue #15)
+def test_lfm2_section_ends_model_opened_reasoning_never_closed() -> None:
+    # LFM2.5 writes `<think>` itself: a section with no `</think>` after it is a call
     message = parse(LFM2, "<think>Need the time." + START + '[get_time(zone="UTC")]' + END)
-    assert message.reasoning_content == "Need the time." + START + '[get_time(zone="UTC")]' + END
-    assert message.content is None and message.tool_calls == ()
+    assert (message.reasoning_content, message.content) == ("Need the time.", None)
+    assert [c.name for c in message.tool_calls] == ["get_time"] and message.errors == ()
 
 
 def test_lfm2_section_begin_quoted_in_reasoning_stays_reasoning() -> None:

@@ -139,11 +139,11 @@ def test_call_quoted_in_model_opened_reasoning_stays_reasoning() -> None:
     assert message.tool_calls == () and message.errors == ()
 
 
-def test_a_call_in_unclosed_model_opened_reasoning_stays_reasoning() -> None:
-    text = "<seed:think>Plan." + call("get_time", zone="UTC") + "<seed:eos>"
-    message = verified(text)
-    assert message.reasoning_content == text[len("<seed:think>") : -len("<seed:eos>")]
-    assert message.tool_calls == () and message.content is None
+def test_a_call_ends_model_opened_reasoning_never_closed() -> None:
+    # no `</seed:think>` after it up to the end of the turn: the call is a call
+    message = verified("<seed:think>Plan." + call("get_time", zone="UTC") + "<seed:eos>")
+    assert (message.reasoning_content, message.content) == ("Plan.", None)
+    assert names(message) == ["get_time"] and message.errors == ()
 
 
 def test_a_redundant_opener_after_a_pre_opened_prompt_is_dropped() -> None:

@@ -22,9 +22,10 @@ def _characters(text: str) -> list[tuple[str, bool]]:
         if text[at] != "\\":
             chars.append((text[at], False))
             at += 1
-        elif text[at + 1] == "x":
-            chars.append((chr(int(text[at + 2 : at + 4], 16)), True))
-            at += 4
+        elif text[at + 1] in "xu":
+            width = 2 if text[at + 1] == "x" else 4
+            chars.append((chr(int(text[at + 2 : at + 2 + width], 16)), True))
+            at += 2 + width
         else:
             chars.append((_ESCAPES[text[at + 1]], True))
             at += 2

@@ -192,6 +192,22 @@ def test_the_cli_prints_each_dialect(tmp_path: Any, capsys: pytest.CaptureFixtur
     assert not check(single, "<think>r</think>hi<|im_end|>").accepted
 
 
+def test_the_cli_lists_what_it_dropped_on_stderr(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from protocall.cli import main
+
+    bounded = {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 3}}}
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "f", "parameters": bounded}]))
+    assert main(["grammar", "hermes", "--tools", str(tools), "--dialect", "gbnf"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith("root ::= ") and "dropped" not in printed.out
+    assert printed.err == "dropped: the parameters of 'f'.n: multipleOf 3\n"
+    assert main(["grammar", "hermes", "--tools", str(tools)]) == 0  # Lark keeps it
+    assert capsys.readouterr().err == ""
+
+
 def test_the_cli_says_why_there_is_no_grammar(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:

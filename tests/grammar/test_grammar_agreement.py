@@ -13,6 +13,7 @@ from gbnf_recognizer import Recognizer
 from grammar_oracle import check, special_tokens
 
 from protocall import formats
+from protocall.formats import gpt_oss
 from protocall.grammar import walk
 
 TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "required": ["city"],
@@ -28,6 +29,11 @@ QWEN = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</paramete
 KIMI = '<|tool_calls_section_begin|><|tool_call_begin|>{}:0<|tool_call_argument_begin|>{{"city": "P"}}<|tool_call_end|><|tool_calls_section_end|><|im_end|>'  # noqa: E501
 IN_HEADER = ' to=functions.{}<|channel|>commentary {}<|message|>{{"city": "P"}}<|call|>'
 THOUGHT = "<|channel|>analysis<|message|>hm<|end|><|start|>assistant"
+LFM2_CALL = "<think>{}<|tool_call_start|>[get_weather(city='P')]<|tool_call_end|><|im_end|>"
+SEED_CALL = (
+    "<seed:think>{}\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>P</parameter>"
+    "\n</function>\n</seed:tool_call><seed:eos>"
+)
 HARMONY = '<|channel|>commentary {}<|message|>{{"city": "Paris"}}<|call|>'
 
 
@@ -76,7 +82,6 @@ READ_CLEAN = [
     # Llama 3: "arguments" is read as "parameters" is
     ("llama-3", '{"name": "get_weather", "arguments": {"city": "P"}}<|eot_id|>', None, 1),
     ("llama-3", '{"name": "get_weather", "parameters": {"city": "P"}}<|eot_id|>', None, 1),
-    ("llama-3", 'see {"name": "get_weather", "param<|eot_id|>', None, 0),
 ]
 
 
@@ -94,6 +99,14 @@ READ_BAD = [
     # Llama 3: a call with a wrong argument type is no content, under either key
     ("llama-3", '{"name": "get_weather", "arguments": {"city": 3}}<|eot_id|>', None),
     ("llama-3", '{"name": "get_weather", "parameters": {"city": 3}}<|eot_id|>', None),
+    # Llama 3, Llama 4, pythonic: other spacings of a call's beginning are calls, not
+    # content (compact JSON, members in another order, whitespace around the name)
+    ("llama-3", '{"name":"get_weather","parameters":{"city":3}}<|eot_id|>', None),
+    ("llama-3", 'see { "name" : "get_weather", "arguments": {"city": 3}}<|eot_id|>', None),
+    ("llama-3", '{"parameters": {"city": 3}, "name": "get_weather"}<|eot_id|>', None),
+    ("pythonic", "[get_weather (city=3)]<|eot_id|>", None),
+    ("pythonic", "see [ get_weather\n(city=3)]<|eot_id|>", None),
+    ("llama-4", "[get_weather (city=3)]<|eot|>", None),
     # Llama 4: a call to an undeclared tool inside `<|python_start|>`
     ("llama-4", "<|python_start|>[no_such_tool(a=1)]<|python_end|><|eot|>", None),
     ("llama-4", "<|python_start|>[no_such_tool(a=1)]<|eot|>", None),
@@ -133,3 +146,69 @@ def test_a_truncated_call_the_grammar_accepts_is_content_to_protocall(
         clean, calls = read(name, text, prompt)
         accepted = verdicts(name, text, prompt)
         assert not any(accepted) or (clean and not calls), (text, accepted, calls)
+
+
+UNCLOSED = [
+    ("mistral", '[THINK]hm[TOOL_CALLS]get_weather[ARGS]{"city": "P"}</s>', "hm", None),
+    ("mistral", '[THINK]hm[TOOL_CALLS]get_weather[ARGS]{"city": "P"} ok</s>', "hm", "ok"),
+    ("mistral", '[THINK]a [TOOL_CALLS b[TOOL_CALLS]get_weather[ARGS]{"city": "P"}',
+     "a [TOOL_CALLS b", None),
+    ("lfm2", LFM2_CALL.format("hm"), "hm", None),
+    ("seed-oss", SEED_CALL.format("hm"), "hm", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "reasoning", "content"), UNCLOSED)
+def test_a_call_in_an_explicit_reasoning_block_never_closed_is_a_call(
+    name: str, text: str, reasoning: str, content: str | None
+) -> None:
+    """Read-only (docs/grammar.md): a reasoning block the model opened and never closed
+    ends at its call, one-shot and streamed per character; the grammar, which writes the
+    block closed, refuses the text."""
+    fmt = formats.get(name)
+    for chunks in ([text], list(text)):
+        session = fmt.parser(TOOLS, fmt.prompt_for(None))
+        for chunk in chunks:
+            session.feed(chunk)
+        session.finish()
+        message = session.message
+        assert not message.errors and message.reasoning_content == reasoning
+        assert message.content == content
+        assert [(c.name, c.arguments, c.validation_errors) for c in message.tool_calls] == [
+            ("get_weather", {"city": "P"}, ())
+        ]
+    assert verdicts(name, text, fmt.prompt_for(None)) == (False, False)
+
+
+OTHER_SPACINGS = [
+    ("llama-3", 'x {"name":"get_weather","parameters":{"city":"P"}}<|eot_id|>'),
+    ("llama-3", '{"arguments": {"city": "P"}, "name": "get_weather"}<|eot_id|>'),
+    ("pythonic", "x [ get_weather(city='P')]<|eot_id|>"),
+    ("llama-4", "[get_weather\t(city='P')]<|eot|>"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), OTHER_SPACINGS)
+def test_a_call_spaced_otherwise_is_read_only_never_content(name: str, text: str) -> None:
+    """Read-only (docs/grammar.md): protocall reads a clean call where the spacing or the
+    member order differs from the template's; the grammar writes the template's, and its
+    content never holds the other (in `auto` mode such text is neither content nor a call)."""
+    prompt = formats.get(name).prompt_for(None)
+    clean, calls = read(name, text, prompt)
+    assert clean and len(calls) == 1, calls
+    assert verdicts(name, text, prompt) == (False, False)
+
+
+@pytest.mark.parametrize("in_role", [False, True])
+@pytest.mark.parametrize("content_type", gpt_oss.CONTENT_TYPES)
+def test_every_gpt_oss_call_header_is_read_and_written(
+    in_role: bool, content_type: tuple[str, str]
+) -> None:
+    """gpt-oss's call headers, described once (`call_header`, `CONTENT_TYPES`): each place
+    of the recipient with each content type is read as the call and accepted by both
+    grammars."""
+    header = gpt_oss.call_header(in_role, content_type).replace("{name}", "get_weather")
+    text = header + '{"city": "P"}<|call|>'
+    prompt = formats.get("gpt-oss").prompt_for(None)
+    assert read("gpt-oss", text, prompt) == (True, [("get_weather", {"city": "P"})])
+    assert verdicts("gpt-oss", text, prompt) == (True, True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -18,6 +19,7 @@ import pytest
 from gbnf_recognizer import Recognizer
 from grammar_oracle import DEL, EXPORTABLE, calls, completes, turn_in_order
 from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import strategies as st
 from llguidance.gbnf_to_lark import any_to_lark
 
 from protocall import formats
@@ -154,13 +156,15 @@ def test_gbnf_has_a_root_and_writes_special_tokens_as_text() -> None:
 
 def test_what_gbnf_cannot_say_is_dropped_and_reported() -> None:
     tool = {"name": "f", "parameters": {"type": "object", "properties": {
-        "when": {"type": "string", "format": "date"}, "n": {"type": "integer", "minimum": 1},
-        "s": {"type": "string", "minLength": 2, "maxLength": 3}}}}  # fmt: skip
+        "when": {"type": "string", "format": "date"}, "n": {"type": "number", "minimum": 1},
+        "s": {"type": "string", "minLength": 2, "maxLength": 3},
+        "i": {"type": "integer", "minimum": 1}}}}  # fmt: skip
     exported = export(formats.get("hermes"), normalize_tools([tool]), "gbnf")
     assert exported.dropped == ("the parameters of 'f'.n: minimum 1",)
     call = '<tool_call>\n{{"name": "f", "arguments": {{{0}}}}}\n</tool_call><|im_end|>'
     accepts = Recognizer(exported.text).accepts
-    assert accepts(call.format('"when": "2024-02-29", "n": 0, "s": "ab"'))  # n: looser
+    assert accepts(call.format('"when": "2024-02-29", "n": 0, "s": "ab", "i": 1'))  # n: looser
+    assert not accepts(call.format('"i": 0'))
     assert not accepts(call.format('"when": "2024-02-30x"'))
     assert not accepts(call.format('"s": "abcd"')) and not accepts(call.format('"s": "a"'))
     with pytest.raises(UsageError, match="lazy grammar needs declared tools"):
@@ -193,3 +197,97 @@ def test_arrays_are_exactly_those_of_their_schema(schema: dict[str, Any]) -> Non
         for items in itertools.product(['"a"', "1", "true"], repeat=size):
             text = "[" + ", ".join(items) + "]"
             assert accepts(text) == validator.is_valid(json.loads(text)), text
+
+
+BOUNDS = [
+    {"minimum": 1},
+    {"minimum": 0, "maximum": 100},
+    {"minimum": -5, "maximum": 5},
+    {"maximum": -3},
+    {"exclusiveMinimum": 12.5, "maximum": 4567},
+    {"minimum": 7, "maximum": 7},
+    {"exclusiveMinimum": -1000, "exclusiveMaximum": -99},
+    {"minimum": 10, "maximum": 19},
+    {"minimum": 99, "maximum": 1001},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("bounds", BOUNDS)
+def test_integer_bounds_admit_exactly_the_integers_between(bounds: dict[str, Any]) -> None:
+    """Integer bounds, as llama.cpp's json-schema-to-grammar writes them: over every integer
+    from -1,200 to 5,000 the GBNF accepts exactly those the schema admits (written as JSON
+    writes them: `007`, `-0` and `1.0` refused); nothing is dropped."""
+    schema = {"type": "integer", **bounds}
+    grammar = Grammar(())
+    grammar.rules["start"] = Json(json.dumps(schema))
+    text = gbnf.write(grammar)
+    assert grammar.dropped == []
+    accepts = Recognizer(text).accepts
+    validator = jsonschema.Draft202012Validator(schema)
+    for number in range(-1200, 5001):
+        assert accepts(str(number)) == validator.is_valid(number), number
+    assert not any(accepts(t) for t in ("007", "-0", "1.0", "01", "-"))
+
+
+def test_bounds_on_other_numbers_are_dropped() -> None:
+    for schema in ({"type": "number", "minimum": 1}, {"type": ["integer", "number"], "maximum": 2},
+                   {"type": "integer", "minimum": 5, "maximum": 4}):  # fmt: skip
+        grammar = Grammar(())
+        grammar.rules["start"] = Json(json.dumps(schema))
+        gbnf.write(grammar)
+        assert len(grammar.dropped) == len(schema) - 1, schema
+
+
+PATTERNS = [
+    "^[A-Z]{3}$", "^#W[0-9]{7}$", "[0-9]+", "^(ab|c)*d?$", "^[^a-c]{2,}$", "^.x$",
+    r"^\d{5}(-\d{4})?$", r"^\w+@\w+\.com$", r"^[\s\"\\]+$", "x|y", r"^\s\d\w$",
+    r"^a{2}b{1,}c{0,2}$", r"^[-+]?[0-9]*\.?[0-9]+$", r"^\x41\u00e9\t$", "^(?:a|b)+?$",
+]  # fmt: skip
+TEXTS = st.text(st.sampled_from('abcdxyAZ09#W-+.@_ "\\\n\té\x01'), max_size=9)
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_pattern_admits_exactly_the_strings_it_matches(pattern: str) -> None:
+    """A string's `pattern` (searched, as JSON Schema does) in GBNF: over strings drawn
+    from it and others, written as JSON writes them, the GBNF accepts exactly those it
+    matches as ECMA-262 reads it (`$` the very end, `\\d \\w \\s` ASCII), all of which
+    Python's `re.search` (the validation's) matches too; nothing is dropped."""
+    schema = {"type": "string", "pattern": pattern}
+    grammar = Grammar(())
+    grammar.rules["start"] = Json(json.dumps(schema))
+    accepts = Recognizer(gbnf.write(grammar)).accepts
+    assert grammar.dropped == []
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(st.one_of(st.from_regex(pattern), TEXTS))
+    def agree(text: str) -> None:
+        written = json.dumps(text, ensure_ascii=False)
+        ecma = pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern
+        assert accepts(written) == bool(re.search(ecma, text, re.ASCII)), written
+        assert not accepts(written) or re.search(pattern, text)
+
+    agree()
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(?=a)b",
+        r"^a\b",
+        r"(a)\1",
+        r"^a$b",
+        r"\p{L}",
+        "a{2000}",
+        r"\S",
+        r"[\D]",
+        "^a|b",
+        "x|^y",
+        "^(a|b$)",
+    ],
+)
+def test_a_pattern_outside_the_linear_subset_is_dropped(pattern: str) -> None:
+    schema = {"type": "string", "pattern": pattern, "maxLength": 3}
+    grammar = Grammar(())
+    grammar.rules["start"] = Json(json.dumps(schema))
+    assert Recognizer(gbnf.write(grammar)).accepts('"abc"')  # its lengths written instead
+    assert grammar.dropped == [f"a value: pattern {json.dumps(pattern)}"]

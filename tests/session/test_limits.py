@@ -1,9 +1,12 @@
 """Limits a server sets on a session (`max_output`, `max_calls`, `max_argument_size`): the
 turn ends where one is reached, with a `limit_exceeded` error, the same whatever the
-chunking, and nothing emitted before it changes."""
+chunking, and nothing emitted before it changes. `max_depth` lowers the formats' own
+nesting bound: a call nested deeper is `malformed` (a tag-delimited value, typed from its
+raw text, stays that text), in every format, shortcuts on or off."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import pytest
@@ -11,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
 from protocall.events import ProtocolError
+from protocall.shortcuts import disabled
 from protocall.testing import cases, chunkings, stream
 
 HERMES = formats.get("hermes")
@@ -71,11 +76,62 @@ def test_after_a_limit_the_rest_is_not_read_and_finish_ends_quietly() -> None:
         session.feed("more")
 
 
-@pytest.mark.parametrize("option", ["max_output", "max_calls", "max_argument_size"])
+@pytest.mark.parametrize("option", ["max_output", "max_calls", "max_argument_size", "max_depth"])
 def test_a_limit_is_a_count(option: str) -> None:
-    for bad in (-1, 1.5, "10"):
+    for bad in (-1, 1.5, "10", *((0,) if option == "max_depth" else ())):
         with pytest.raises(UsageError, match=option):
             HERMES.parser(None, **{option: bad})
+
+
+NESTED = {"a": [[[1]]], "b": "x"}
+"""Arguments four levels deep (the arguments object is the first)."""
+NESTED_TOOLS = [
+    {
+        "name": "f",
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "array"}, "b": {"type": "string"}},
+        },
+    }
+]
+
+
+def depth_limited(name: str, max_depth: int | None) -> Any:
+    """The message of a call with `NESTED` arguments under `max_depth`, after checking that
+    one-shot, per character and in 3-character deltas give the same events."""
+    fmt = formats.get(name)
+    text = fmt.render(Turn(parts=(ToolUse("f", NESTED),)), fmt.default_start)
+    runs = [
+        stream(fmt, chunks, NESTED_TOOLS, max_depth=max_depth)
+        for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)])
+    ]
+    assert all(run.merged_events == runs[0].merged_events for run in runs[1:])
+    return runs[0].message
+
+
+@pytest.mark.parametrize("shortcuts", [True, False], ids=["shortcuts", "plain"])
+@pytest.mark.parametrize("name", formats.names())
+def test_max_depth_bounds_the_nesting_of_arguments_in_every_format(
+    name: str, shortcuts: bool
+) -> None:
+    with nullcontext() if shortcuts else disabled():
+        free, within, past = (depth_limited(name, limit) for limit in (None, 4, 3))
+    assert within == free and [call.arguments for call in free.tool_calls] == [NESTED]
+    if past.tool_calls:  # typed from the raw text between tags: the text is kept
+        (call,) = past.tool_calls
+        assert call.arguments == {"a": "[[[1]]]", "b": "x"}
+        assert "argument `a`: nested deeper than 3 (max_depth)" in call.validation_errors[0]
+    else:
+        (error,) = past.errors
+        assert error.code == "malformed" and "f" in error.raw
+        assert error.message.endswith("expected a value nested at most 3 deep (max_depth)")
+
+
+def test_max_depth_never_raises_the_formats_own_bound() -> None:
+    deep = "[" * 130 + "]" * 130
+    text = f'<tool_call>{{"name": "f", "arguments": {{"a": {deep}}}}}</tool_call>'
+    (error,) = stream(HERMES, [text], max_depth=1000).message.errors
+    assert error.message.endswith("(nesting deeper than 128)")
 
 
 @pytest.mark.parametrize("name", ["hermes", "qwen3-coder", "pythonic", "gpt-oss", "kimi-k2"])
