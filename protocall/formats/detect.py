@@ -20,7 +20,7 @@ from ..compile.factory import build
 from ..compile.format import Format
 from ..inference.infer import infer
 from ..inference.probes import ONE_CALL, PROBES, Renders
-from ..inference.rendering import ChatTemplate
+from ..inference.rendering import EXTRA_BUILTINS, ChatTemplate, TemplateError
 from ..inference.roundtrip import Trailer, problems
 from ..spec import Spec, to_json
 from .registry import get, names
@@ -31,8 +31,11 @@ class Detection:
     """What a template implies: the `format`, the built-in `family` it matched (None when
     the spec was inferred), the generation `prompts` per mode, and the evidence: how many
     probe turns it reads back (`read_back`), those the template would not render
-    (`refused`), the other built-in formats that read them too (`others`), and what an
-    inferred spec assumes beyond the renders (`assumptions`)."""
+    (`refused`), the other built-in formats that read them too (`others`), what an
+    inferred spec assumes beyond the renders (`assumptions`), and whether the template was
+    rendered with llama.cpp's extra Jinja built-ins (`extra_builtins`: transformers'
+    environment did not render its tool calls) and given its tools flattened to
+    `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape)."""
 
     format: Format
     family: str | None
@@ -41,6 +44,8 @@ class Detection:
     refused: Mapping[str, str]
     others: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
+    extra_builtins: bool = False
+    flat_tools: bool = False
 
     @property
     def confidence(self) -> str:
@@ -57,6 +62,10 @@ class Detection:
                 lines.append(f"also reads the probes: {', '.join(self.others)}")
         else:
             lines = ["family: none built in; inferred spec:", to_json(self.format.spec)]
+        if self.extra_builtins:
+            lines.append(f"rendered with {EXTRA_BUILTINS}: transformers' sandbox refuses them")
+        if self.flat_tools:
+            lines.append("tools given as {name, description, parameters}: it refuses OpenAI's")
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():
             start = self.format.start_state(prompt)
@@ -81,7 +90,7 @@ def detect(
     built-in format is tried (the spec is always inferred)."""
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
-    renders = Renders.of(template, PROBES)
+    renders = _renders(template)
     trailer = Trailer.of(renders, template.eos_token)
     for rendered in list(renders.turns):  # calls past the end of turn: another turn's
         cut = trailer.cut(rendered.turn)
@@ -105,6 +114,8 @@ def detect(
             len(renders.turns),
             renders.refused,
             tuple(others),
+            extra_builtins=renders.template.extra_builtins,
+            flat_tools=renders.template.flat_tools,
         )
     inferred = infer(renders, trailer)
     fmt = inferred.format
@@ -120,7 +131,29 @@ def detect(
         len(renders.turns),
         renders.refused,
         assumptions=inferred.assumptions,
+        extra_builtins=renders.template.extra_builtins,
+        flat_tools=renders.template.flat_tools,
     )
+
+
+def _renders(template: ChatTemplate) -> Renders:
+    """The probes rendered as transformers does, or with llama.cpp's extra built-ins where
+    only those render a tool call (Kimi K2 templates that `append` to a list); the tools
+    flattened to `{name, description, parameters}` where the template refuses them whole."""
+    attempts = [template] if template.extra_builtins else [template, template.with_extra_builtins()]
+    rendered = []
+    for attempt in attempts:
+        try:
+            renders = Renders.of(attempt, PROBES)
+        except TemplateError:
+            try:  # the tools are what it refuses (Apertus 2509 reads `tool.name`)
+                renders = Renders.of(attempt.with_flat_tools(), PROBES)
+            except TemplateError:
+                continue
+        if renders.turn(ONE_CALL) is not None:
+            return renders
+        rendered.append(renders)
+    return rendered[0] if rendered else Renders.of(template, PROBES)  # transformers' error
 
 
 def _candidates(trailer: Trailer) -> Iterator[Format]:

@@ -52,6 +52,7 @@ from .probes import (
     ONE_CALL,
     PROBES,
     REASONING,
+    TAG,
     TIME,
     WEATHER,
     Probe,
@@ -132,6 +133,7 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
             f"the template writes {lead.strip()!r} before an answer's content, which is no "
             "reasoning block (channels or headers no spec infers)"
         )
+    _check_prompt_text(renders)
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
@@ -160,6 +162,22 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
     if content is None or CONTENT not in content.turn:
         raise UsageError("the template does not write an assistant message's content")
     return content.turn[: content.turn.index(CONTENT)]
+
+
+def _check_prompt_text(renders: Renders) -> None:
+    """A generation prompt that ends with text (not a marker) added to the header the
+    history writes before an answer opens something the history drops (Apriel 1.6's
+    `Here are my reasoning steps:`): where it ends cannot be read, so no spec is
+    inferred."""
+    content = renders.turn(CONTENT_ONLY)
+    header = "" if content is None else content.prompt
+    for prompt in renders.prompts.values():
+        added = prompt[len(header) :] if prompt.startswith(header) else ""
+        if TAG.split(added)[-1].strip():
+            raise UsageError(
+                f"the generation prompt adds {added.strip()!r}, which the template does not "
+                "write before an answer: where what it opens ends cannot be read"
+            )
 
 
 def _body(renders: Renders, probe: Probe, lead: str, trailer: Trailer) -> str:

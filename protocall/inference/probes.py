@@ -6,13 +6,19 @@ probe tools declared. `Renders` renders them with a `ChatTemplate` and cuts out 
 the model would write it: what follows the generation prompt the same conversation has
 without the turn, up to and including its end-of-turn marker.
 
-A template that refuses a probe (a `TemplateError`) is retried with other call ids (some
-templates demand 9 alphanumeric characters, some a `functions.NAME:IDX`); a probe no id
-makes renderable is left out (`Renders.refused` names it).
+A template that refuses a probe (a `TemplateError`), or does not write its calls, is retried
+with other call ids (some templates demand 9 alphanumeric characters, some a
+`functions.NAME:IDX`), with the arguments as a JSON string as OpenAI clients send them
+(templates that concatenate them, or print them as given, which writes an object as
+Python's repr), and, for calls without content, with `content` null
+(DeepSeek-R1-Distill's template writes calls only then); a probe no variant makes
+renderable is left out (`Renders.refused` names why, the unwritten call first).
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -33,21 +39,28 @@ TOOLS: tuple[dict[str, Any], ...] = tuple(
             "The weather in a city.",
             {
                 "type": "object",
-                "properties": {"location": {"type": "string"}, "days": {"type": "integer"}},
+                "properties": {
+                    "location": {"type": "string", "description": "A city."},
+                    "days": {"type": "integer", "description": "How many days."},
+                },
                 "required": ["location"],
             },
         ),
         (
             "get_time",
             "The time in a zone.",
-            {"type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]},
+            {
+                "type": "object",
+                "properties": {"zone": {"type": "string", "description": "A time zone."}},
+                "required": ["zone"],
+            },
         ),
         (
             "configure",
             "Set options.",
             {
                 "type": "object",
-                "properties": {"settings": {"type": "object"}},
+                "properties": {"settings": {"type": "object", "description": "The options."}},
                 "required": ["settings"],
             },
         ),
@@ -67,9 +80,11 @@ class Probe:
     reasoning: str | None = None
     calls: tuple[Call, ...] = ()
 
-    def message(self, ids: str) -> dict[str, Any]:
-        """The assistant message, its call ids written in the style `ids` names."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+    def message(self, ids: str, content: str | None = "", string: bool = False) -> dict[str, Any]:
+        """The assistant message, its call ids written in the style `ids` names, its
+        content `content` where the probe has none, its arguments a JSON string if
+        `string`."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content or content}
         if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning
         if self.calls:
@@ -77,7 +92,10 @@ class Probe:
                 {
                     "id": _call_id(ids, name, index),
                     "type": "function",
-                    "function": {"name": name, "arguments": arguments},
+                    "function": {
+                        "name": name,
+                        "arguments": json.dumps(arguments) if string else arguments,
+                    },
                 }
                 for index, (name, arguments) in enumerate(self.calls)
             ]
@@ -112,8 +130,22 @@ MODES: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("thinking", {"enable_thinking": True, "thinking": True}),
     ("no thinking", {"enable_thinking": False, "thinking": False}),
 )
-"""Generation-prompt modes: the template's documented switches (`enable_thinking`, and
-`thinking` as DeepSeek V3.1+ and Kimi name it)."""
+"""Generation-prompt modes: the documented switches (`enable_thinking`, and `thinking` as
+DeepSeek V3.1+ and Kimi name it); a template's own (`ChatTemplate.switches`) are added."""
+
+OWN_MODES = 8
+"""At most this many modes of a template's own switches are rendered."""
+
+
+def _own_modes(template: ChatTemplate) -> list[tuple[str, dict[str, Any]]]:
+    """A mode per value of each switch the template compares with constants
+    (`reasoning_effort='none'`, `thinking_budget=0`), at most `OWN_MODES`."""
+    modes = [
+        (f"{name}={value!r}", {name: value})
+        for name, values in template.switches().items()
+        for value in values
+    ]
+    return modes[:OWN_MODES]
 
 
 @dataclass(frozen=True)
@@ -143,11 +175,16 @@ class Renders:
         a `TemplateError` if it cannot render even the user message."""
         renders = cls(template)
         user = [{"role": "user", "content": USER}]
-        base = template.render(user, TOOLS)
+        bases = {}
         for mode, switches in MODES:
-            prompt = template.render(user, TOOLS, add_generation_prompt=True, **switches)
-            before = template.render(user, TOOLS, **switches)
-            renders.prompts[mode] = prompt[_common(prompt, before) :]
+            bases[mode], renders.prompts[mode] = _prompt(template, user, switches)
+        for mode, switches in _own_modes(template):
+            try:
+                prompt = _prompt(template, user, switches)[1]
+            except TemplateError:
+                continue  # a value the template refuses on its own
+            if prompt not in renders.prompts.values():
+                renders.prompts[mode] = prompt
         answered = [*user, CONTENT_ONLY.message(""), {"role": "user", "content": USER}]
         try:
             after = template.render(answered, TOOLS).rpartition(CONTENT)[2]
@@ -155,30 +192,63 @@ class Renders:
         except TemplateError:
             pass
         for probe in probes:
-            renders._add(probe, user, base)
+            renders._add(probe, user, bases["default"])
         return renders
 
     def _add(self, probe: Probe, user: list[dict[str, Any]], base: str) -> None:
         prompt = self.template.render(user, TOOLS, add_generation_prompt=True)
         problems = []
-        for ids in ("functions", "alphanumeric"):
+        empty: tuple[str | None, ...] = ("", None) if probe.calls and not probe.content else ("",)
+        variants = itertools.product((False, True), ("functions", "alphanumeric"), empty)
+        for string, ids, content in variants:
             try:
-                whole = self.template.render([*user, probe.message(ids)], TOOLS)
+                message = probe.message(ids, content, string)
+                whole = self.template.render([*user, message], TOOLS)
             except TemplateError as error:
                 problems.append(str(error))
                 continue
             at = _split(whole, prompt)
             missing = [name for name, _ in probe.calls if name not in whole[at:]]
             if missing:
-                problems.append(f"the template does not write the call to {missing[0]}")
-                break
+                problems.insert(0, f"the template does not write the call to {missing[0]}")
+                continue
+            printed = [str(arguments) for _, arguments in probe.calls if str(arguments) in whole]
+            if printed and not string:  # Python's repr: the template prints them as given
+                problems.append(f"the template prints the arguments as {printed[0]}")
+                continue
             self.turns.append(Rendered(probe, whole[len(base) : at], whole[at:]))
             return
-        self.refused[probe.name] = problems[-1]
+        unwritten = problems[0].startswith("the template does not write")
+        self.refused[probe.name] = problems[0] if unwritten else problems[-1]
 
     def turn(self, probe: Probe) -> Rendered | None:
         """`probe`'s rendered turn, or None if the template refused it."""
         return next((r for r in self.turns if r.probe is probe), None)
+
+
+TAG = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]")
+"""A marker: a tag (`<|end|>`) or a bracketed token (`[/INST]`)."""
+
+
+def _prompt(
+    template: ChatTemplate, user: list[dict[str, Any]], switches: Mapping[str, Any]
+) -> tuple[str, str]:
+    """(`user` rendered without a generation prompt, the generation prompt) in a mode.
+    A template that writes its prompt whether asked or not (Command R7B, Apriel 1.6)
+    writes it after the user's end of turn: the prompt is then what follows the first tag
+    after the user message that an answered conversation writes there too."""
+    prompt = template.render(user, TOOLS, add_generation_prompt=True, **switches)
+    before = template.render(user, TOOLS, **switches)
+    if prompt != before or USER not in prompt:
+        return before, prompt[_common(prompt, before) :]
+    answered = template.render([*user, CONTENT_ONLY.message("")], TOOLS, **switches)
+    after_user = prompt[prompt.rindex(USER) + len(USER) :]
+    answer = answered[answered.find(USER) + len(USER) :]
+    for tag in TAG.finditer(after_user):
+        always = after_user[tag.end() :]
+        if answer.startswith(after_user[: tag.end()]) and always.strip():
+            return prompt.removesuffix(always), always
+    return before, ""
 
 
 def common_prefix(*texts: str) -> str:
@@ -196,10 +266,39 @@ _OPEN_TOKEN = re.compile(r"(?:<[^<>]*|\[[^\[\]]*)\Z")
 
 def _split(whole: str, prompt: str) -> int:
     """Where the turn begins in `whole`: after the generation prompt `prompt` if `whole`
-    starts with it, else after their common prefix, backed off to the start of a marker the
-    prefix ends inside (`<|assistant|><` of `<think>` and `</think>`)."""
+    starts with it; after it and the whitespace that follows if `whole` writes it with
+    other whitespace (a template's Jinja indentation leaking into the history, as in
+    DeepSeek V3.1 variants); else after their common prefix, backed off to the start of a
+    marker the prefix ends inside (`<|assistant|><` of `<think>` and `</think>`). Where the
+    history writes the user message otherwise (Mistral templates put the system prompt in
+    the last user message only), the prompt is matched from the user message's end."""
     if whole.startswith(prompt):
         return len(prompt)
+    loose = _loose_end(whole, prompt)
+    if loose is not None:
+        return loose
+    user_end = whole.rfind(USER) + len(USER)
+    if USER in whole and USER in prompt and whole[:user_end] != prompt[:user_end]:
+        after_user = _loose_end(whole[user_end:], prompt[prompt.rindex(USER) + len(USER) :])
+        if after_user is not None:
+            return user_end + after_user
     at = _common(whole, prompt)
     inside = _OPEN_TOKEN.search(whole, max(0, at - 64), at)
     return inside.start() if inside else at
+
+
+def _loose_end(whole: str, prompt: str) -> int | None:
+    """The end of `prompt` in `whole` where `whole` starts with it but for whitespace, and
+    the whitespace after it; None where their other characters differ."""
+    at = 0
+    for char in prompt:
+        if char.isspace():
+            continue
+        while at < len(whole) and whole[at].isspace():
+            at += 1
+        if at == len(whole) or whole[at] != char:
+            return None
+        at += 1
+    while at < len(whole) and whole[at].isspace():
+        at += 1
+    return at

@@ -33,18 +33,33 @@ class Trailer:
 
     @classmethod
     def of(cls, renders: Renders, eos_token: str = "") -> Trailer:
-        """The trailer after the content probe's content; where it has no marker,
-        `eos_token` or else the first marker of the next turn is the end of turn."""
+        """The trailer after the content probe's content: its first marker, or its first
+        tag that every probe turn writes first in the tail they all end with (Kimi K3
+        closes its response channel with `<|close|>` before the tools channel: its end of
+        turn is `<|end_of_msg|>`). Where it has no marker, `eos_token` or else the first
+        marker of the next turn is the end of turn."""
         content = renders.turn(CONTENT_ONLY)
         after = "" if content is None else content.turn.rpartition(CONTENT)[2]
-        markers = _MARKER.findall(after)
+        markers = list(_MARKER.finditer(after))
         if not markers and eos_token:
             return cls(eos_token, "")
         if not markers:  # the next turn's header ends it (GLM's `<|user|>`)
             header = _MARKER.findall(renders.next_turn)
             return cls(header[0] if header else "", after)
-        at = after.index(markers[0]) + len(markers[0])
-        return cls(after[:at].strip(), after[at:])
+        turns = [rendered.turn for rendered in renders.turns]
+        first = len(after) - len(after.lstrip())  # `[e~[`: what precedes the first run too
+        spans = [(first, markers[0].end())]
+        spans += [m.span() for m in markers[1:] if m[0][0] in "<["]
+
+        def ends_turns(start: int, end: int) -> bool:
+            tail = after[start:]
+            return all(
+                turn.endswith(tail) and turn.find(after[start:end]) >= len(turn) - len(tail)
+                for turn in turns
+            )
+
+        start, end = next((span for span in spans if ends_turns(*span)), spans[0])
+        return cls(after[start:end], after[end:])
 
     def cut(self, turn: str) -> str:
         """`turn` through its first end-of-turn marker (where the model stops)."""

@@ -48,7 +48,12 @@ def template(name: str) -> str:
 
 def assert_round_trip(detection: Detection, source: str) -> None:
     """The returned format (with the template's prompts) reads the probes back too."""
-    renders = Renders.of(ChatTemplate(source))
+    chat_template = ChatTemplate(source)
+    if detection.extra_builtins:
+        chat_template = chat_template.with_extra_builtins()
+    if detection.flat_tools:
+        chat_template = chat_template.with_flat_tools()
+    renders = Renders.of(chat_template)
     assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
         start = detection.format.start_state(prompt)
@@ -76,6 +81,20 @@ def test_rendering_has_transformers_options_globals_and_filters() -> None:
     assert render("{% generation %}kept{% endgeneration %}") == "kept"
     assert render("{{ bos_token }}{{ x }}{{ eos_token }}", x=1) == "<s>1</s>"
     assert render("{{ add_generation_prompt }}", add_generation_prompt=True) == "True"
+
+
+def test_llama_cpp_s_extra_builtins_change_lists_and_dump_iterables() -> None:
+    appended = "{% set xs = [] %}{% set _ = xs.append(1) %}{{ xs | tojson }}"
+    dumped = "{{ [{'a': 1}] | map(attribute='a') | tojson }}"
+    for source in (appended, dumped):
+        with pytest.raises(TemplateError, match="failed to render"):
+            render(source)  # transformers' sandbox refuses both
+    extended = ChatTemplate(appended, eos_token="</s>").with_extra_builtins()
+    assert extended.extra_builtins and extended.eos_token == "</s>"
+    assert extended.render([]) == "[1]"
+    assert ChatTemplate(dumped).with_extra_builtins().render([]) == "[1]"
+    with pytest.raises(TemplateError, match="not JSON serializable"):
+        ChatTemplate("{{ x | tojson }}").with_extra_builtins().render([], x=object())
 
 
 def test_rendering_errors_name_the_template_s_message() -> None:
@@ -135,6 +154,107 @@ def test_a_real_template_is_recognised_as_its_family(name: str, family: str) -> 
     assert detection.family == family
     assert detection.read_back >= 6
     assert_round_trip(detection, real(name))
+
+
+VARIANTS = [
+    ("Kimi-K2-Instruct", "kimi-k2", True),  # `list.append`: llama.cpp's built-ins only
+    ("llama-cpp-deepseek-r1", "deepseek-v3", True),  # `tojson` of a `map` generator
+    ("deepseek-ai-DeepSeek-R1-Distill-Llama-8B", "deepseek-v3", False),  # calls if content null
+    ("tencent-DeepSeek-V3.1-Terminus-W4AFP8", "deepseek-v3.1", False),  # string arguments
+    ("CohereForAI-c4ai-command-r7b-12-2024-tool_use", "cohere", False),  # prompt always written
+    ("closed-channels", "kimi-k3", False),  # Kimi K3's `<|close|>` before its tools channel
+    ("leaked-indentation", "hermes", False),  # the history's whitespace is not the prompt's
+    ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
+    ("swiss-ai-Apertus-8B-Instruct-2509", "apertus", False),  # flat tools
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "family", "extra_builtins"), VARIANTS)
+def test_a_real_variant_of_a_family_s_template_is_recognised(
+    name: str, family: str, extra_builtins: bool
+) -> None:
+    """Templates that render their calls only with llama.cpp's built-ins, `content` null or
+    arguments as a JSON string, that always write their generation prompt, close a channel
+    with the marker that also ends the turn, leak indentation into the history, or write the
+    user message otherwise once an answer follows it, are their families."""
+    detection = detect(template(name))
+    assert (detection.family, detection.extra_builtins) == (family, extra_builtins)
+    assert detection.read_back >= 6
+    assert_round_trip(detection, template(name))
+
+
+def test_a_template_needing_llama_cpp_s_builtins_says_so() -> None:
+    detection = detect(real("Kimi-K2-Instruct"))
+    assert detection.extra_builtins and detection.confidence == "high"
+    assert "rendered with llama.cpp's extra Jinja built-ins" in detection.describe()
+
+
+def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
+    detection = detect(real("swiss-ai-Apertus-8B-Instruct-2509"))  # reads `tool.name`
+    assert detection.flat_tools and not detection.extra_builtins
+    assert "tools given as {name, description, parameters}" in detection.describe()
+    flat = ChatTemplate("{{ tools[0].name }}").with_flat_tools()
+    assert flat.render([], [{"type": "function", "function": {"name": "f"}}]) == "f"
+
+
+def test_arguments_a_template_prints_as_given_are_given_as_a_json_string() -> None:
+    """Apriel 1.5 writes `"arguments": ` and the value as given: an object comes out as
+    Python's repr, the JSON string OpenAI clients send as JSON."""
+    source = real("ServiceNow-AI-Apriel-1.5-15b-Thinker")
+    assert detect(source).family == "apriel"
+    detection = detect(source, families=False)
+    spec = detection.format.spec
+    assert (spec.call.template, spec.section.begins) == ("{call}", ("\n<tool_calls>",))
+    rendered = Renders.of(ChatTemplate(source)).turns[1]
+    assert '"arguments": {"location": "Paris", "days": 3}' in rendered.turn
+    assert_round_trip(detection, source)
+
+
+def test_a_prompt_ending_in_text_the_history_never_writes_is_an_error() -> None:
+    """Apriel 1.6 writes its prompt (ending `Here are my reasoning steps:`) whatever
+    `add_generation_prompt` says and drops reasoning from the history: the model's
+    reasoning would be read as content, so no spec is inferred (the `apriel` family,
+    which knows where that reasoning ends, is what reads it)."""
+    source = real("ServiceNow-AI-Apriel-1.6-15b-Thinker")
+    assert detect(source).family == "apriel"
+    with pytest.raises(UsageError, match="prompt adds 'Here are my reasoning steps:'"):
+        detect(source, families=False)
+
+
+def test_a_template_s_own_reasoning_switches_are_read_off_its_syntax_tree() -> None:
+    source = (
+        "{% set mode = 'x' %}{% for m in messages %}{% set thinking_x = 1 %}{% endfor %}"
+        "{% if reasoning_effort | lower == 'none' or 'max' == reasoning_effort %}<think></think>"
+        "{% elif thinking_mode in ['on', 'off'] and mode == 'y' and thinking_x == 2 %}<think>"
+        "{% endif %}{% if thinking_budget == 0 %}{% endif %}{{ bos_token == 'a' }}"
+    )
+    assert ChatTemplate(source).switches() == {
+        "reasoning_effort": ("none", "max"),
+        "thinking_mode": ("on", "off"),
+        "thinking_budget": (0,),
+    }  # not `mode` (no reasoning switch), nor `thinking_x` (set in a loop), nor a token
+    template = (
+        "{% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}<bot>"
+        "{% if thinking_budget == 0 %}<think></think>{% else %}<think>{% endif %}{% endif %}"
+    )
+    renders = Renders.of(ChatTemplate(template), (CONTENT_ONLY,))
+    assert renders.prompts == {
+        "default": "<bot><think>",
+        "thinking": "<bot><think>",
+        "no thinking": "<bot><think>",
+        "thinking_budget=0": "<bot><think></think>",
+    }
+
+
+def test_a_prompt_written_whatever_add_generation_prompt_says_is_the_prompt() -> None:
+    prompts = detect(real("CohereForAI-c4ai-command-r7b-12-2024-tool_use")).prompts
+    turn = "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"
+    assert prompts == {
+        "default": turn + "<|START_THINKING|><|END_THINKING|>",
+        "thinking": turn,
+        "no thinking": turn + "<|START_THINKING|><|END_THINKING|>",
+    }
 
 
 def test_a_template_writing_one_call_of_two_is_partial() -> None:
