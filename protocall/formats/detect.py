@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
 
+from ..blocks.turns import ToolUse, Turn
 from ..combinators import UsageError
 from ..compile.factory import build
 from ..compile.format import Format
@@ -102,8 +103,15 @@ def detect(
     candidates = _candidates(trailer) if families else iter(())
     matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
     if matches:
-        # the best fit; of equal ones, the fewest reserved markers (the fewest assumptions)
-        matches.sort(key=lambda fmt: (-_fit(fmt, renders.prompts, trailer), len(fmt.reserved)))
+        # The best fit; of equal ones, the family that writes a call with the markers the
+        # template writes, then the fewest reserved markers (the fewest assumptions).
+        matches.sort(
+            key=lambda fmt: (
+                -_fit(fmt, renders.prompts, trailer),
+                _unwritten(fmt, renders),
+                len(fmt.reserved),
+            )
+        )
         family = matches[0]
         others = dict.fromkeys(other.name for other in matches if other.name != family.name)
         fmt = _with_prompts(family, renders.prompts)
@@ -177,6 +185,21 @@ def _fit(fmt: Format, prompts: Mapping[str, str], trailer: Trailer) -> int:
         + (trailer.stop in fmt.reserved)
         + (fmt.spec is None or trailer.stop in fmt.spec.stops[:1])
     )
+
+
+def _unwritten(fmt: Format, renders: Renders) -> int:
+    """How many of the reserved markers `fmt` writes in a one-call turn the template's
+    own one-call turn does not show: a family that reads the template's spelling only as
+    an alternative (xLAM reading Mistral's `[TOOL_CALLS]`) writes its own instead."""
+    rendered = renders.turn(ONE_CALL)
+    if rendered is None:
+        return 0
+    calls = tuple(ToolUse(name, dict(arguments)) for name, arguments in ONE_CALL.calls)
+    try:
+        own = fmt.render(Turn(None, calls), None)
+    except UsageError:  # a family that cannot write this turn assumes nothing by it
+        return 0
+    return sum(marker in own and marker not in rendered.turn for marker in fmt.reserved)
 
 
 def _with_prompts(fmt: Format, prompts: Mapping[str, str]) -> Format:
