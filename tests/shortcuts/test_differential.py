@@ -28,6 +28,15 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+SAMPLED = ("hermes", "qwen3-coder", "kimi-k2", "deepseek-v3.2", "glm-4.7", "gemma-4", "llama-3")
+"""The formats the quick suite compares (one of each kind of turn, call and argument
+layout); CI (`-m 'slow or not slow'`) compares every registered format."""
+EVERY_FORMAT = [
+    name if name in SAMPLED else pytest.param(name, marks=pytest.mark.slow)
+    for name in formats.names()
+]
+
+
 def outcome(fmt: Format, tools: Any, prompt: str | None, chunks: list[str]) -> str:
     """Every event a session gives for `chunks` (deltas merged), its message and its tree."""
     session = fmt.parser(tools, prompt, seed=0)
@@ -45,7 +54,7 @@ def same_with_shortcuts_off(fmt: Format, tools: Any, prompt: str | None, chunks:
         assert outcome(fmt, tools, prompt, chunks) == expected
 
 
-@pytest.mark.parametrize("name", formats.names())
+@pytest.mark.parametrize("name", EVERY_FORMAT)
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_rendered_turns_and_their_truncations_parse_the_same_with_shortcuts_off(
@@ -59,7 +68,7 @@ def test_rendered_turns_and_their_truncations_parse_the_same_with_shortcuts_off(
             same_with_shortcuts_off(fmt, case.tools, case.generation_prompt, chunks)
 
 
-@pytest.mark.parametrize("name", formats.names())
+@pytest.mark.parametrize("name", EVERY_FORMAT)
 def test_degenerate_outputs_parse_the_same_with_shortcuts_off(name: str) -> None:
     """The outputs the shortcuts are for (a marker prefix or a failing head repeated)."""
     fmt = formats.get(name)
