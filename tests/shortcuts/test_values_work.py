@@ -18,7 +18,7 @@ from protocall.combinators import NEED_MORE, Parser
 from protocall.formats.deepseek import DSML
 from protocall.formats.glm import LAYOUT as GLM
 from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
-from protocall.shortcuts import disabled
+from protocall.shortcuts import clear_all, disabled
 from protocall.values import json_value, python_call, xml_arguments
 from protocall.values.json import NestedObjects
 
@@ -76,7 +76,10 @@ INPUTS: dict[str, tuple[Callable[[], Parser[Any]], Callable[[int], str]]] = {
 
 
 def work(make: Callable[[], Parser[Any]], text: str) -> int:
-    """The calls a run of a new parser makes over `text` fed in `DELTA`-character deltas."""
+    """The calls a run of a new parser makes over `text` fed in `DELTA`-character deltas,
+    the shortcuts' caches emptied first (what earlier tests left in them, and when a full
+    one empties, is not counted)."""
+    clear_all()
     run = make().run()
     profile = cProfile.Profile()
     profile.enable()
