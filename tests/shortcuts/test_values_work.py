@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import cProfile
+import gc
 import pstats
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -78,18 +79,25 @@ INPUTS: dict[str, tuple[Callable[[], Parser[Any]], Callable[[int], str]]] = {
 def work(make: Callable[[], Parser[Any]], text: str) -> int:
     """The calls a run of a new parser makes over `text` fed in `DELTA`-character deltas,
     the shortcuts' caches emptied first (what earlier tests left in them, and when a full
-    one empties, is not counted)."""
+    one empties, is not counted) and the cycle collector paused (a collection inside the
+    count would close the suspended generators of earlier tests' garbage, and their
+    cleanup would be counted as this run's work)."""
     clear_all()
-    run = make().run()
-    profile = cProfile.Profile()
-    profile.enable()
-    for start in range(0, len(text), DELTA):
-        if run.status is not NEED_MORE:
-            break
-        run.feed(text[start : start + DELTA])
-    if run.status is NEED_MORE:
-        run.finish()
-    profile.disable()
+    gc.collect()
+    gc.disable()
+    try:
+        run = make().run()
+        profile = cProfile.Profile()
+        profile.enable()
+        for start in range(0, len(text), DELTA):
+            if run.status is not NEED_MORE:
+                break
+            run.feed(text[start : start + DELTA])
+        if run.status is NEED_MORE:
+            run.finish()
+        profile.disable()
+    finally:
+        gc.enable()
     assert run.error is None, run.error
     return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
 
