@@ -9,7 +9,7 @@ markers (where a real tokenizer's special tokens split it: the fixtures' token i
 tokenizer this suite does not download), per character and in random chunks.
 
 Soft passes (a difference in surrounding whitespace only) count as passes, as canitoolcall
-counts them. The outputs protocall reads otherwise are listed in `KNOWN` with the reason."""
+counts them. The quick suite reads every eighth fixture; CI reads them all. The outputs protocall reads otherwise are listed in `KNOWN` with the reason."""
 
 from __future__ import annotations
 
@@ -83,7 +83,11 @@ def _at_markers(fixture: Fixture) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("fixture", "name"), [pytest.param(*case, id=case[0].id) for case in CASES]
+    ("fixture", "name"),
+    [
+        pytest.param(*case, id=case[0].id, marks=() if number % 8 == 0 else pytest.mark.slow)
+        for number, case in enumerate(CASES)
+    ],
 )
 def test_a_recorded_output_reads_as_its_recorder_expects(fixture: Fixture, name: str) -> None:
     streams = {"special": _streamed(fixture, name, _at_markers(fixture))}
