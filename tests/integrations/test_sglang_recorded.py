@@ -37,18 +37,22 @@ KNOWN = {
 
 SIZES = {"1 token per delta": (1,), "3 tokens per delta": (3,), "bursts": (1, 7, 2, 8, 3, 1, 5)}
 
-_SERVERS: dict[tuple[str, bool | None], Server] = {}
+Parsers = tuple[str | bool, str | bool]
+"""A server's reasoning and tool parser names (`True`: protocall's; `False`: none)."""
+
+_SERVERS: dict[tuple[str, bool | None, Parsers], Server] = {}
 
 
-def server(fixture: Fixture, name: str) -> Server:
+def server(fixture: Fixture, name: str, parsers: Parsers = (True, True)) -> Server:
     """The server of `name`'s model, its template's toggle on where the fixture's prompt
     opens reasoning (SGLang's `enable_thinking`), off where the format has a toggle."""
     fmt = formats.get(name)
     opens = fmt.start_state(recorded_outputs.generation_prompt(fixture)) == "reasoning"
     thinking = True if opens else False if fmt.prompt_for("reasoning") is not None else None
-    if (name, thinking) not in _SERVERS:
-        _SERVERS[name, thinking] = Server(fmt, thinking=thinking)
-    return _SERVERS[name, thinking]
+    key = (name, thinking, parsers)
+    if key not in _SERVERS:
+        _SERVERS[key] = Server(fmt, thinking, *parsers)
+    return _SERVERS[key]
 
 
 def generation(fixture: Fixture, name: str, sizes: tuple[int, ...]) -> Generation:
@@ -61,11 +65,17 @@ def generation(fixture: Fixture, name: str, sizes: tuple[int, ...]) -> Generatio
     return Generation(fixture.raw_output, stop, sizes)
 
 
-def read(fixture: Fixture, name: str, stream: bool, sizes: tuple[int, ...]) -> ParseResult:
+def read(
+    fixture: Fixture,
+    name: str,
+    stream: bool,
+    sizes: tuple[int, ...],
+    parsers: Parsers = (True, True),
+) -> ParseResult:
     tools = [{"type": "function", "function": dict(t)} for t in recorded_outputs.tools(fixture)]
     fields: dict[str, Any] = {"tools": tools} if tools else {}
     made = generation(fixture, name, sizes)
-    reply = through_sglang(server(fixture, name), made, stream, **fields)
+    reply = through_sglang(server(fixture, name, parsers), made, stream, **fields)
     message = reply.message
     return ParseResult(
         content=message.get("content") or None,
@@ -76,6 +86,12 @@ def read(fixture: Fixture, name: str, stream: bool, sizes: tuple[int, ...]) -> P
     )
 
 
+def observed(fixture: Fixture, name: str, parsers: Parsers = (True, True)) -> Observation:
+    """The fixture streamed in each of `SIZES` and answered whole."""
+    streams = {label: read(fixture, name, True, sizes, parsers) for label, sizes in SIZES.items()}
+    return Observation(nonstream=read(fixture, name, False, (1,), parsers), streams=streams)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("fixture", "name"),
@@ -84,8 +100,7 @@ def read(fixture: Fixture, name: str, stream: bool, sizes: tuple[int, ...]) -> P
 def test_a_recorded_output_through_sglang_reads_as_its_recorder_expects(
     fixture: Fixture, name: str
 ) -> None:
-    streams = {label: read(fixture, name, True, sizes) for label, sizes in SIZES.items()}
-    observation = Observation(nonstream=read(fixture, name, False, (1,)), streams=streams)
+    observation = observed(fixture, name)
     family = recorded_outputs.FAMILIES[fixture.family]
     failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
     if fixture.id in KNOWN:

@@ -37,6 +37,9 @@ KNOWN = {
 }
 """Fixtures read otherwise than canitoolcall expects, and why."""
 
+Parsers = tuple[str | None, str | None]
+"""A server's tool and reasoning parser names."""
+
 CHUNKINGS = {
     "1 token per delta": {"steps": [1]},
     "3 tokens per delta": {"steps": [3]},
@@ -49,7 +52,9 @@ def openai_tools(fixture: Fixture) -> list[dict[str, Any]]:
     return [{"type": "function", "function": dict(tool)} for tool in tools]
 
 
-def _server(fixture: Fixture, name: str, **chunking: Any) -> Any:
+def _server(fixture: Fixture, name: str, parsers: Parsers | None = None, **chunking: Any) -> Any:
+    """vLLM's server generating the fixture, with `parsers` (tool, reasoning; default:
+    protocall's for `name`)."""
     tok = vllm_samples.tokenizer(name)
     prompt = "Go.\n" + (recorded_outputs.generation_prompt(fixture) or "")
     engine = vllm_serving.Engine(tok, vllm_serving.encode(tok, prompt))
@@ -59,7 +64,8 @@ def _server(fixture: Fixture, name: str, **chunking: Any) -> Any:
         engine.output += vllm_serving.encode(tok, vllm_samples.STOP)
     for key, value in chunking.items():
         setattr(engine, key, value)
-    return vllm_serving.serving(engine, "protocall-" + name, "protocall-" + name)
+    tool, reasoning = parsers or ("protocall-" + name, "protocall-" + name)
+    return vllm_serving.serving(engine, tool, reasoning)
 
 
 def _result(message: dict[str, Any]) -> ParseResult:
@@ -74,16 +80,25 @@ def _result(message: dict[str, Any]) -> ParseResult:
     )
 
 
-def streamed(fixture: Fixture, name: str, **chunking: Any) -> ParseResult:
+def streamed(
+    fixture: Fixture, name: str, parsers: Parsers | None = None, **chunking: Any
+) -> ParseResult:
     tools = openai_tools(fixture)
-    body = vllm_serving.run(_server(fixture, name, **chunking), vllm_serving.request(tools, True))
+    chat = _server(fixture, name, parsers, **chunking)
+    body = vllm_serving.run(chat, vllm_serving.request(tools, True))
     return _result(sdk_read(body, tools)["message"])
 
 
-def answered(fixture: Fixture, name: str) -> ParseResult:
+def answered(fixture: Fixture, name: str, parsers: Parsers | None = None) -> ParseResult:
     request = vllm_serving.request(openai_tools(fixture), False)
-    response = vllm_serving.run(_server(fixture, name), request)
+    response = vllm_serving.run(_server(fixture, name, parsers), request)
     return _result(response["choices"][0]["message"])
+
+
+def observed(fixture: Fixture, name: str, parsers: Parsers | None = None) -> Observation:
+    """The fixture streamed in each of `CHUNKINGS` and answered whole."""
+    streams = {label: streamed(fixture, name, parsers, **how) for label, how in CHUNKINGS.items()}
+    return Observation(nonstream=answered(fixture, name, parsers), streams=streams)
 
 
 @pytest.mark.slow
@@ -94,8 +109,7 @@ def answered(fixture: Fixture, name: str) -> ParseResult:
 def test_a_recorded_output_through_vllm_reads_as_its_recorder_expects(
     fixture: Fixture, name: str
 ) -> None:
-    streams = {label: streamed(fixture, name, **how) for label, how in CHUNKINGS.items()}
-    observation = Observation(nonstream=answered(fixture, name), streams=streams)
+    observation = observed(fixture, name)
     family = recorded_outputs.FAMILIES[fixture.family]
     failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
     if fixture.id in KNOWN:
