@@ -37,22 +37,18 @@ KNOWN = {
 
 SIZES = {"1 token per delta": (1,), "3 tokens per delta": (3,), "bursts": (1, 7, 2, 8, 3, 1, 5)}
 
-Parsers = tuple[str | bool, str | bool]
-"""A server's reasoning and tool parser names (`True`: protocall's; `False`: none)."""
-
-_SERVERS: dict[tuple[str, bool | None, Parsers], Server] = {}
+_SERVERS: dict[tuple[str, bool | None], Server] = {}
 
 
-def server(fixture: Fixture, name: str, parsers: Parsers = (True, True)) -> Server:
+def server(fixture: Fixture, name: str) -> Server:
     """The server of `name`'s model, its template's toggle on where the fixture's prompt
     opens reasoning (SGLang's `enable_thinking`), off where the format has a toggle."""
     fmt = formats.get(name)
     opens = fmt.start_state(recorded_outputs.generation_prompt(fixture)) == "reasoning"
     thinking = True if opens else False if fmt.prompt_for("reasoning") is not None else None
-    key = (name, thinking, parsers)
-    if key not in _SERVERS:
-        _SERVERS[key] = Server(fmt, thinking, *parsers)
-    return _SERVERS[key]
+    if (name, thinking) not in _SERVERS:
+        _SERVERS[name, thinking] = Server(fmt, thinking=thinking)
+    return _SERVERS[name, thinking]
 
 
 def generation(fixture: Fixture, name: str, sizes: tuple[int, ...]) -> Generation:
@@ -65,17 +61,11 @@ def generation(fixture: Fixture, name: str, sizes: tuple[int, ...]) -> Generatio
     return Generation(fixture.raw_output, stop, sizes)
 
 
-def read(
-    fixture: Fixture,
-    name: str,
-    stream: bool,
-    sizes: tuple[int, ...],
-    parsers: Parsers = (True, True),
-) -> ParseResult:
+def read(fixture: Fixture, name: str, stream: bool, sizes: tuple[int, ...]) -> ParseResult:
     tools = [{"type": "function", "function": dict(t)} for t in recorded_outputs.tools(fixture)]
     fields: dict[str, Any] = {"tools": tools} if tools else {}
     made = generation(fixture, name, sizes)
-    reply = through_sglang(server(fixture, name, parsers), made, stream, **fields)
+    reply = through_sglang(server(fixture, name), made, stream, **fields)
     message = reply.message
     return ParseResult(
         content=message.get("content") or None,
@@ -86,12 +76,6 @@ def read(
     )
 
 
-def observed(fixture: Fixture, name: str, parsers: Parsers = (True, True)) -> Observation:
-    """The fixture streamed in each of `SIZES` and answered whole."""
-    streams = {label: read(fixture, name, True, sizes, parsers) for label, sizes in SIZES.items()}
-    return Observation(nonstream=read(fixture, name, False, (1,), parsers), streams=streams)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("fixture", "name"),
@@ -100,7 +84,8 @@ def observed(fixture: Fixture, name: str, parsers: Parsers = (True, True)) -> Ob
 def test_a_recorded_output_through_sglang_reads_as_its_recorder_expects(
     fixture: Fixture, name: str
 ) -> None:
-    observation = observed(fixture, name)
+    streams = {label: read(fixture, name, True, sizes) for label, sizes in SIZES.items()}
+    observation = Observation(nonstream=read(fixture, name, False, (1,)), streams=streams)
     family = recorded_outputs.FAMILIES[fixture.family]
     failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
     if fixture.id in KNOWN:

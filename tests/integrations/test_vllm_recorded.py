@@ -37,9 +37,6 @@ KNOWN = {
 }
 """Fixtures read otherwise than canitoolcall expects, and why."""
 
-Parsers = tuple[str | None, str | None]
-"""A server's tool and reasoning parser names."""
-
 CHUNKINGS = {
     "1 token per delta": {"steps": [1]},
     "3 tokens per delta": {"steps": [3]},
@@ -52,9 +49,7 @@ def openai_tools(fixture: Fixture) -> list[dict[str, Any]]:
     return [{"type": "function", "function": dict(tool)} for tool in tools]
 
 
-def _server(fixture: Fixture, name: str, parsers: Parsers | None = None, **chunking: Any) -> Any:
-    """vLLM's server generating the fixture, with `parsers` (tool, reasoning; default:
-    protocall's for `name`)."""
+def _server(fixture: Fixture, name: str, **chunking: Any) -> Any:
     tok = vllm_samples.tokenizer(name)
     prompt = "Go.\n" + (recorded_outputs.generation_prompt(fixture) or "")
     engine = vllm_serving.Engine(tok, vllm_serving.encode(tok, prompt))
@@ -64,8 +59,7 @@ def _server(fixture: Fixture, name: str, parsers: Parsers | None = None, **chunk
         engine.output += vllm_serving.encode(tok, vllm_samples.STOP)
     for key, value in chunking.items():
         setattr(engine, key, value)
-    tool, reasoning = parsers or ("protocall-" + name, "protocall-" + name)
-    return vllm_serving.serving(engine, tool, reasoning)
+    return vllm_serving.serving(engine, "protocall-" + name, "protocall-" + name)
 
 
 def _result(message: dict[str, Any]) -> ParseResult:
@@ -80,25 +74,16 @@ def _result(message: dict[str, Any]) -> ParseResult:
     )
 
 
-def streamed(
-    fixture: Fixture, name: str, parsers: Parsers | None = None, **chunking: Any
-) -> ParseResult:
+def streamed(fixture: Fixture, name: str, **chunking: Any) -> ParseResult:
     tools = openai_tools(fixture)
-    chat = _server(fixture, name, parsers, **chunking)
-    body = vllm_serving.run(chat, vllm_serving.request(tools, True))
+    body = vllm_serving.run(_server(fixture, name, **chunking), vllm_serving.request(tools, True))
     return _result(sdk_read(body, tools)["message"])
 
 
-def answered(fixture: Fixture, name: str, parsers: Parsers | None = None) -> ParseResult:
+def answered(fixture: Fixture, name: str) -> ParseResult:
     request = vllm_serving.request(openai_tools(fixture), False)
-    response = vllm_serving.run(_server(fixture, name, parsers), request)
+    response = vllm_serving.run(_server(fixture, name), request)
     return _result(response["choices"][0]["message"])
-
-
-def observed(fixture: Fixture, name: str, parsers: Parsers | None = None) -> Observation:
-    """The fixture streamed in each of `CHUNKINGS` and answered whole."""
-    streams = {label: streamed(fixture, name, parsers, **how) for label, how in CHUNKINGS.items()}
-    return Observation(nonstream=answered(fixture, name, parsers), streams=streams)
 
 
 @pytest.mark.slow
@@ -109,7 +94,8 @@ def observed(fixture: Fixture, name: str, parsers: Parsers | None = None) -> Obs
 def test_a_recorded_output_through_vllm_reads_as_its_recorder_expects(
     fixture: Fixture, name: str
 ) -> None:
-    observation = observed(fixture, name)
+    streams = {label: streamed(fixture, name, **how) for label, how in CHUNKINGS.items()}
+    observation = Observation(nonstream=answered(fixture, name), streams=streams)
     family = recorded_outputs.FAMILIES[fixture.family]
     failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
     if fixture.id in KNOWN:
