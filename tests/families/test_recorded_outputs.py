@@ -9,7 +9,8 @@ markers (where a real tokenizer's special tokens split it: the fixtures' token i
 tokenizer this suite does not download), per character and in random chunks.
 
 Soft passes (a difference in surrounding whitespace only) count as passes, as canitoolcall
-counts them. The quick suite reads every eighth fixture; CI reads them all. The outputs protocall reads otherwise are listed in `KNOWN` with the reason."""
+counts them. The outputs protocall reads otherwise are listed in `KNOWN` with the reason.
+The quick suite reads every eighth fixture; CI reads them all."""
 
 from __future__ import annotations
 
