@@ -11,7 +11,7 @@ import bisect
 import codecs
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 import orjson
@@ -242,16 +242,18 @@ class _ItemLog:
                 entries[first:] = _joined(entries[first:])
         self.settled = len(entries)
 
-    def entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[Any, ...]]:
+    def entries(self, start: int = 0, end: int | None = None) -> list[tuple[Any, ...]]:
         """The entries from index `start` up to `end` (the end of the log: None)."""
         starts = self._starts
         stop = len(self) if end is None else end
         block = bisect.bisect_right(starts, start) - 1
+        found: list[tuple[Any, ...]] = []
         while start < stop:
             entries = self._blocks[block] if block < len(self._blocks) else self.open
             offset = starts[block]
-            yield from entries[start - offset : stop - offset]
+            found += entries[start - offset : stop - offset]
             start, block = offset + len(entries), block + 1
+        return found
 
 
 _UNLIMITED = 2**63
@@ -927,14 +929,15 @@ class Session:
         """The arguments text of `call`: the text of its runs in the item log."""
         runs = call.runs
         ends = runs[1::2] if len(runs) % 2 == 0 else [*runs[1::2], len(self._log)]
-        return self._restore(
-            "".join(
-                item[0]
-                for start, end in zip(runs[::2], ends, strict=True)
-                for item in self._log.entries(start, end)
-                if len(item) == 2  # not a node's Open or Close
-            )
-        )
+        entries = self._log.entries(runs[0], ends[-1]) if runs else []
+        first = runs[0] if runs else 0
+        texts = [
+            item[0]
+            for start, end in zip(runs[::2], ends, strict=True)
+            for item in entries[start - first : end - first]
+            if len(item) == 2  # not a node's Open or Close
+        ]
+        return self._restore("".join(texts))
 
     def _release(self, index: int, done: ToolCall, events: list[Event]) -> None:
         """Call `index` is complete: into the message, and its `ToolCallEnd`."""

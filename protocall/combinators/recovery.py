@@ -88,7 +88,6 @@ class Recover(Wrapper[Any]):
         self.resync = resync
         self.cut_off = cut_off
         self.rivals = rivals
-        self._decided: str | None = None  # the last text that decided a failure (a cache)
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
         barrier = inp.open_choice(pos, barrier=True)
@@ -128,16 +127,14 @@ class Recover(Wrapper[Any]):
         header = inp.raw(pos, failure.position + 1)
         if not (yield from self.follows(inp, end, header)):
             return end
-        decided = self._decided
-        if decided is None or not header.startswith(decided):
-            decided = self._decided = self._deciding(header, offset, failure.expected)
+        decided = self.deciding(header, offset, failure.expected)
         if decided is None:
             return end
         while (yield from self.follows(inp, end, decided)):
             _, end = yield from resync.step(inp, end + offset)
         return end
 
-    def _deciding(self, header: str, offset: int, expected: tuple[str, ...]) -> str | None:
+    def deciding(self, header: str, offset: int, expected: tuple[str, ...]) -> str | None:
         """The shortest start of `header` that makes `parser` fail at `offset` expecting
         `expected` whatever follows it, if that start also makes each of `rivals` fail
         before any cut; else None."""

@@ -92,7 +92,37 @@ def tool_dicts(tools: Iterable[Any] | None) -> list[Mapping[str, Any]] | None:
         return None
     entries = []
     for tool in tools:
-        entry = tool.model_dump(exclude_none=True) if hasattr(tool, "model_dump") else tool
-        if isinstance(entry, Mapping) and (entry.get("function") or entry.get("name")):
+        entry = fields(tool) if hasattr(tool, "model_dump") else tool
+        if (type(entry) is dict or isinstance(entry, Mapping)) and (
+            entry.get("function") or entry.get("name")
+        ):
             entries.append(entry)
     return entries or None
+
+
+def fields(model: Any) -> dict[str, Any]:
+    """A pydantic model's fields that are not None nor excluded from dumps, each nested
+    model likewise: what
+    `model_dump(exclude_none=True)` gives a tool entry (its schema, a plain dict, as it
+    is), read from the model's attributes instead (a server's request holds its tools as
+    models: dumping ten of them costs more than parsing a typical turn)."""
+    values = model.__dict__
+    dumped = {}
+    for name in _dumped(type(model)):
+        value = values.get(name)
+        if value is not None:
+            dumped[name] = fields(value) if hasattr(value, "model_dump") else value
+    return dumped
+
+
+_DUMPED: dict[type, tuple[str, ...]] = {}
+"""The fields each pydantic model class dumps (reading `model_fields` costs a microsecond;
+a server's request models are a handful of classes)."""
+
+
+def _dumped(cls: type) -> tuple[str, ...]:
+    names = _DUMPED.get(cls)
+    if names is None:
+        model_fields = cls.model_fields  # type: ignore[attr-defined]
+        names = _DUMPED[cls] = tuple(n for n, f in model_fields.items() if not f.exclude)
+    return names

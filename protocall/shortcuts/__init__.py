@@ -22,7 +22,8 @@ The concepts, once:
   repetition they rule out, `separated_runs` reads on over separators, `not_followed_by`
   decides at a glance. `text.py`: a text scan reads a marker as text where the guard's
   glance rules the guard out. `recovery.py`: a `recurring` parser learns headers that fail
-  again the same way, so its glance knows them (`Learned`: what a run learned, `learned.py`).
+  again the same way, so its glance knows them (`Learned`: what a run learned, `learned.py`),
+  and a run of regions failing alike remembers the text that decided the first.
   `json.py`: JSON read by regex runs over string bodies and keys, and the objects nested
   in one already read decided by that reading (`NestedObjects`); `xmlargs.py`: the
   argument waits leave absorbers (the plain parser names its waits: `wait_value`, ...).

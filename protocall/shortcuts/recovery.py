@@ -23,6 +23,7 @@ undecided glance runs the parser, as it did).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Generator
 from typing import Any
 
@@ -30,6 +31,7 @@ from ..combinators.parser import Step
 from ..combinators.recovery import Recover, Recurring, scratch_failure, starts_with
 from ..combinators.result import Backtrack
 from ..combinators.stream import Choice, Input
+from .cache import Cache
 from .glance import WAITING, Glance, scratch_glance
 from .learned import Learned, running
 from .parser import wrapped_deciders
@@ -125,6 +127,26 @@ def follows(inp: Input, at: int, text: str) -> Generator[int, None, bool]:
     return starts
 
 
+PLAIN_DECIDING = Recover.deciding
+
+
+class _Deciding(Recover):
+    """The attributes the shortcuts give it (for the type checker only)."""
+
+    decided: Cache[None, str]  # the last text that decided a failure
+
+
+def _deciding(self: _Deciding, header: str, offset: int, expected: tuple[str, ...]) -> str | None:
+    """`Recover.deciding`, remembering the last text that decided (a header that starts
+    with it is decided by it: a run of regions failing alike works it out once)."""
+    decided = self.decided.get(None)
+    if decided is None or not header.startswith(decided):
+        decided = PLAIN_DECIDING(self, header, offset, expected)
+        if decided is not None:
+            self.decided.keep(None, decided)
+    return decided
+
+
 class _Following:
     """`_follows` waiting at `at` for the rest of `text`: more input that keeps what has
     arrived there a proper prefix of it is only buffered, without resuming the parser
@@ -153,3 +175,5 @@ analysis(Recurring, "deciders", wrapped_deciders)  # asked where the glance is u
 analysis(Recover, "_glance", lambda self, window: self.parser.glance(window))
 analysis(Recover, "deciders", _recover_deciders)
 install(Recover, "follows", staticmethod(follows))
+install(Recover, "deciding", _deciding)
+install(Recover, "decided", functools.cached_property(lambda self: Cache(1)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -496,3 +497,28 @@ def test_any_delta_sizes_equal_session(
     reply = through_sglang(server, Generation(text, stop, sizes), True, **fields)
     want, finish = expected(fmt, text, max_tokens)
     assert (normal(reply.message), reply.finish_reason) == (want, finish)
+
+
+REAL_TOOLS = json.loads(
+    (Path(__file__).parent.parent / "grammar" / "data" / "real_tools.json").read_text()
+)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        *({"type": "function", "function": tool} for tool in REAL_TOOLS),
+        {"type": "function", "function": {"name": "f", "strict": True, "parameters": {
+            "type": "object", "properties": {"a": {"type": ["string", "null"],
+                                                   "default": None}}}}},
+        {"type": "function", "function": {"name": "g", "description": None}},
+    ],
+    ids=lambda entry: entry["function"]["name"],
+)  # fmt: skip
+def test_a_request_tool_is_read_as_its_dump(entry: dict[str, Any]) -> None:
+    from protocall.integrations.turn import fields, tool_dicts
+
+    request = ChatCompletionRequest(model="m", messages=REQUEST["messages"], tools=[entry])
+    (tool,) = request.tools
+    assert fields(tool) == tool.model_dump(exclude_none=True)
+    assert tool_dicts(request.tools) == [tool.model_dump(exclude_none=True)]

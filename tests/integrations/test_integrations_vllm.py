@@ -7,6 +7,7 @@ Every family's samples in every chunking are in tests/integrations/test_vllm_ser
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -366,3 +367,28 @@ def test_a_delta_splits_into_exactly_its_tokens(
     assert partly == 0
     assert not due if not skipped else all(special for _, special in due)
     assert arrived + due == want
+
+
+REAL_TOOLS = json.loads(
+    (Path(__file__).parent.parent / "grammar" / "data" / "real_tools.json").read_text()
+)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        *({"type": "function", "function": tool} for tool in REAL_TOOLS),
+        {"type": "function", "function": {"name": "f", "strict": True, "parameters": {
+            "type": "object", "properties": {"a": {"type": ["string", "null"],
+                                                   "default": None}}}}},
+        {"type": "function", "function": {"name": "g", "description": None}},
+    ],
+    ids=lambda entry: entry["function"]["name"],
+)  # fmt: skip
+def test_a_request_tool_is_read_as_its_dump(entry: dict[str, Any]) -> None:
+    from protocall.integrations.turn import fields, tool_dicts
+
+    request = vllm_serving.request([entry], True)
+    (tool,) = request.tools
+    assert fields(tool) == tool.model_dump(exclude_none=True)
+    assert tool_dicts(request.tools) == [tool.model_dump(exclude_none=True)]
