@@ -249,3 +249,4 @@ class Spec:
     call_stop: str | None = None
     respelled: tuple[tuple[str, str], ...] = ()
     tags: Tags | None = None
+    token_suffix: str = ""
