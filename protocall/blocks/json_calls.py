@@ -15,6 +15,7 @@ from ..combinators import (
     cut,
     fail,
     generate,
+    judged,
     literal,
     many,
     markers,
@@ -145,9 +146,13 @@ def json_call_list(
 
     The array is the calls' envelope (a `tool_calls` node, see `envelope`): its calls are
     complete only once its `]` has arrived. An array the stream ended inside is one
-    truncated error, and one with any invalid element (or anything but `,` or `]` after
-    an element) one malformed error, from its opener to the first `resync` marker (consuming
-    an end if that is what stopped it); neither releases any of its calls.
+    truncated error. Each element is judged on its own (see `judged`): one that is no call
+    but a whole bracketed member (`{"name": "f", "argumentz": {}}`) is a malformed error of
+    its own raw text, and the list goes on, its other calls complete once it closes. An
+    element that is no such member (unbalanced brackets, no `{`), or anything but `,` or `]`
+    after one, makes the whole list one malformed error, from its opener to the first
+    `resync` marker (consuming an end if that is what stopped it), releasing none of its
+    calls.
 
     With `proof` (a parser matching, without a cut, the start of an object that is a call)
     the array may also stand bare, without an opener: a `[` whose first element `proof`
@@ -157,7 +162,7 @@ def json_call_list(
     if proof is not None:
         begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
         openers += ("[",)
-    element = tag(ast.TOOL_CALL, call)
+    element = judged(cut.then(tag(ast.TOOL_CALL, call)))
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
     skip = until(*resync, emit=False)
