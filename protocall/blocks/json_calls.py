@@ -136,6 +136,8 @@ def json_call_list(
     resync: Iterable[str],
     ends: Sequence[str] = (),
     proof: Parser[Any] | None = None,
+    *,
+    single: bool = False,
 ) -> Calls:
     """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
     `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
@@ -156,19 +158,28 @@ def json_call_list(
 
     With `proof` (a parser matching, without a cut, the start of an object that is a call)
     the array may also stand bare, without an opener: a `[` whose first element `proof`
-    matches heads it (xLAM's `[{"name": "<a declared tool>", …`); any other `[` is text."""
+    matches heads it (xLAM's `[{"name": "<a declared tool>", …`); any other `[` is text.
+
+    With `single`, an opener followed by a call object without the brackets (Nemotron's
+    `<TOOLCALL>{"name": …}</TOOLCALL>`) is a list of that one call."""
     openers = tuple(openers)
-    begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
+    opening = seq(markers(*openers), whitespace)
+    begin = seq(opening, literal("["), whitespace, peek(markers("{", "]")))
     if proof is not None:
         begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
         openers += ("[",)
     element = judged(cut.then(tag(ast.TOOL_CALL, call)))
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
+    listed = seq(begin, cut, elements)
+    if single:
+        lone = seq(opening, peek(literal("{")))
+        listed = alt(listed, seq(lone, cut, element))
+        begin = alt(begin, lone)
     skip = until(*resync, emit=False)
     if ends:
         skip = skip.then(optional(markers(*ends)))
-    body = envelope(seq(begin, cut, elements), skip)
+    body = envelope(listed, skip)
     if ends:
         body = body.skip(optional(whitespace.then(closer(*ends))))
     return Calls(openers, unfinished(begin), unfinished(body))

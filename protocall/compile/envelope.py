@@ -207,7 +207,9 @@ class Envelope(XmlCalls, TemplateCalls):
             ends = section.ends
             resync = (*ends, *spec.stops, *(() if ends else section.begins))  # or a begin
             proof = PROOF_HOOKS[spec.call.proof].proof(tools) if spec.call.proof else None
-            calls = json_call_list(section.begins, element.element(), resync, ends, proof)
+            calls = json_call_list(
+                section.begins, element.element(), resync, ends, proof, single=section.single
+            )
             if section.element is None:
                 return calls
             called = self._with_optional(tools, codec)

@@ -60,7 +60,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
   markers, which are reserved without it. With `element` (a call codec), that array is an
   alternative behind the same opener to the template's calls, which are then `bare` (and
-  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls).
+  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls). With
+  `single`, a lone call object after the begin, without the brackets, is read as a list of
+  that one call (Nemotron).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
