@@ -19,8 +19,10 @@ from ..combinators import (
     literal,
     many,
     markers,
+    not_followed_by,
     optional,
     peek,
+    recover,
     regex,
     seq,
     tag,
@@ -183,3 +185,30 @@ def json_call_list(
     if ends:
         body = body.skip(optional(whitespace.then(closer(*ends))))
     return Calls(openers, unfinished(begin), unfinished(body))
+
+
+def json_call_lines(
+    begins: Sequence[str], ends: Sequence[str], stops: Sequence[str], call: Parser[Any]
+) -> Calls:
+    """Call objects one a line in a section whose begin heads them (MiniMax-M1's
+    `<tool_calls>\n{…}\n{…}\n</tool_calls>`): a begin, then, after optional whitespace, a
+    `{` heads the section (a begin followed by anything else is text; one the stream ended
+    inside, a truncated call); then lines up to one of `ends` (a missing one tolerated: the
+    section then runs to a stop or the end of the output), each `call` (such as
+    `call_object`) as its own `tool_call` node.
+
+    Everything in the section is its own: a call that fails but whose braces close is a
+    `malformed` error of its own raw text (see `judged`), one whose braces do not close an
+    error up to the section's end or a stop, and a line that is no call (not a `{`) a
+    `malformed` error of the line's text; the section goes on after each, so its end never
+    reaches the content."""
+    rest = until(*ends, *stops, emit=False)
+    line = until("\n", *ends, *stops, emit=False)
+    one = recover(judged(cut.then(tag(ast.TOOL_CALL, call))), rest)
+    no_call = recover(cut.then(fail("a call object `{…}` on its line")), line)
+    starts = seq(whitespace, not_followed_by(markers(*ends, *stops)), peek(regex(r"\S")))
+    item = starts.then(alt(peek(literal("{")).then(one), no_call))
+    begin = markers(*begins)
+    head = seq(begin, whitespace, peek(literal("{")))
+    section = seq(head, cut, many(item), whitespace, optional(closer(*ends)))
+    return Calls(tuple(begins), unfinished(head), unfinished(section))
