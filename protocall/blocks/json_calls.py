@@ -202,13 +202,18 @@ def json_call_lines(
     error up to the section's end or a stop, and a line that is no call (not a `{`) a
     `malformed` error of the line's text; the section goes on after each, so its end never
     reaches the content."""
-    rest = until(*ends, *stops, emit=False)
-    line = until("\n", *ends, *stops, emit=False)
+    bounds = (*ends, *stops)
+    rest = until(*bounds, emit=False) if bounds else regex(r"(?s:.*)")
+    line = until("\n", *bounds, emit=False)
     one = recover(judged(cut.then(tag(ast.TOOL_CALL, call))), rest)
     no_call = recover(cut.then(fail("a call object `{…}` on its line")), line)
-    starts = seq(whitespace, not_followed_by(markers(*ends, *stops)), peek(regex(r"\S")))
+    starts = seq(whitespace, peek(regex(r"\S")))
+    if bounds:
+        starts = starts.skip(not_followed_by(markers(*bounds)))
     item = starts.then(alt(peek(literal("{")).then(one), no_call))
     begin = markers(*begins)
     head = seq(begin, whitespace, peek(literal("{")))
-    section = seq(head, cut, many(item), whitespace, optional(closer(*ends)))
+    section = seq(head, cut, many(item), whitespace)
+    if ends:
+        section = section.skip(optional(closer(*ends)))
     return Calls(tuple(begins), unfinished(head), unfinished(section))
