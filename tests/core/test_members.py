@@ -7,14 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_core import drive
 
 from protocall.combinators import (
     DONE,
+    ERROR,
     FAILED,
     NEED_MORE,
     Close,
     Parser,
-    Recovered,
     cut,
     judged,
     literal,
@@ -27,19 +28,11 @@ from protocall.combinators.members import Mismatch, Nesting
 
 
 def outcome(parser: Parser[Any], chunks: list[str], finish: bool = True) -> tuple[Any, ...]:
-    run = parser.run()
-    items = []
-    for chunk in chunks:
-        if run.status is FAILED:
-            break
-        run.feed(chunk)
-        items += run.take()
-    if finish and run.status is not FAILED:
-        run.finish()
-        items += run.take()
-    errors = [i.value.raw for i in items if isinstance(i, Close) and isinstance(i.value, Recovered)]
-    kept = [i.value for i in items if isinstance(i, Close) and i.tag == "member"]
-    return run.status, kept, errors
+    """The status, the members' values and the error regions' raw texts."""
+    run = drive(parser, chunks, finish)
+    closes = [item for item in run.items if isinstance(item, Close)]
+    errors = [item.value[1] for item in closes if item.tag == ERROR]  # (…, raw, …) of each
+    return run.status, [item.value for item in closes if item.tag == "member"], errors
 
 
 def streamed(parser: Parser[Any], text: str, finish: bool = True) -> tuple[Any, ...]:
