@@ -194,8 +194,8 @@ def json_call_lines(
     `<tool_calls>\n{…}\n{…}\n</tool_calls>`): a begin, then, after optional whitespace, a
     `{` heads the section (a begin followed by anything else is text; one the stream ended
     inside, a truncated call); then lines up to one of `ends` (a missing one tolerated: the
-    section then runs to a stop or the end of the output), each `call` (such as
-    `call_object`) as its own `tool_call` node.
+    section then runs to a stop or the end of the output), each `call` (a call object's
+    parser: `call_object`, or a codec's head and body) as its own `tool_call` node.
 
     Everything in the section is its own: a call that fails but whose braces close is a
     `malformed` error of its own raw text (see `judged`), one whose braces do not close an

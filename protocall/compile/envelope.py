@@ -223,7 +223,9 @@ class Envelope(XmlCalls, TemplateCalls):
             return in_runs(Calls(calls.openers, heads, bodies))
         if section is not None and spec.call.template == "{call}" and not spec.call.proof:
             assert isinstance(codec, NameAndArguments)  # `Envelope` checked: a call codec
-            return json_call_lines(section.begins, section.ends, spec.stops, codec.element())
+            return json_call_lines(
+                section.begins, section.ends, spec.stops, seq(codec.head(), codec.body())
+            )
         if spec.call.loose:
             return templates.any_of(self._templates(), tools, stops=spec.stops)
         layout = self._xml_layout()
