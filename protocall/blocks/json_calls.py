@@ -209,7 +209,7 @@ def json_call_lines(
     no_call = recover(cut.then(fail("a call object `{…}` on its line")), line)
     starts = seq(whitespace, peek(regex(r"\S")))
     if bounds:
-        starts = starts.skip(not_followed_by(markers(*bounds)))
+        starts = starts.skip(not_followed_by(closer(*bounds)))  # cut off at the end too
     item = starts.then(alt(peek(literal("{")).then(one), no_call))
     begin = markers(*begins)
     head = seq(begin, whitespace, peek(literal("{")))

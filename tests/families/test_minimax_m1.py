@@ -75,3 +75,11 @@ def test_a_line_that_is_no_call_is_an_error_and_the_end_never_leaks(
     assert "</tool_calls>" not in (message.content or "")
     if content is not None:
         assert message.content == content
+
+
+def test_an_end_cut_off_by_the_end_of_the_output_is_no_line() -> None:
+    for cut in ("<", "</tool_ca", "<end_of_sen"):
+        text = f"<tool_calls>\n{json.dumps(DALLAS)}\n{cut}"
+        message = verify(FORMAT, text, None, tools=TOOLS)
+        assert len(message.tool_calls) == 1, cut
+        assert all(error.code == "truncated" for error in message.errors), cut
