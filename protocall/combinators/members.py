@@ -23,11 +23,12 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _HEAD = re.compile(r"[\w.\-]*\s*")
 _PLAIN = re.compile(r"[^\"'()\[\]{}\\]+")
 _BODIES = {
-    '"': re.compile(r'(?:[^\\"]|\\.)*'),
-    "'": re.compile(r"(?:[^\\']|\\.)*"),
-    '"""': re.compile(r'(?:[^\\"]|\\.|"(?!""))*'),
-    "'''": re.compile(r"(?:[^\\']|\\.|'(?!''))*"),
+    '"': re.compile(r'(?:[^\\"\n]|\\[\s\S])*'),
+    "'": re.compile(r"(?:[^\\'\n]|\\[\s\S])*"),
+    '"""': re.compile(r'(?:[^\\"]|\\[\s\S]|"(?!""))*'),
+    "'''": re.compile(r"(?:[^\\']|\\[\s\S]|'(?!''))*"),
 }
+"""A string's text up to its closing quote; a one-line string's stops at a raw newline."""
 
 
 class Mismatch(Exception):
@@ -102,6 +103,8 @@ class Nesting:
         if text.startswith(quote, end):
             self.quote = ""
             return end + len(quote)
+        if text.startswith("\n", end):  # in a one-line string: no member goes on so
+            raise Mismatch(end, f"`{quote}` (a one-line string ends on its line)")
         if len(quote) == 3 and not final:  # a quote or two at the end may begin the closer
             while end > at and text[end - 1] == quote[0]:
                 end -= 1
@@ -121,6 +124,7 @@ class Rest(Parser[None]):
         nesting = Nesting(self.triple)
         try:
             resume, done = nesting.scan(self.prefix, 0, final=False)
+            start = pos  # kept while it scans: where the list resyncs if the member fails
             pos -= len(self.prefix) - resume  # a quote or two it stopped before
             if done or pos < inp.base:  # closed before the failure, or read no more
                 raise Backtrack(pos, self.expected)
@@ -131,7 +135,7 @@ class Rest(Parser[None]):
                     return None, pos
                 if inp.eof:
                     raise Backtrack(pos, self.expected)
-                yield pos
+                yield start
         except Mismatch as mismatch:
             raise Backtrack(mismatch.at + inp.base, (mismatch.expected,)) from None
 

@@ -107,3 +107,9 @@ def test_a_scan_ends_at_the_last_closer_however_the_text_is_split(text: str) -> 
 def test_a_closer_that_closes_nothing_open_is_a_mismatch() -> None:
     with pytest.raises(Mismatch):
         Nesting(triple_quotes=False).scan("{[}", 0, final=True)
+
+
+def test_a_raw_newline_ends_a_one_line_string_and_so_the_member() -> None:
+    with pytest.raises(Mismatch):
+        Nesting(triple_quotes=True).scan("g(a='x\ny')", 0, final=False)
+    assert Nesting(triple_quotes=True).scan("g(a='''x\ny''')", 0, final=True) == (14, True)

@@ -66,3 +66,13 @@ def test_a_member_still_open_at_the_end_is_the_lists_truncation() -> None:
     message = verify(get("nemotron"), text, None, tools=TOOLS)
     assert message.tool_calls == ()
     assert [(error.code, error.raw) for error in message.errors] == [("truncated", text)]
+
+
+def test_a_member_whose_quotes_do_not_pair_fails_the_list_up_to_its_end() -> None:
+    """The member's rest is scanned to the end of the output, far past where the list
+    resyncs (the text kept all the while): the error still ends at the section's end."""
+    listed = f'<TOOLCALL>[{TIME}, {{"name": get_time", "arguments": {{}}}}]</TOOLCALL>'
+    text = listed + "after " * 120 + "<SPECIAL_12>"
+    message = verify(get("nemotron"), text, None, tools=TOOLS)
+    assert [(error.code, error.raw) for error in message.errors] == [("malformed", listed)]
+    assert message.content == listed + ("after " * 120).strip()
