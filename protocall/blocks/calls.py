@@ -204,8 +204,9 @@ def xml_calls(
 
 def envelope(calls: Parser[Any], resync: Parser[Any]) -> Parser[Any]:
     """A list of calls as one envelope: a `tool_calls` node whose calls the session
-    completes only when it closes. A failure after `calls` has cut (an invalid sibling, a
-    list cut off) makes the whole region one `error` node, skipped with `resync` (see
-    `recover`), so none of its calls is released: an executor never runs part of a list. A
+    completes only when it closes. A failure after `calls` has cut that no element took as
+    its own (see `judged`: a list cut off, brackets that do not close) makes the whole
+    region one `error` node, skipped with `resync` (see `recover`), so none of its calls
+    is released: an executor never runs part of a list the model broke off. A
     run of lists failing the same way is one region (see `tool_call`)."""
     return recover(tag(ast.TOOL_CALLS, calls), resync, rivals=())

@@ -15,11 +15,14 @@ from ..combinators import (
     cut,
     fail,
     generate,
+    judged,
     literal,
     many,
     markers,
+    not_followed_by,
     optional,
     peek,
+    recover,
     regex,
     seq,
     tag,
@@ -135,6 +138,8 @@ def json_call_list(
     resync: Iterable[str],
     ends: Sequence[str] = (),
     proof: Parser[Any] | None = None,
+    *,
+    single: bool = False,
 ) -> Calls:
     """Calls written as one JSON array after an opener (`[TOOL_CALLS] [{…}, {…}]`,
     `<|START_ACTION|>[…]<|END_ACTION|>`): an opener, optional whitespace, `[` and a `{` or
@@ -145,25 +150,70 @@ def json_call_list(
 
     The array is the calls' envelope (a `tool_calls` node, see `envelope`): its calls are
     complete only once its `]` has arrived. An array the stream ended inside is one
-    truncated error, and one with any invalid element (or anything but `,` or `]` after
-    an element) one malformed error, from its opener to the first `resync` marker (consuming
-    an end if that is what stopped it); neither releases any of its calls.
+    truncated error. Each element is judged on its own (see `judged`): one that is no call
+    but a whole bracketed member (`{"name": "f", "argumentz": {}}`) is a malformed error of
+    its own raw text, and the list goes on, its other calls complete once it closes. An
+    element that is no such member (unbalanced brackets, no `{`), or anything but `,` or `]`
+    after one, makes the whole list one malformed error, from its opener to the first
+    `resync` marker (consuming an end if that is what stopped it), releasing none of its
+    calls.
 
     With `proof` (a parser matching, without a cut, the start of an object that is a call)
     the array may also stand bare, without an opener: a `[` whose first element `proof`
-    matches heads it (xLAM's `[{"name": "<a declared tool>", …`); any other `[` is text."""
+    matches heads it (xLAM's `[{"name": "<a declared tool>", …`); any other `[` is text.
+
+    With `single`, an opener followed by a call object without the brackets (Nemotron's
+    `<TOOLCALL>{"name": …}</TOOLCALL>`) is a list of that one call."""
     openers = tuple(openers)
-    begin = seq(markers(*openers), whitespace, literal("["), whitespace, peek(markers("{", "]")))
+    opening = seq(markers(*openers), whitespace)
+    begin = seq(opening, literal("["), whitespace, peek(markers("{", "]")))
     if proof is not None:
         begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
         openers += ("[",)
-    element = tag(ast.TOOL_CALL, call)
+    element = judged(cut.then(tag(ast.TOOL_CALL, call)))
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
+    listed = seq(begin, cut, elements)
+    if single:
+        lone = seq(opening, peek(literal("{")))
+        listed = alt(listed, seq(lone, cut, element))
+        begin = alt(begin, lone)
     skip = until(*resync, emit=False)
     if ends:
         skip = skip.then(optional(markers(*ends)))
-    body = envelope(seq(begin, cut, elements), skip)
+    body = envelope(listed, skip)
     if ends:
         body = body.skip(optional(whitespace.then(closer(*ends))))
     return Calls(openers, unfinished(begin), unfinished(body))
+
+
+def json_call_lines(
+    begins: Sequence[str], ends: Sequence[str], stops: Sequence[str], call: Parser[Any]
+) -> Calls:
+    """Call objects one a line in a section whose begin heads them (MiniMax-M1's
+    `<tool_calls>\n{…}\n{…}\n</tool_calls>`): a begin, then, after optional whitespace, a
+    `{` heads the section (a begin followed by anything else is text; one the stream ended
+    inside, a truncated call); then lines up to one of `ends` (a missing one tolerated: the
+    section then runs to a stop or the end of the output), each `call` (a call object's
+    parser: `call_object`, or a codec's head and body) as its own `tool_call` node.
+
+    Everything in the section is its own: a call that fails but whose braces close is a
+    `malformed` error of its own raw text (see `judged`), one whose braces do not close an
+    error up to the section's end or a stop, and a line that is no call (not a `{`) a
+    `malformed` error of the line's text; the section goes on after each, so its end never
+    reaches the content."""
+    bounds = (*ends, *stops)
+    rest = until(*bounds, emit=False) if bounds else regex(r"(?s:.*)")
+    line = until("\n", *bounds, emit=False)
+    one = recover(judged(cut.then(tag(ast.TOOL_CALL, call))), rest)
+    no_call = recover(cut.then(fail("a call object `{…}` on its line")), line)
+    starts = seq(whitespace, peek(regex(r"\S")))
+    if bounds:
+        starts = starts.skip(not_followed_by(closer(*bounds)))  # cut off at the end too
+    item = starts.then(alt(peek(literal("{")).then(one), no_call))
+    begin = markers(*begins)
+    head = seq(begin, whitespace, peek(literal("{")))
+    section = seq(head, cut, many(item), whitespace)
+    if ends:
+        section = section.skip(optional(closer(*ends)))
+    return Calls(tuple(begins), unfinished(head), unfinished(section))

@@ -12,6 +12,7 @@ from ..combinators import (
     alt,
     cut,
     emit,
+    judged,
     literal,
     many,
     markers,
@@ -93,15 +94,19 @@ def python_call_list(
     A trailing comma is allowed; a missing section end is tolerated.
 
     The list is the calls' envelope (see `envelope`): its calls are complete only once its
-    `]` has arrived. A list the stream ended inside is one truncated error, and one with a
-    malformed call (or anything but a call or `]` after a `,`) one malformed error, skipped
-    to the section end (consumed) or one of `stops`; neither releases any of its calls.
+    `]` has arrived. A list the stream ended inside is one truncated error. Each call is
+    judged on its own (see `judged`): a malformed one that is still a whole bracketed
+    member (`g(a=float("nan"))`, `g(a=x)`) is an error of its own raw text and the list
+    goes on, its other calls complete once it closes. Where the call's brackets do not
+    close (or anything but a call or `]` follows a `,`) the whole list is one malformed
+    error, skipped to the section end (consumed) or one of `stops`, releasing none of its
+    calls.
     """
     stops = tuple(stops)
     skip = until(*stops, emit=False)
     if section is not None:
         skip = until(*section[1], *stops, emit=False).then(optional(markers(*section[1])))
-    _, any_call = _python_call(_python_name(None), strict=False)
+    any_call = judged(_python_call(_python_name(None), strict=False)[1], triple_quotes=True)
     later = seq(whitespace, literal(","), cut, whitespace, alt(any_call, peek(literal("]"))))
 
     def listed(first: Parser[Any], begin: Parser[Any], end: Parser[Any]) -> Parser[Any]:
@@ -114,11 +119,13 @@ def python_call_list(
         begin = markers(*section[0]).then(whitespace)
         end = whitespace.then(closer(*section[1]))
         proof, first = _python_call(_python_name(None), strict=False)
+        first = judged(first, triple_quotes=True)
         heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
         lists.append(unfinished(listed(first, begin, optional(end))))
         openers.extend(section[0])
     if bare:
         proof, first = _python_call(_python_name(tools))
+        first = judged(first, triple_quotes=True)
         heads.append(seq(literal("["), whitespace, proof))
         lists.append(listed(first, success(None), success(None)))
         openers.extend(_list_starts(tools))
@@ -147,12 +154,14 @@ def python_call_lines(stops: Iterable[str], section: tuple[Sequence[str], Sequen
     by whitespace (the template writes a line break), which alone commits to nothing: a
     name and `(` after it make a call, and one cut off is a truncated one. A missing end
     is tolerated (the section closes at the first line that is no call). A malformed call
-    is skipped to the end (consumed) or a stop.
+    is an error of its own raw text where its brackets close (see `judged`), the next line
+    read on; else it is skipped to the end (consumed) or a stop.
     """
     begins, ends = section
     skip = until(*ends, *stops, emit=False).then(optional(markers(*ends)))
     proof, call = _python_call(_python_name(None), strict=False)
     opening = markers(*begins).then(whitespace)
-    more = many(regex(r"\s+").then(unfinished(recover(call, skip))))
-    calls = seq(opening, recover(call, skip), more, optional(whitespace.then(closer(*ends))))
+    call = recover(judged(call, triple_quotes=True), skip)
+    more = many(regex(r"\s+").then(unfinished(call)))
+    calls = seq(opening, call, more, optional(whitespace.then(closer(*ends))))
     return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(calls))

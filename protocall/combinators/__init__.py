@@ -6,6 +6,7 @@ after which nothing needs more.
 """
 
 from .choice import cut, not_followed_by, peek, separated_runs
+from .members import judged
 from .parser import (
     Alt,
     Many,
@@ -74,6 +75,7 @@ __all__ = [
     "forward",
     "from_parsy",
     "generate",
+    "judged",
     "literal",
     "many",
     "markers",

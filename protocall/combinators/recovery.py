@@ -107,13 +107,9 @@ class Recover(Wrapper[Any]):
                 _, end = yield from resync.step(inp, at)
                 if self.rivals is not None and failure.position < inp.end:
                     end = yield from self._run(inp, pos, failure, resync, end)
-            truncated = inp.eof and failure.position >= inp.end
-            recovered = Recovered(failure, inp.raw(pos, end), pos, truncated)
+            raw = inp.raw(pos, end)
             inp.close_choice(barrier, keep_output=after_cut)
-            inp.out.append(Open(ERROR, pos))
-            inp.out.append(Text(recovered.raw, pos))
-            inp.out.append(Close(ERROR, end, recovered))
-            return recovered, end
+            return error_node(inp, failure, raw, pos, end), end
         inp.close_choice(barrier, keep_output=True)
         return result
 
@@ -154,6 +150,17 @@ class Recover(Wrapper[Any]):
         while (starts := starts_with(inp, at, text)) is None:
             yield at
         return starts
+
+
+def error_node(inp: Input, failure: ParseFailure, raw: str, pos: int, end: int) -> Recovered:
+    """Output the region `[pos, end)` of raw text `raw`, which `failure` made one `error`
+    node (truncated where the input ended at the failure), and give its `Recovered`."""
+    truncated = inp.eof and failure.position >= inp.end
+    recovered = Recovered(failure, raw, pos, truncated)
+    inp.out.append(Open(ERROR, pos))
+    inp.out.append(Text(raw, pos))
+    inp.out.append(Close(ERROR, end, recovered))
+    return recovered
 
 
 def starts_with(inp: Input, at: int, text: str) -> bool | None:

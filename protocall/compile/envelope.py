@@ -15,7 +15,7 @@ from ..blocks.calls import (
     tool_call,
     tool_calls,
 )
-from ..blocks.json_calls import json_call_list
+from ..blocks.json_calls import json_call_lines, json_call_list
 from ..blocks.python_calls import python_call_lines, python_call_list
 from ..blocks.turns import ToolUse
 from ..combinators import (
@@ -72,7 +72,8 @@ class Envelope(XmlCalls, TemplateCalls):
     def _check_call(self) -> None:
         """A `{call}` template stands alone in a JSON array section (not its alternative)
         and with a registered `proof`, and may in a section whose begin heads its calls
-        (`framed`: MiniMax-M1's objects one a line); `NameKey` only in an array."""
+        (`framed`: MiniMax-M1's objects one a line, `blocks.json_calls.json_call_lines`);
+        `NameKey` only in an array."""
         call, section = self.spec.call, self.spec.section
         alone, needs_alone = call.template == "{call}", self.array and not self.alternative
         needs_alone = needs_alone or bool(call.proof)
@@ -86,6 +87,11 @@ class Envelope(XmlCalls, TemplateCalls):
                 f"a call template of `{{call}}` alone in a section holding a JSON array "
                 f"(NameKey only there), with a `proof`, or in a section whose begin heads "
                 f"its calls, not {call.template!r}"
+            )
+        if alone and framed and call.between.strip():
+            raise UsageError(
+                f"`{{call}}` alone in a section whose begin heads the calls is read one call "
+                f"a line: `between` is whitespace (a newline), not {call.between!r}"
             )
         if not self.opener and not (self.array or call.proof or framed):
             raise UsageError(
@@ -207,12 +213,19 @@ class Envelope(XmlCalls, TemplateCalls):
             ends = section.ends
             resync = (*ends, *spec.stops, *(() if ends else section.begins))  # or a begin
             proof = PROOF_HOOKS[spec.call.proof].proof(tools) if spec.call.proof else None
-            calls = json_call_list(section.begins, element.element(), resync, ends, proof)
+            calls = json_call_list(
+                section.begins, element.element(), resync, ends, proof, single=section.single
+            )
             if section.element is None:
                 return calls
             called = self._with_optional(tools, codec)
             heads, bodies = alt(calls.head, called.head), alt(calls.call, called.call)
             return in_runs(Calls(calls.openers, heads, bodies))
+        if section is not None and spec.call.template == "{call}" and not spec.call.proof:
+            assert isinstance(codec, NameAndArguments)  # `Envelope` checked: a call codec
+            return json_call_lines(
+                section.begins, section.ends, spec.stops, seq(codec.head(), codec.body())
+            )
         if spec.call.loose:
             return templates.any_of(self._templates(), tools, stops=spec.stops)
         layout = self._xml_layout()

@@ -60,7 +60,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
   markers, which are reserved without it. With `element` (a call codec), that array is an
   alternative behind the same opener to the template's calls, which are then `bare` (and
-  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls).
+  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls). With
+  `single`, a lone call object after the begin, without the brackets, is read as a list of
+  that one call (Nemotron).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
@@ -73,6 +75,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   the spec's texts is `open` t … `sep`, `</t>` `close` t `sep` (Kimi K3's XTML), with what
   that implies (a channel closes as its tag opens, a `Channels` turn's tokens, attribute
   names), spelled out by `tags.spelled` before anything is derived.
+- `token_suffix`: what a tokenizer writes inside every special token's closing bracket
+  (Hy3's `:opensource`): every token written as a tag without attributes in the spec's
+  texts is spelled with it, by `tags.spelled` too.
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
   or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
   what it ends with when thinking is off) and the start state assumed without one.
@@ -113,6 +118,8 @@ How every family maps (every one is written as a spec):
   (`each` for Seed).
 - *Nemotron: `Call("{call}", NameAndArguments(…), between=", ")` in an `array` section;
   `Think.prompt`, Nano v2's prompt that pre-opens the block where Super-49B's opens none.
+- *Hy3: GLM's layout after `<tool_sep>` in a `<tool_calls>` section, `token_suffix`
+  `:opensource` for the released tokenizer (none for the preview's).
 - *Apertus: `Call("{call}", NameKey(), between=", ")` in an `array` section.
 - *Granite 3.x: the same in an `array` section of two spellings and no end (the array
   runs to its `]`; a failed one resumes at a stop or a begin), `Think.phrases` for 3.2's

@@ -198,6 +198,7 @@ class Section:
     written_bare: bool = False
     element: NameAndArguments | NameKey | None = None
     loose: bool = False
+    single: bool = False
 
     def __post_init__(self) -> None:
         if self.loose:  # the tolerances it names (and `Call.stray_closers`, see `Envelope`)
@@ -210,6 +211,8 @@ class Section:
             raise UsageError("a section holding a JSON array has no tolerance but `stray_ends`")
         if self.element is not None and not self.array:
             raise UsageError("a section's `element` is that of a JSON `array`")
+        if self.single and not self.array:
+            raise UsageError("a `single` call object stands for a JSON `array`: set `array`")
         if tuple(bracket.strip() for bracket in self.framing) != ("[", "]"):
             raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
         if self.written_bare and not self.bare:
@@ -249,3 +252,4 @@ class Spec:
     call_stop: str | None = None
     respelled: tuple[tuple[str, str], ...] = ()
     tags: Tags | None = None
+    token_suffix: str = ""

@@ -1,17 +1,18 @@
 """The spellings of a spec's markers made explicit before anything is derived: `spelled`, its
-tags (`Spec.tags`) spelled out, and `respelled`, its section's other spellings
-(`Spec.respelled`) listed."""
+tags (`Spec.tags`) and its tokenizer's suffix (`Spec.token_suffix`) spelled out, and
+`respelled`, its section's other spellings (`Spec.respelled`) listed."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from ..blocks.channels import Channel
 from ..combinators import UsageError
 from .codecs import Attribute, Plain
-from .parts import Channels, Spec, Tags
+from .parts import Channels, Spec
 
 TAG = re.compile(r"<(/?)([A-Za-z][^<>|]*)>")
 """A tag as a spec writes it: `<t …>` or `</t>`, a name first (so never a `<|token|>`)."""
@@ -19,25 +20,55 @@ TAG = re.compile(r"<(/?)([A-Za-z][^<>|]*)>")
 KEPT = frozenset({"name", "summary", "pattern", "id_pattern", "label"})
 """The texts that are no markers: names, prose, regexes."""
 
+TOKEN = re.compile(r"(</?[|｜]?[^\s<>|｜]+?)([|｜]?>)")
+"""A token written as a tag without attributes (`<tool_call>`, `</arg_key>`, `<|im_end|>`,
+`<｜hy_eos｜>`): its text up to the closing bracket, and that bracket."""
+
 
 def spelled(spec: Spec) -> Spec:
-    """`spec` with no `tags`, what they imply made explicit (see `Tags`): every tag in its
-    texts (all but those `KEPT`) spelled with the tags' tokens, a channel's empty close its
-    opening tag's close, a `Channels` turn's tokens completed and a `Plain` name quoted in a
-    tag an `Attribute`; `spec` itself where it has none."""
+    """`spec` with no `tags` and no `token_suffix`, what they imply made explicit: see
+    `suffixed`, and for tags (see `Tags`) every tag in its texts (all but those `KEPT`)
+    spelled with the tags' tokens, a channel's empty close its opening tag's close, a
+    `Channels` turn's tokens completed and a `Plain` name quoted in a tag an `Attribute`;
+    `spec` itself where it has neither."""
+    return suffixed(_tagged(spec))
+
+
+def suffixed(spec: Spec) -> Spec:
+    """`spec` with no `token_suffix`, every token written as a tag without attributes in
+    its texts (all but those `KEPT`) spelled with the suffix right before its closing
+    bracket, as a tokenizer that suffixes its special tokens writes them (`:opensource`:
+    `<tool_call:opensource>`, `</arg_key:opensource>`, `<｜hy_eos:opensource｜>`); `spec`
+    itself where it has none."""
+    suffix = spec.token_suffix
+    if not suffix:
+        return spec
+
+    def spell(text: str) -> str:
+        return TOKEN.sub(lambda m: m[1] + suffix + m[2], text)
+
+    done: Spec = _rewritten(replace(spec, token_suffix=""), "", spell)
+    return done
+
+
+def _tagged(spec: Spec) -> Spec:
     tags = spec.tags
     if tags is None:
         return spec
+
+    def spell(text: str) -> str:
+        return TAG.sub(lambda m: (tags.close if m[1] else tags.open) + m[2] + tags.sep, text)
+
     turn, call = spec.turn, spec.call
     if isinstance(turn, Channels):
         channels = tuple(_closed(channel) for channel in turn.channels)
-        stops = tuple(_respelled(stop, "", tags) for stop in spec.stops)
+        stops = tuple(map(spell, spec.stops))
         tokens = (tags.open, tags.close, *turn.tokens)
         tokens += tuple(stop for stop in stops if not stop.startswith(tokens))
         turn = replace(turn, channels=channels, tokens=tuple(dict.fromkeys(tokens)))
     if call.name == Plain() and any('="{name}"' in m[0] for m in TAG.finditer(call.template)):
         call = replace(call, name=Attribute())
-    done: Spec = _respelled(replace(spec, tags=None, turn=turn, call=call), "", tags)
+    done: Spec = _rewritten(replace(spec, tags=None, turn=turn, call=call), "", spell)
     return done
 
 
@@ -48,17 +79,17 @@ def _closed(channel: Channel) -> Channel:
     return replace(channel, close=f"</{tag[2].split()[0]}>")
 
 
-def _respelled(value: Any, name: str, tags: Tags) -> Any:
+def _rewritten(value: Any, name: str, spell: Callable[[str], str]) -> Any:
+    """`value` (a text, a tuple or a spec part, named `name`) with `spell` applied to
+    every text in it but those `KEPT`."""
     if isinstance(value, str):
-        if name in KEPT:
-            return value
-        return TAG.sub(lambda m: (tags.close if m[1] else tags.open) + m[2] + tags.sep, value)
+        return value if name in KEPT else spell(value)
     if isinstance(value, tuple):
-        return tuple(_respelled(item, name, tags) for item in value)
+        return tuple(_rewritten(item, name, spell) for item in value)
     if is_dataclass(value) and not isinstance(value, type):
         parts = fields(value)
         return replace(
-            value, **{f.name: _respelled(getattr(value, f.name), f.name, tags) for f in parts}
+            value, **{f.name: _rewritten(getattr(value, f.name), f.name, spell) for f in parts}
         )
     return value
 

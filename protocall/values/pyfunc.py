@@ -5,11 +5,14 @@ around the dots, whitespace allowed before `(`). Arguments are keyword arguments
 value a Python literal: strings with either quote, single or triple, optional `r`/`u`
 prefix, every Python escape and implicit concatenation (`"a" "b"`); integers (decimal,
 `0x`/`0o`/`0b`, underscores) and floats; `True`/`False`/`None` and the JSON spellings
-`true`/`false`/`null`; a sign before a number; lists, tuples and dicts, nested. Values are
-what `ast.literal_eval` gives for the same text, except that they are always JSON data:
-tuples become lists, an escaped surrogate pair becomes its character (as in JSON). What
-JSON cannot hold fails: non-string dict keys, sets, bytes, complex numbers, floats that
-overflow to infinity. An unknown escape such as `\\d` keeps its backslash, as Python does.
+`true`/`false`/`null`; a sign before a number; lists, tuples, dicts and sets, nested.
+Values are what `ast.literal_eval` gives for the same text, except that they are always
+JSON data: tuples become lists, a set the list of its distinct elements in the order
+written, an escaped surrogate pair becomes its character (as in JSON). What JSON cannot
+hold fails: non-string dict keys, bytes, complex numbers, floats that overflow to
+infinity; so does what Python refuses: a list, dict or set in a set, a NUL character
+written raw in a string (`\\x00` is one). An unknown escape such as `\\d` keeps its
+backslash, as Python does.
 Python keywords are accepted as argument names (`from="x"`), names are NFKC-normalised as
 Python does; comments, backslash line continuations and signs before a parenthesis are not
 accepted. Whitespace, newlines included, may surround every token inside the parentheses
@@ -66,6 +69,8 @@ _CALL = "a call `name(...)`"
 _KEYWORD = "`name=value` (positional arguments are not accepted)"
 _EQUALS = "`=` (positional arguments are not accepted; write `name=value`)"
 _LITERAL = "a Python literal"
+_HASHABLE = "a hashable literal (a set holds no list, dict or set)"
+_SET_ITEM = "`,` (a set; a dict's keys are strings)"
 _STRING_KEY = "a string key (JSON object keys are strings)"
 _QUOTE = ("`'` or `\"`",)
 
@@ -532,14 +537,21 @@ def _strings(inp: Input, pos: int, emit: bool) -> _Gen[tuple[str, int, str]]:
 
 
 def _value(
-    inp: Input, pos: int, char: str, depth: int, bound: Bound, expected: tuple[str, ...]
+    inp: Input,
+    pos: int,
+    char: str,
+    depth: int,
+    bound: Bound,
+    expected: tuple[str, ...],
+    hashable: bool = False,
 ) -> _Gen[tuple[Any, int, str]]:
     """The literal starting with `char` at `pos`: its value, then the position and character
-    after the whitespace that follows it. Anything else fails at `pos`, expecting `expected`."""
+    after the whitespace that follows it (`hashable`: no list, dict or set). Anything else
+    fails at `pos`, expecting `expected`."""
     if char in _STRING_START:
         return (yield from _strings(inp, pos, False))
     if char in _CLOSERS:
-        return (yield from _container(inp, pos, char, depth, bound))
+        return (yield from _container(inp, pos, char, depth, bound, hashable))
     value: Any
     if char in _NUMBER_START:
         value, end = yield from _number(inp, pos)
@@ -558,32 +570,46 @@ def _value(
 
 
 def _container(
-    inp: Input, pos: int, opener: str, depth: int, bound: Bound
+    inp: Input, pos: int, opener: str, depth: int, bound: Bound, hashable: bool = False
 ) -> _Gen[tuple[Any, int, str]]:
-    """A list, tuple, parenthesised literal or dict at `pos`, inside `depth` levels (the
-    call's parentheses the first); tuples become lists."""
+    """A list, tuple, parenthesised literal, dict or set at `pos`, inside `depth` levels
+    (the call's parentheses the first); tuples become lists, a set the list of its distinct
+    elements in the order written (each `hashable`: no list, dict or set inside). A `{`
+    holds a dict where its first item is a string followed by `:`, else a set. With
+    `hashable` only a tuple or parenthesised literal is allowed."""
     if depth == bound[0]:
         raise Backtrack(pos, bound[1])
+    if hashable and opener != "(":
+        raise Backtrack(pos, (_HASHABLE,))
     closer = _CLOSERS[opener]
     at_item = (_STRING_KEY if opener == "{" else _LITERAL, quote(closer))
     after_item = ("`,`", quote(closer))
     items: list[Any] = []
-    entries: dict[str, Any] = {}
+    entries: dict[str, Any] | None = {} if opener == "{" else None
     commas = 0
     pos, char = yield from _next(inp, pos + 1)
     while char != closer:
-        if opener == "{":
-            if char not in _STRING_START:
-                raise Backtrack(pos, at_item)
+        if entries is not None and (entries or not items) and char in _STRING_START:
             key, pos, char = yield from _strings(inp, pos, False)
-            if char != ":":
-                raise Backtrack(pos, ("`:`",))
-            pos, char = yield from _next(inp, pos + 1)
-            entries[key], pos, char = yield from _value(
-                inp, pos, char, depth + 1, bound, (_LITERAL,)
-            )
+            if char == ":" or entries:  # a dict's key, or its first a set's element
+                if char != ":":
+                    raise Backtrack(pos, ("`:`",))
+                pos, char = yield from _next(inp, pos + 1)
+                entries[key], pos, char = yield from _value(
+                    inp, pos, char, depth + 1, bound, (_LITERAL,)
+                )
+            else:
+                entries, items = None, [key]
+        elif entries:
+            raise Backtrack(pos, at_item)
         else:
-            value, pos, char = yield from _value(inp, pos, char, depth + 1, bound, at_item)
+            member = opener == "{" or hashable
+            value, pos, char = yield from _value(
+                inp, pos, char, depth + 1, bound, at_item, hashable=member
+            )
+            if entries is not None and char == ":":
+                raise Backtrack(pos, (_SET_ITEM, quote(closer)))
+            entries = None
             items.append(value)
         if char == ",":
             commas += 1
@@ -591,11 +617,31 @@ def _container(
         elif char != closer:
             raise Backtrack(pos, after_item)
     pos, char = yield from _next(inp, pos + 1)
-    if opener == "{":
+    if entries is not None:
         return entries, pos, char
+    if opener == "{":
+        return _distinct(items), pos, char
     if opener == "(" and len(items) == 1 and not commas:
         return items[0], pos, char
     return items, pos, char
+
+
+def _distinct(items: list[Any]) -> list[Any]:
+    """A set's elements, each first occurrence in order (equal as Python's set finds them:
+    `1`, `1.0` and `True` are one)."""
+    seen: set[Any] = set()
+    kept = []
+    for item in items:
+        key = _frozen(item)
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
+
+
+def _frozen(value: Any) -> Any:
+    """A set element as Python holds it: a tuple (read as a list) as a tuple."""
+    return tuple(map(_frozen, value)) if isinstance(value, list) else value
 
 
 # -- calls --------------------------------------------------------------------------------

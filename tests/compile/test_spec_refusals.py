@@ -98,3 +98,15 @@ def test_a_section_without_an_end_closes_at_what_is_no_call() -> None:
     fmt = build(replace(BASE, section=Section(("<calls>",), ())))
     expected = {**ONE_CALL, "content": "Hi  Done."}  # the spaces around the call are content
     verify(fmt, f"Hi <calls>{A_CALL} Done.", expected=expected)
+
+
+def test_a_call_object_alone_in_a_section_is_one_a_line() -> None:
+    spec = Spec(
+        name="objects",
+        summary="objects in a section",
+        call=Call("{call}", NameAndArguments(), between=", "),
+        section=Section(("<calls>",), ("</calls>",)),
+        stops=("<end>",),
+    )
+    with pytest.raises(UsageError, match="one call a line"):
+        build(spec)

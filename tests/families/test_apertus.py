@@ -168,15 +168,23 @@ def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
 
 
-def test_an_invalid_sibling_makes_the_whole_list_malformed() -> None:
+def test_an_invalid_sibling_is_an_error_of_its_own() -> None:
     text = (
         f'{TOOLS_OPEN}[{{"get_time": {{"zone": "UTC"}}}}, {{"get_weather": nope}}]{TOOLS_CLOSE}ok'
     )
     message = verified(text)
+    assert names(message) == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == '{"get_weather": nope}'
+    assert message.content == error.raw + "ok"
+
+
+def test_a_sibling_whose_brackets_do_not_close_makes_the_whole_list_malformed() -> None:
+    text = f'{TOOLS_OPEN}[{{"get_time": {{"zone": "UTC"}}}}, {{"get_weather": [}}]{TOOLS_CLOSE}ok'
+    message = verified(text)
     assert names(message) == []
     (error,) = message.errors
     assert error.code == "malformed" and error.raw == text[: -len("ok")]
-    assert message.content == error.raw + "ok"
 
 
 def test_a_second_key_in_a_call_object_is_malformed() -> None:

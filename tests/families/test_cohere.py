@@ -183,14 +183,14 @@ def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
     assert error.code == "unknown_tool" and "launch" in error.message
 
 
-def test_an_invalid_sibling_makes_the_whole_action_malformed() -> None:
+def test_an_invalid_sibling_is_an_error_of_its_own() -> None:
     text = (
         f'{ACTION}[{{"tool_name": "get_time", "parameters": {{}}}}, {{"tool_name": 3}}]{END_ACTION}'
     )
     message = verified(text + EOT)
-    assert names(message) == []
+    assert names(message) == ["get_time"]
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == text
+    assert error.code == "malformed" and error.raw == '{"tool_name": 3}'
 
 
 # -- truncation ----------------------------------------------------------------------------------

@@ -119,6 +119,8 @@ FAMILIES = {
     "gpt-oss": Family("test_gpt_oss", ((15, 0),), opener="<|start|>", header="<|start|>"),
     "granite": Family("test_granite", ((10, 7),), names_cut_call=False),
     "granite-20b-fc": Family("test_granite_20b_fc"),
+    "hy3": Family("test_hy3:HY3_EXAMPLES", ((12, 0),), escaped_values=False),
+    "hy3-preview": Family("test_hy3:PREVIEW_EXAMPLES", escaped_values=False),
     "hunyuan-a13b": Family("test_hunyuan_a13b", opener="<tool_calls>", names_cut_call=False),
     "internlm2": Family("test_internlm2"),
     "jamba": Family("test_jamba", opener="<tool_calls>", names_cut_call=False),

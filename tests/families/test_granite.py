@@ -185,4 +185,4 @@ def test_malformed_call_is_reported_and_passed_through() -> None:
     message = parse(text)
     (error,) = message.errors
     assert error.code == "malformed" and message.tool_calls == ()
-    assert message.content == text[: -len(EOT)]
+    assert message.content == error.raw == text[len(CALL) + 1 : -len("]" + EOT)]

@@ -28,8 +28,9 @@ test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
 """Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
-def test_a_list_with_a_broken_member_is_an_error_and_releases_no_call() -> None:
+def test_a_broken_member_is_an_error_of_its_own_and_its_siblings_calls() -> None:
     call = '{"name": "get_time", "arguments": {"zone": "UTC"}}'
     text = f' <tool_calls>[{call}, {{"name": 3}}]</tool_calls>'
     message = verify(FORMAT, text, PROMPT, tools=TOOLS)
-    assert not message.tool_calls and [e.code for e in message.errors] == ["malformed"]
+    assert [c.name for c in message.tool_calls] == ["get_time"]
+    assert [(e.code, e.raw) for e in message.errors] == [("malformed", '{"name": 3}')]

@@ -145,3 +145,37 @@ def test_cut_off_closing_tag_still_closes() -> None:
     message = stream(NEMOTRON, [text], TOOLS).message
     assert [c.name for c in message.tool_calls] == ["get_time"]
     assert message.content is None and message.errors == ()
+
+
+# -- the shapes of vLLM's nemotron_json tests (our own strings) ---------------------------------
+
+
+def test_a_lone_call_object_without_the_list_is_a_call() -> None:
+    text = "Checking." + OPEN + obj("get_time", {"zone": "UTC"}) + CLOSE + EOT
+    message = parse(text, NANO_OFF)
+    assert message.content == "Checking." and not message.errors
+    assert calls_of(message) == [{"name": "get_time", "arguments": {"zone": "UTC"}}]
+
+
+def test_string_encoded_arguments_are_decoded_in_a_list_and_alone() -> None:
+    encoded = json.dumps({"name": "get_time", "arguments": json.dumps({"zone": "UTC"})})
+    for text in (calls(encoded, obj("get_weather", {"days": 2})), OPEN + encoded + CLOSE):
+        message = parse(text, SUPER_OFF)
+        assert calls_of(message)[0] == {"name": "get_time", "arguments": {"zone": "UTC"}}
+        assert message.tool_calls[0].arguments_json == '{"zone": "UTC"}'
+        assert not message.errors
+
+
+def test_a_lone_object_cut_off_is_a_truncated_call() -> None:
+    text = OPEN + '{"name": "get_time", "arguments": {"zone": "U'
+    message = parse(text, NANO_OFF)
+    assert message.tool_calls == ()
+    assert [(e.code, e.raw) for e in message.errors] == [("truncated", text)]
+
+
+def test_a_lone_object_that_is_no_call_is_an_error_of_its_own_text() -> None:
+    bad = '{"name": "get_time", "argumentz": {}}'
+    message = parse(OPEN + bad + CLOSE + "after", NANO_OFF)
+    assert message.tool_calls == ()
+    assert [(e.code, e.raw) for e in message.errors] == [("malformed", bad)]
+    assert message.content == bad + "after"

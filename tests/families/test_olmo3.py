@@ -97,21 +97,28 @@ def test_calls_separated_by_any_whitespace() -> None:
     assert message.content is None
 
 
-def test_a_malformed_call_is_an_error_skipped_to_the_section_end() -> None:
+def test_a_malformed_call_is_an_error_of_its_own_text() -> None:
     message = parsed(f"{BEGIN}get_time(zone=UTC){END}After.{EOT}")
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == f"get_time(zone=UTC){END}"
+    assert error.code == "malformed" and error.raw == "get_time(zone=UTC)"
     assert message.tool_calls == () and message.content == error.raw + "After."
-    message = parsed(f'{BEGIN}get_time(zone="UTC")\nget_time("CET"){END}After.{EOT}')
+    message = parsed(f'{BEGIN}get_time("CET")\nget_time(zone="UTC"){END}After.{EOT}')
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == f'get_time("CET"){END}'
+    assert error.code == "malformed" and error.raw == 'get_time("CET")'
     assert len(message.tool_calls) == 1
+
+
+def test_a_malformed_call_whose_brackets_do_not_close_is_skipped_to_the_section_end() -> None:
+    message = parsed(f'{BEGIN}get_time(zone=("UTC"){END}After.{EOT}')
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == f'get_time(zone=("UTC"){END}'
+    assert message.tool_calls == () and message.content == error.raw + "After."
 
 
 def test_a_first_call_with_a_positional_argument_is_malformed_not_text() -> None:
     message = parsed(f'{BEGIN}get_time("UTC"){END}{EOT}')
     (error,) = message.errors
-    assert error.code == "malformed" and error.raw == f'get_time("UTC"){END}'
+    assert error.code == "malformed" and error.raw == 'get_time("UTC")'
     assert message.tool_calls == () and message.content == error.raw
 
 

@@ -236,10 +236,19 @@ def test_call_cut_off_inside_a_value_is_a_truncated_error() -> None:
     assert error.raw == text
 
 
-def test_malformed_call_is_reported_and_passed_through() -> None:
+def test_a_malformed_call_is_reported_and_passed_through_alone() -> None:
     text = '[get_time(zone="UTC"), get_weather("Paris")] after<|eot_id|>'
     message = parse(PYTHONIC, text)
-    assert message.tool_calls == ()  # one invalid sibling: the list calls nothing
+    assert [call.name for call in message.tool_calls] == ["get_time"]  # judged on its own
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == 'get_weather("Paris")'
+    assert message.content == 'get_weather("Paris") after'
+
+
+def test_a_call_whose_brackets_do_not_close_fails_the_whole_list() -> None:
+    text = '[get_time(zone="UTC"), get_weather(location=("Paris")] after<|eot_id|>'
+    message = parse(PYTHONIC, text)
+    assert message.tool_calls == ()
     (error,) = message.errors
     assert error.code == "malformed" and error.raw == text[: -len("<|eot_id|>")]
 

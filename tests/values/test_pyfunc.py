@@ -126,6 +126,19 @@ class _JsonNames(ast.NodeTransformer):
         return node
 
 
+class _SetsAsLists(ast.NodeTransformer):
+    """A set display as the list of its distinct elements in the order written."""
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        kept, seen = [], set()
+        for element in node.elts:
+            key = ast.literal_eval(element)
+            if key not in seen:
+                seen.add(key)
+                kept.append(self.visit(element))
+        return ast.List(kept, ast.Load())
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_jsonable(v) for v in value]
@@ -186,7 +199,9 @@ def reference(src: str) -> list[tuple[str, dict[str, Any]]]:
                         raise Unsupported("sign before a parenthesis")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                literal = ast.literal_eval(_JsonNames().visit(argument.value))
+                value = _JsonNames().visit(argument.value)
+                ast.literal_eval(value)  # Python's verdict, sets' elements hashable included
+                literal = ast.literal_eval(_SetsAsLists().visit(value))
             arguments[argument.arg] = _jsonable(literal)
         calls.append((name, arguments))
     return calls
@@ -314,9 +329,22 @@ def sequence(draw: st.DrawFn, inner: st.SearchStrategy[str], brackets: str) -> s
     return brackets[0] + draw(WHITESPACE) + body + draw(WHITESPACE) + brackets[1]
 
 
+@st.composite
+def set_display(draw: st.DrawFn, elements: st.SearchStrategy[str]) -> str:
+    """A set of hashable `elements`, duplicates likely (`{}` is a dict: never empty)."""
+    items = draw(st.lists(elements, min_size=1, max_size=4))
+    items += draw(st.lists(st.sampled_from(items), max_size=2))
+    separators = [draw(WHITESPACE) + "," + draw(WHITESPACE) for _ in items]
+    body = "".join(item + sep for item, sep in zip(items, separators, strict=True))
+    if draw(st.booleans()):
+        body = body[: -len(separators[-1])]  # no trailing comma
+    return "{" + draw(WHITESPACE) + body + draw(WHITESPACE) + "}"
+
+
 LITERALS = st.recursive(
     SCALARS,
     lambda inner: st.one_of(
+        set_display(SCALARS),
         sequence(inner, "[]"),
         sequence(inner, "()"),
         sequence(inner, "{}"),
@@ -593,6 +621,10 @@ def failure(src: str) -> tuple[int | None, str | None]:
         ("()", []),
         ('{"a": (1, 2), "b": None, "a": 3}', {"a": 3, "b": None}),
         ("[true, false, null, True]", [True, False, None, True]),
+        ('{"b", "a", "b"}', ["b", "a"]),
+        ("{1, True, 1.0, 2, (3, 'x'), (3, 'x')}", [1, 2, [3, "x"]]),
+        ("{'x',}", ["x"]),
+        ('"""a\n"b" \'c\' ""\\x00"""', 'a\n"b" \'c\' ""\x00'),
     ],
 )
 def test_literals(literal: str, expected: Any) -> None:
@@ -636,8 +668,10 @@ def test_a_single_call_takes_no_surrounding_whitespace() -> None:
         ("[f(a=1 b=2)]", 7, "`,` or `)`"),
         ("[f(a=007)]", 8, "a digit, `.` or an exponent (a decimal integer has no leading zeros)"),
         ("[f(a=1_)]", 7, "a digit"),
-        ("[f(a={1: 2})]", 6, "a string key (JSON object keys are strings) or `}`"),
-        ('[f(a={"x", "y"})]', 9, "`:`"),
+        ("[f(a={1: 2})]", 7, "`,` (a set; a dict's keys are strings) or `}`"),
+        ("[f(a={'k': 1, 2})]", 14, "a string key (JSON object keys are strings) or `}`"),
+        ("[f(a={'k', 'v': 2})]", 14, "`,` or `}`"),
+        ("[f(a={1, [2]})]", 9, "a hashable literal (a set holds no list, dict or set)"),
         ('[f(a=b"x")]', 5, "a Python literal"),
         ("[f(a=1j)]", 6, "`,` or `)`"),
         ("[f(a=1e999)]", 5, "a finite number (this one overflows a float)"),
