@@ -57,6 +57,7 @@ from .probes import (
     WEATHER,
     Probe,
     Renders,
+    call_ids,
     common_prefix,
 )
 from .roundtrip import Trailer
@@ -220,19 +221,53 @@ def _json_core(
         if not array:
             raise UsageError(f"a {{NAME: ARGS}} call outside a JSON array: {body!r}")
         return _Core(start, end, "{call}", NameKey(), Plain(), array)
-    if not isinstance(value, dict) or len(value) not in (2, 3):
+    codec = _call_object(value, name, arguments, array)
+    return None if codec is None else _Core(start, end, "{call}", codec, Plain(), array)
+
+
+def _call_object(
+    value: Any, name: str, arguments: dict[str, Any], array: bool
+) -> NameAndArguments | None:
+    """The codec of `value` if it is the whole call: its name and arguments as members,
+    or as members of an object of their own (`within`: OpenAI's `function`) beside an id
+    (the probe's) and constants; beside the name and arguments, one other member is the
+    id where it is the probe's or, in an array, any string or number. Outside an array,
+    the members come in the order the codec reads them (the id, the constants, the name)."""
+    if not isinstance(value, dict):
         return None
-    name_keys = [key for key, item in value.items() if item == name]
-    argument_keys = [key for key, item in value.items() if item == arguments]
-    if not (name_keys and argument_keys):
+    inner = [key for key, item in value.items() if _named(item, name, arguments)]
+    call = value[inner[0]] if inner else value
+    named = _named(call, name, arguments)
+    if named is None:
         return None
-    others = [key for key in value if key not in (name_keys[0], argument_keys[0])]
-    if others and not (array and isinstance(value[others[0]], str | int)):
-        return None  # an id member only in an array element, whose members come in any order
-    if not array and next(iter(value)) != name_keys[0]:
+    name_key, arguments_key = named
+    outer = {key: item for key, item in value.items() if key not in (name_key, arguments_key)}
+    ids = [
+        key
+        for key, item in outer.items()
+        if item in call_ids(name, 0) or (array and not inner and isinstance(item, str | int))
+    ]
+    constants = tuple(
+        (key, item) for key, item in outer.items() if key not in (*ids, *inner) and inner
+    )
+    if len(ids) > 1 or len(outer) != len(ids) + len(constants) + len(inner):
         return None
-    codec = NameAndArguments((argument_keys[0],), name_keys[0], others[0] if others else None)
-    return _Core(start, end, "{call}", codec, Plain(), array)
+    codec = NameAndArguments(
+        (arguments_key,), name_key, ids[0] if ids else None, inner[0] if inner else None, constants
+    )
+    order = [*ids, *(key for key, _ in constants), *inner] if inner else [*ids, name_key]
+    if not array and list(value)[: len(order)] != order:
+        return None
+    return codec
+
+
+def _named(value: Any, name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """(the name's key, the arguments' key) of an object holding both, or None."""
+    if not isinstance(value, dict):
+        return None
+    names = [key for key, item in value.items() if item == name]
+    given = [key for key, item in value.items() if item == arguments]
+    return (names[0], given[0]) if names and given else None
 
 
 def _named_core(body: str, start: int, end: int, name: str) -> _Core:
@@ -349,7 +384,9 @@ def _start(text: str, core: _Core, name: str) -> int:
     if isinstance(core.name, IdName):
         at = text.find(f"functions.{name}:1")
     elif isinstance(core.arguments, NameAndArguments | NameKey):
-        at = text.rfind("{", 0, max(0, text.find(f'"{name}"')))
+        within = getattr(core.arguments, "within", None)  # the outer object's `{`
+        key = f'"{name}"' if within is None else json.dumps(within)
+        at = text.rfind("{", 0, max(0, text.find(key)))
     elif isinstance(core.name, Attribute):
         at = text.rfind("<", 0, max(0, text.find(name)))
     else:

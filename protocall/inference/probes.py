@@ -108,6 +108,11 @@ def _call_id(style: str, name: str, index: int) -> str:
     return f"call{index:05d}"  # nine alphanumerics
 
 
+def call_ids(name: str, index: int) -> tuple[str, ...]:
+    """The ids a probe's call to `name` at `index` may be given, in every style."""
+    return tuple(_call_id(style, name, index) for style in ("functions", "alphanumeric"))
+
+
 WEATHER: Call = ("get_weather", {"location": "Paris", "days": 3})
 TIME: Call = ("get_time", {"zone": "UTC"})
 CONFIGURE: Call = ("configure", {"settings": {"mode": "fast", "level": 2}})

