@@ -167,6 +167,7 @@ VARIANTS = [
     ("leaked-indentation", "hermes", False),  # the history's whitespace is not the prompt's
     ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
     ("swiss-ai-Apertus-8B-Instruct-2509", "apertus", False),  # flat tools
+    ("Motif-Technologies-Motif-2-12.7B-Instruct", "hermes", False),  # a marker the prompt lacks
 ]
 
 
@@ -183,6 +184,17 @@ def test_a_real_variant_of_a_family_s_template_is_recognised(
     assert (detection.family, detection.extra_builtins) == (family, extra_builtins)
     assert detection.read_back >= 6
     assert_round_trip(detection, template(name))
+
+
+def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:
+    """Motif 2's history writes `<|startofturn|><|assistant|>` before an answer, its
+    generation prompt `<|assistant|>` (and `<think>`, which the history never writes)
+    where the conversation without one writes `<|endoftext|>`."""
+    detection = detect(real("Motif-Technologies-Motif-2-12.7B-Reasoning"))
+    assert detection.family == "hermes" and detection.confidence == "high"
+    assert set(detection.prompts.values()) == {"<|assistant|><think>\n"}
+    assert detection.format.default_start == "reasoning"
+    assert_round_trip(detection, real("Motif-Technologies-Motif-2-12.7B-Reasoning"))
 
 
 def test_a_template_needing_llama_cpp_s_builtins_says_so() -> None:
