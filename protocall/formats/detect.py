@@ -103,11 +103,13 @@ def detect(
     candidates = _candidates(trailer) if families else iter(())
     matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
     if matches:
-        # The best fit; of equal ones, the family that writes a call with the markers the
-        # template writes, then the fewest reserved markers (the fewest assumptions).
+        # The best fit; of equal ones, the family that knows more of the template's prompts
+        # but for whitespace, then the one that writes a call with the markers the template
+        # writes, then the fewest reserved markers (the fewest assumptions).
         matches.sort(
             key=lambda fmt: (
                 -_fit(fmt, renders.prompts, trailer),
+                -_loosely_known(fmt, renders.prompts),
                 _unwritten(fmt, renders),
                 len(fmt.reserved),
             )
@@ -185,6 +187,13 @@ def _fit(fmt: Format, prompts: Mapping[str, str], trailer: Trailer) -> int:
         + (trailer.stop in fmt.reserved)
         + (fmt.spec is None or trailer.stop in fmt.spec.stops[:1])
     )
+
+
+def _loosely_known(fmt: Format, prompts: Mapping[str, str]) -> int:
+    """How many of the template's prompts `fmt` knows but for whitespace (GLM-4.5V's
+    `<|assistant|>\n` is GLM-4.5's `<|assistant|>`)."""
+    known = {"".join(prompt.split()) for prompt in fmt.prompts.values()}
+    return sum("".join(prompt.split()) in known for prompt in prompts.values())
 
 
 def _unwritten(fmt: Format, renders: Renders) -> int:

@@ -197,6 +197,26 @@ def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() 
     assert_round_trip(detection, real("Motif-Technologies-Motif-2-12.7B-Reasoning"))
 
 
+def test_of_two_families_the_one_knowing_the_prompts_but_for_whitespace_wins() -> None:
+    """GLM-4.5V's prompt is GLM-4.5's `<|assistant|>` with a newline; Ling 3.0 reads its
+    calls as well, with fewer reserved markers, and knows none of its prompts."""
+    detection = detect(real("zai-org-GLM-4.5V"))
+    assert detection.family == "glm-4.5" and "ling-3" in detection.others
+
+
+def test_jamba_tiny_dev_writes_its_calls_right_after_the_content() -> None:
+    detection = detect(real("ai21labs-Jamba-tiny-dev"))
+    assert detection.family == "jamba"
+    output = 'Sure.<tool_calls>[{"name": "get_time", "arguments": {"zone": "UTC"}}]</tool_calls>'
+    expected = {
+        "reasoning_content": None,
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+    }
+    verify(detection.format, output + "<|eom|>", "<|bom|><|assistant|>", tools=list(TOOLS),
+           expected=expected)  # fmt: skip
+
+
 def test_a_template_needing_llama_cpp_s_builtins_says_so() -> None:
     detection = detect(real("Kimi-K2-Instruct"))
     assert detection.extra_builtins and detection.confidence == "high"
