@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..blocks.names import NAME_CHARS
@@ -129,7 +129,10 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
         stops = (trailer.stop, call_stop)
     turn, prompt, start = _reasoning(renders, lead)
     empty_block = () if turn is None else (turn.open + turn.close, turn.close)
+    opener = None
     if "".join(lead.split()) not in ("", *empty_block):
+        opener = _content_opener(lead, _body(renders, ONE_CALL, "", trailer))
+    if opener is None and "".join(lead.split()) not in ("", *empty_block):
         raise UsageError(
             f"the template writes {lead.strip()!r} before an answer's content, which is no "
             "reasoning block (channels or headers no spec infers)"
@@ -138,13 +141,14 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
-        call=Call(template, core.arguments, name=core.name, between=between),
+        call=_with_id_pattern(Call(template, core.arguments, name=core.name, between=between)),
         section=section,
         stops=stops,
         call_stop=call_stop,
         turn=turn,
         prompt=prompt,
         default_start=start,
+        dropped=() if opener is None else (opener,),
     )
     try:
         fmt = build(spec)
@@ -165,6 +169,16 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
     return content.turn[: content.turn.index(CONTENT)]
 
 
+def _content_opener(lead: str, calls: str) -> str | None:
+    """The marker the template writes before an answer's content only, not before calls
+    (Solar Open's `<|content|>`), which a reader drops; None where `lead` is no such
+    marker."""
+    marker = lead.strip()
+    if not TAG.fullmatch(marker) or calls.lstrip().startswith(marker):
+        return None
+    return marker
+
+
 def _check_prompt_text(renders: Renders) -> None:
     """A generation prompt that ends with text (not a marker) added to the header the
     history writes before an answer opens something the history drops (Apriel 1.6's
@@ -174,6 +188,9 @@ def _check_prompt_text(renders: Renders) -> None:
     header = "" if content is None else content.prompt
     for prompt in renders.prompts.values():
         added = prompt[len(header) :] if prompt.startswith(header) else ""
+        if header.strip() and prompt.endswith(header):
+            continue  # what it adds stands before the header again (Solar Open's empty
+            # reasoning message `<|think|><|end|>` before `<|begin|>assistant`)
         if TAG.split(added)[-1].strip():
             raise UsageError(
                 f"the generation prompt adds {added.strip()!r}, which the template does not "
@@ -282,6 +299,10 @@ def _named_core(body: str, start: int, end: int, name: str) -> _Core:
             id_match.start(), end, "{id}" + between + "{arguments}", JsonObject(), IdName()
         )
     between = body[at + len(name) : start]
+    id_at, call_id = max((body.rfind(call_id, 0, at), call_id) for call_id in call_ids(name, 0))
+    if id_at >= 0:  # the call id before the name (Solar Open's)
+        head = "{id}" + body[id_at + len(call_id) : at] + "{name}" + between + "{arguments}"
+        return _Core(id_at, end, head, JsonObject(), _plain(between))
     if body[:at].endswith('"') and between.startswith('"'):
         head = body[:at]
         opened = head.rfind("<")
@@ -293,6 +314,15 @@ def _named_core(body: str, start: int, end: int, name: str) -> _Core:
             Attribute(),
         )
     return _Core(at, end, "{name}" + between + "{arguments}", JsonObject(), _plain(between))
+
+
+def _with_id_pattern(call: Call) -> Call:
+    """`call`, its id's pattern a token that ends where the text after `{id}` begins, where
+    the template has a call id beside the name."""
+    after = call.template.partition("{id}")[2][:1]
+    if "{name}" not in call.template or not after or after == "{":
+        return call
+    return replace(call, id_pattern=r"[^\s\[{" + re.escape(after) + "]+")
 
 
 def _plain(after: str) -> Plain:
@@ -383,6 +413,8 @@ def _start(text: str, core: _Core, name: str) -> int:
     """Where the call to `name` starts in `text`, written as `core` is."""
     if isinstance(core.name, IdName):
         at = text.find(f"functions.{name}:1")
+    elif core.template.startswith("{id}"):
+        at = max(text.find(call_id) for call_id in call_ids(name, 1))
     elif isinstance(core.arguments, NameAndArguments | NameKey):
         within = getattr(core.arguments, "within", None)  # the outer object's `{`
         key = f'"{name}"' if within is None else json.dumps(within)

@@ -85,8 +85,8 @@ class Probe:
         content `content` where the probe has none, its arguments a JSON string if
         `string`."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content or content}
-        if self.reasoning is not None:
-            message["reasoning_content"] = self.reasoning
+        if self.reasoning is not None:  # under both names servers give it
+            message["reasoning_content"] = message["reasoning"] = self.reasoning
         if self.calls:
             message["tool_calls"] = [
                 {

@@ -231,6 +231,16 @@ def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
     assert flat.render([], [{"type": "function", "function": {"name": "f"}}]) == "f"
 
 
+def test_a_template_reading_inputs_the_chat_lacks_is_given_them() -> None:
+    """firefunction-v2 reads the tools as JSON text under `functions`, and `datetime`."""
+    detection = detect(real("fireworks-ai-llama-3-firefunction-v2"))
+    assert detection.extra_inputs and not detection.flat_tools
+    assert detection.family == "phi-4-mini" and detection.confidence == "high"
+    assert "given inputs the chat inputs lack: `functions`" in detection.describe()
+    given = ChatTemplate("{{ functions }} {{ datetime }}").with_extra_inputs()
+    assert given.render([], [{"name": "f"}]) == '[\n  {\n    "name": "f"\n  }\n] 2026-01-01'
+
+
 def test_arguments_a_template_prints_as_given_are_given_as_a_json_string() -> None:
     """Apriel 1.5 writes `"arguments": ` and the value as given: an object comes out as
     Python's repr, the JSON string OpenAI clients send as JSON."""
@@ -391,6 +401,34 @@ def test_a_call_object_with_its_id_first_is_inferred() -> None:
     assert (call.model_id, call.arguments) == ("c1", {"zone": "UTC"})
 
 
+def test_a_call_id_before_the_name_and_a_content_opener_are_inferred() -> None:
+    """A marker written before an answer's content only is dropped (as Solar Open's
+    `<|content|>`); a call id before the name is the call's id."""
+    detection = detect(own("content-opener"))
+    spec = detection.format.spec
+    assert detection.family is None and detection.confidence == "high"
+    assert spec.dropped == ("<|text|>",)
+    assert spec.call.template == "<|call|>{id}<|name|>{name}<|args|>{arguments}<|/call|>"
+    output = '<|text|>Sure.<|calls|><|call|>c1<|name|>get_time<|args|>{"zone": "UTC"}<|/call|>'
+    expected = {
+        "reasoning_content": None,
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+    }
+    fmt = detection.format
+    message = verify(fmt, output + "<|/calls|><|end|>", "<|bot|>", tools=list(TOOLS),
+                     expected=expected)  # fmt: skip
+    assert message.tool_calls[0].model_id == "c1"
+
+
+def test_an_answer_past_the_end_of_turn_after_the_reasoning_is_an_error() -> None:
+    """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
+    their own, each ended by `<|end|>`: read as one turn, the answer would be lost."""
+    error = "writes the answer after the reasoning past its end of turn '<|end|>'"
+    with pytest.raises(UsageError, match=re.escape(error)):
+        detect(real("upstage-Solar-Open-100B"))
+
+
 def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
     spec = detect(real("meetkai-functionary-medium-v3.1")).format.spec
     assert spec.call.template == "<function={name}>{arguments}</function>"
@@ -407,7 +445,7 @@ def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls"])
+@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls", "content-opener"])
 def test_a_shape_no_family_has_is_inferred_and_passes_the_checks(name: str) -> None:
     detection = detect(own(name))
     assert detection.family is None and detection.confidence == "high"
