@@ -16,21 +16,18 @@ from protocall.spec.codecs import NameAndArguments
 
 OPENAI = NameAndArguments(id="id", within="function", constants=(("type", "function"),))
 TOOLS = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}]
-ARRAY = Spec(
-    "openai-array",
-    "OpenAI-shaped call objects in a JSON array",
-    Call("{call}", OPENAI, between=", "),
-    stops=("<|end|>",),
-    turn=None,
-    section=Section(("<calls>",), ("</calls>",), array=True),
-)
-TAGGED = Spec(
-    "openai-tagged",
-    "an OpenAI-shaped call object in tags",
-    Call("<call>{call}</call>", OPENAI),
-    stops=("<|end|>",),
-    turn=None,
-)
+
+
+def openai_spec(template: str, section: Section | None = None) -> Spec:
+    """OpenAI-shaped call objects written by `template`, in `section` if given."""
+    call = Call(template, OPENAI, between=", " if section else "")
+    summary = "OpenAI-shaped call objects"
+    return Spec("openai", summary, call, stops=("<|end|>",), turn=None, section=section)
+
+
+ARRAY = openai_spec("{call}", Section(("<calls>",), ("</calls>",), array=True))
+TAGGED = openai_spec("<call>{call}</call>")
+
 TURN = Turn(None, ("Hi", ToolUse("f", {"a": 1}, "c1"), ToolUse("f", {"a": 2}, "c2")))
 
 
