@@ -47,7 +47,10 @@ from .names import (
 
 
 def call_object(
-    name: str = "name", arguments_keys: Iterable[str] = ("arguments",), id_key: str | None = None
+    name: str = "name",
+    arguments_keys: Iterable[str] = ("arguments",),
+    id_key: str | None = None,
+    within: str | None = None,
 ) -> Parser[Any]:
     """One call written as a JSON object (`{"name": N, "arguments": {…}}`): the name is the
     string under `name` (a `tool_name` node, final once its closing quote has arrived), the
@@ -60,12 +63,19 @@ def call_object(
     after it (deltas belong to an announced call), so they stream only after the name.
     Fails just after a repeated key, at the `}` of an object without a name, and at the `}`
     of one whose other members stand where no arguments do (a misspelled arguments key is
-    no call without arguments); needs more while the object is open."""
+    no call without arguments); needs more while the object is open.
+
+    With `within`, the name and the arguments stand in an object of their own under that
+    key, read as above (OpenAI's `{"id": …, "type": "function", "function": {"name": …,
+    "arguments": …}}`): the outer object holds it and the id, in any order, its other
+    members skipped; it fails at its `}` without that member, and skips an id after it."""
     arguments_keys = tuple(arguments_keys)
     values: dict[str, Parser[Any]] = {name: json_name()}
     values.update(dict.fromkeys(arguments_keys, arguments(json_arguments())))
+    if within is not None:  # the outer object: the inner one is what its name is to a call
+        values, name, arguments_keys = {within: call_object(name, arguments_keys)}, within, ()
     if id_key is not None:
-        values[id_key] = tag(ast.TOOL_ID, json_value().map(_id_text))
+        values[id_key] = call_id()
     other = json_value()
     colon = seq(whitespace, literal(":"), whitespace)
     more = whitespace.then(alt(literal(",").then(whitespace).result(False), peek(literal("}"))))
@@ -83,8 +93,8 @@ def call_object(
                 yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
             if key in arguments_keys and name not in seen:
                 early = yield colon.then(json_arguments())
-            elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys):
-                yield colon.then(other)  # the call was announced with an id already
+            elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys or {name}):
+                yield colon.then(other)  # the call was announced (with an id) already
             else:
                 others += [] if key in values else [key]
                 yield colon.then(values.get(key, other))
@@ -94,7 +104,7 @@ def call_object(
             done = yield more
         if name not in seen:
             yield fail(f"a `{_json_text(name)}` member")
-        if others and seen.isdisjoint(arguments_keys):
+        if others and arguments_keys and seen.isdisjoint(arguments_keys):
             wanted = " or ".join(f"`{_json_text(key)}`" for key in arguments_keys)
             yield fail(f"a {wanted} member, not `{_json_text(others[0])}`")
         yield literal("}")
@@ -122,6 +132,12 @@ def _decoded(token: str) -> Parser[Any]:
     if not isinstance(value, dict):
         return fail("a JSON object, or a string holding one")
     return Synthesised(_json_text(value)).result(value)
+
+
+def call_id() -> Parser[str]:
+    """A call id as a JSON value (a `tool_id` node): a string as is, another value as
+    JSON text."""
+    return tag(ast.TOOL_ID, json_value().map(_id_text))
 
 
 def _id_text(value: Any) -> str:

@@ -21,7 +21,7 @@ from ..compile.factory import build
 from ..compile.format import Format
 from ..inference.infer import infer
 from ..inference.probes import ONE_CALL, PROBES, Renders
-from ..inference.rendering import EXTRA_BUILTINS, ChatTemplate, TemplateError
+from ..inference.rendering import EXTRA_BUILTINS, EXTRA_INPUTS, ChatTemplate, TemplateError
 from ..inference.roundtrip import Trailer, problems
 from ..spec import Spec, to_json
 from .registry import get, names
@@ -36,7 +36,8 @@ class Detection:
     inferred spec assumes beyond the renders (`assumptions`), and whether the template was
     rendered with llama.cpp's extra Jinja built-ins (`extra_builtins`: transformers'
     environment did not render its tool calls) and given its tools flattened to
-    `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape)."""
+    `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape) and
+    `EXTRA_INPUTS` (`extra_inputs`: it needs them)."""
 
     format: Format
     family: str | None
@@ -47,6 +48,7 @@ class Detection:
     assumptions: tuple[str, ...] = ()
     extra_builtins: bool = False
     flat_tools: bool = False
+    extra_inputs: bool = False
 
     @property
     def confidence(self) -> str:
@@ -67,6 +69,8 @@ class Detection:
             lines.append(f"rendered with {EXTRA_BUILTINS}: transformers' sandbox refuses them")
         if self.flat_tools:
             lines.append("tools given as {name, description, parameters}: it refuses OpenAI's")
+        if self.extra_inputs:
+            lines.append(f"given {EXTRA_INPUTS}: it needs them")
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():
             start = self.format.start_state(prompt)
@@ -94,20 +98,29 @@ def detect(
     renders = _renders(template)
     trailer = Trailer.of(renders, template.eos_token)
     for rendered in list(renders.turns):  # calls past the end of turn: another turn's
-        cut = trailer.cut(rendered.turn)
-        if any(name not in cut for name, _ in rendered.probe.calls):
+        if any(name not in trailer.cut(rendered.turn) for name, _ in rendered.probe.calls):
             renders.turns.remove(rendered)
             renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
     if renders.turn(ONE_CALL) is None:
         raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
+    for rendered in renders.turns:  # the model writes on past the end of turn: where to?
+        probe, cut = rendered.probe, trailer.cut(rendered.turn)
+        if probe.reasoning and probe.content in rendered.turn and probe.content not in cut:
+            raise UsageError(
+                f"the template writes the answer after the reasoning past its end of turn "
+                f"{trailer.stop!r}, each a message of its own (a turn of several messages no "
+                f"spec infers): {rendered.turn!r}"
+            )
     candidates = _candidates(trailer) if families else iter(())
     matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
     if matches:
-        # The best fit; of equal ones, the family that writes a call with the markers the
-        # template writes, then the fewest reserved markers (the fewest assumptions).
+        # The best fit; of equal ones, the family that knows more of the template's prompts
+        # but for whitespace, then the one that writes a call with the markers the template
+        # writes, then the fewest reserved markers (the fewest assumptions).
         matches.sort(
             key=lambda fmt: (
                 -_fit(fmt, renders.prompts, trailer),
+                -_loosely_known(fmt, renders.prompts),
                 _unwritten(fmt, renders),
                 len(fmt.reserved),
             )
@@ -124,6 +137,7 @@ def detect(
             tuple(others),
             extra_builtins=renders.template.extra_builtins,
             flat_tools=renders.template.flat_tools,
+            extra_inputs=renders.template.extra_inputs,
         )
     inferred = infer(renders, trailer)
     fmt = inferred.format
@@ -141,26 +155,29 @@ def detect(
         assumptions=inferred.assumptions,
         extra_builtins=renders.template.extra_builtins,
         flat_tools=renders.template.flat_tools,
+        extra_inputs=renders.template.extra_inputs,
     )
 
 
 def _renders(template: ChatTemplate) -> Renders:
     """The probes rendered as transformers does, or with llama.cpp's extra built-ins where
     only those render a tool call (Kimi K2 templates that `append` to a list); the tools
-    flattened to `{name, description, parameters}` where the template refuses them whole."""
+    flattened to `{name, description, parameters}`, else with `EXTRA_INPUTS`, where the
+    template refuses them whole."""
     attempts = [template] if template.extra_builtins else [template, template.with_extra_builtins()]
     rendered = []
     for attempt in attempts:
-        try:
-            renders = Renders.of(attempt, PROBES)
-        except TemplateError:
-            try:  # the tools are what it refuses (Apertus 2509 reads `tool.name`)
-                renders = Renders.of(attempt.with_flat_tools(), PROBES)
+        # where it refuses them: the tools flattened (Apertus 2509 reads `tool.name`), the
+        # inputs the chat inputs lack (firefunction-v2 reads `functions`)
+        for variant in (attempt, attempt.with_flat_tools(), attempt.with_extra_inputs()):
+            try:
+                renders = Renders.of(variant, PROBES)
             except TemplateError:
                 continue
-        if renders.turn(ONE_CALL) is not None:
-            return renders
-        rendered.append(renders)
+            if renders.turn(ONE_CALL) is not None:
+                return renders
+            rendered.append(renders)
+            break
     return rendered[0] if rendered else Renders.of(template, PROBES)  # transformers' error
 
 
@@ -185,6 +202,13 @@ def _fit(fmt: Format, prompts: Mapping[str, str], trailer: Trailer) -> int:
         + (trailer.stop in fmt.reserved)
         + (fmt.spec is None or trailer.stop in fmt.spec.stops[:1])
     )
+
+
+def _loosely_known(fmt: Format, prompts: Mapping[str, str]) -> int:
+    """How many of the template's prompts `fmt` knows but for whitespace (GLM-4.5V's
+    `<|assistant|>\n` is GLM-4.5's `<|assistant|>`)."""
+    known = {"".join(prompt.split()) for prompt in fmt.prompts.values()}
+    return sum("".join(prompt.split()) in known for prompt in prompts.values())
 
 
 def _unwritten(fmt: Format, renders: Renders) -> int:

@@ -99,14 +99,27 @@ def _element(spec: Spec, tool: Tool, defs: dict[str, Any]) -> dict[str, Any]:
         defs[tool.name] = schemas.relocated(arguments, at)
         arguments = {"$ref": at}
     if isinstance(codec, NameKey):
-        members = {tool.name: arguments}
-    else:
-        assert isinstance(codec, NameAndArguments)
-        members = {codec.name: {"const": tool.name}, codec.keys[0]: arguments}
-        if codec.id is not None:  # the call id, written first
-            members = {codec.id: {"type": "string"}, **members}
+        return _closed({tool.name: arguments})
+    assert isinstance(codec, NameAndArguments)
+    members = {codec.name: {"const": tool.name}, codec.keys[0]: arguments}
+    if codec.within is not None:  # in an object of their own
+        members = {codec.within: _closed(members)}
+    members = {key: {"const": value} for key, value in codec.constants} | members
+    if codec.id is not None:  # the call id, written first
+        members = {codec.id: {"type": "string"}, **members}
+    return _closed(members)
+
+
+def _closed(members: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object of exactly `members` (key: schema)."""
     closed = {"required": list(members), "additionalProperties": False}
     return {"type": "object", "properties": members, **closed}
+
+
+def _object(members: list[tuple[str, str]]) -> str:
+    """A JSON object's text of `members` (key, the value's text)."""
+    pairs = (f"{json.dumps(key, ensure_ascii=False)}: {value}" for key, value in members)
+    return "{" + ", ".join(pairs) + "}"
 
 
 def _call(spec: Spec, tool: Tool) -> dict[str, Any]:
@@ -117,10 +130,15 @@ def _call(spec: Spec, tool: Tool) -> dict[str, Any]:
     template = call.template
     for piece in call.optional:  # written for a call with an id: a tag writes none
         template = template.replace(piece, "" if "{id}" in piece else piece)
-    if isinstance(codec, NameAndArguments):
-        key = codec.keys[0]
-        head = json.dumps({codec.name: tool.name}, ensure_ascii=False)[:-1]
-        template = template.replace("{call}", head + f', "{key}": ' + "{arguments}}")
+    if isinstance(codec, NameAndArguments):  # written without an id (read optional)
+        members = [
+            (codec.name, json.dumps(tool.name, ensure_ascii=False)),
+            (codec.keys[0], "{arguments}"),
+        ]
+        if codec.within is not None:
+            members = [(codec.within, _object(members))]
+        constants = [(key, json.dumps(value, ensure_ascii=False)) for key, value in codec.constants]
+        template = template.replace("{call}", _object([*constants, *members]))
     elif not isinstance(codec, JsonObject):
         raise UsageError(
             f"no structural tag for {type(codec).__name__} arguments (only JSON ones): "

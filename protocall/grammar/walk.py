@@ -98,7 +98,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
     ),
     "PythonKeywords": frozenset({"literals"}),
     "BareObject": frozenset({"quote"}),
-    "NameAndArguments": frozenset({"keys", "name", "id"}),
+    "NameAndArguments": frozenset({"keys", "name", "id", "within", "constants"}),
     "NameKey": frozenset(),
 }
 """The spec fields the walk writes into the grammar, by kind."""
@@ -518,6 +518,10 @@ class Walk:
             return alt(*(seq(Lit(f'{written}, "{key}":'), arguments) for key in codec.keys))
         name = (codec.name, Lit(json.dumps(tool.name, ensure_ascii=False)), True)
         members = [name, (codec.keys[0], self._parameters(tool), True)]
+        if codec.within is not None:  # in an object of their own
+            members = [(codec.within, seq(Lit("{"), _WS, *_fixed(members), _WS, Lit("}")), True)]
+        constants = [(key, Lit(json.dumps(value)), True) for key, value in codec.constants]
+        members = [*constants, *members]
         if codec.id is not None:  # the call id, written first: any JSON string
             members.insert(0, (codec.id, _JSON_STRING, True))
         return seq(Lit("{"), _WS, *_fixed(members), _WS, Lit("}"))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..blocks.names import NAME_CHARS
@@ -57,6 +57,7 @@ from .probes import (
     WEATHER,
     Probe,
     Renders,
+    call_ids,
     common_prefix,
 )
 from .roundtrip import Trailer
@@ -128,7 +129,10 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
         stops = (trailer.stop, call_stop)
     turn, prompt, start = _reasoning(renders, lead)
     empty_block = () if turn is None else (turn.open + turn.close, turn.close)
+    opener = None
     if "".join(lead.split()) not in ("", *empty_block):
+        opener = _content_opener(lead, _body(renders, ONE_CALL, "", trailer))
+    if opener is None and "".join(lead.split()) not in ("", *empty_block):
         raise UsageError(
             f"the template writes {lead.strip()!r} before an answer's content, which is no "
             "reasoning block (channels or headers no spec infers)"
@@ -137,13 +141,14 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
-        call=Call(template, core.arguments, name=core.name, between=between),
+        call=_with_id_pattern(Call(template, core.arguments, name=core.name, between=between)),
         section=section,
         stops=stops,
         call_stop=call_stop,
         turn=turn,
         prompt=prompt,
         default_start=start,
+        dropped=() if opener is None else (opener,),
     )
     try:
         fmt = build(spec)
@@ -164,6 +169,16 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
     return content.turn[: content.turn.index(CONTENT)]
 
 
+def _content_opener(lead: str, calls: str) -> str | None:
+    """The marker the template writes before an answer's content only, not before calls
+    (Solar Open's `<|content|>`), which a reader drops; None where `lead` is no such
+    marker."""
+    marker = lead.strip()
+    if not TAG.fullmatch(marker) or calls.lstrip().startswith(marker):
+        return None
+    return marker
+
+
 def _check_prompt_text(renders: Renders) -> None:
     """A generation prompt that ends with text (not a marker) added to the header the
     history writes before an answer opens something the history drops (Apriel 1.6's
@@ -173,6 +188,9 @@ def _check_prompt_text(renders: Renders) -> None:
     header = "" if content is None else content.prompt
     for prompt in renders.prompts.values():
         added = prompt[len(header) :] if prompt.startswith(header) else ""
+        if header.strip() and prompt.endswith(header):
+            continue  # what it adds stands before the header again (Solar Open's empty
+            # reasoning message `<|think|><|end|>` before `<|begin|>assistant`)
         if TAG.split(added)[-1].strip():
             raise UsageError(
                 f"the generation prompt adds {added.strip()!r}, which the template does not "
@@ -220,19 +238,53 @@ def _json_core(
         if not array:
             raise UsageError(f"a {{NAME: ARGS}} call outside a JSON array: {body!r}")
         return _Core(start, end, "{call}", NameKey(), Plain(), array)
-    if not isinstance(value, dict) or len(value) not in (2, 3):
+    codec = _call_object(value, name, arguments, array)
+    return None if codec is None else _Core(start, end, "{call}", codec, Plain(), array)
+
+
+def _call_object(
+    value: Any, name: str, arguments: dict[str, Any], array: bool
+) -> NameAndArguments | None:
+    """The codec of `value` if it is the whole call: its name and arguments as members,
+    or as members of an object of their own (`within`: OpenAI's `function`) beside an id
+    (the probe's) and constants; beside the name and arguments, one other member is the
+    id where it is the probe's or, in an array, any string or number. Outside an array,
+    the members come in the order the codec reads them (the id, the constants, the name)."""
+    if not isinstance(value, dict):
         return None
-    name_keys = [key for key, item in value.items() if item == name]
-    argument_keys = [key for key, item in value.items() if item == arguments]
-    if not (name_keys and argument_keys):
+    inner = [key for key, item in value.items() if _named(item, name, arguments)]
+    call = value[inner[0]] if inner else value
+    named = _named(call, name, arguments)
+    if named is None:
         return None
-    others = [key for key in value if key not in (name_keys[0], argument_keys[0])]
-    if others and not (array and isinstance(value[others[0]], str | int)):
-        return None  # an id member only in an array element, whose members come in any order
-    if not array and next(iter(value)) != name_keys[0]:
+    name_key, arguments_key = named
+    outer = {key: item for key, item in value.items() if key not in (name_key, arguments_key)}
+    ids = [
+        key
+        for key, item in outer.items()
+        if item in call_ids(name, 0) or (array and not inner and isinstance(item, str | int))
+    ]
+    constants = tuple(
+        (key, item) for key, item in outer.items() if key not in (*ids, *inner) and inner
+    )
+    if len(ids) > 1 or len(outer) != len(ids) + len(constants) + len(inner):
         return None
-    codec = NameAndArguments((argument_keys[0],), name_keys[0], others[0] if others else None)
-    return _Core(start, end, "{call}", codec, Plain(), array)
+    codec = NameAndArguments(
+        (arguments_key,), name_key, ids[0] if ids else None, inner[0] if inner else None, constants
+    )
+    order = [*ids, *(key for key, _ in constants), *inner] if inner else [*ids, name_key]
+    if not array and list(value)[: len(order)] != order:
+        return None
+    return codec
+
+
+def _named(value: Any, name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """(the name's key, the arguments' key) of an object holding both, or None."""
+    if not isinstance(value, dict):
+        return None
+    names = [key for key, item in value.items() if item == name]
+    given = [key for key, item in value.items() if item == arguments]
+    return (names[0], given[0]) if names and given else None
 
 
 def _named_core(body: str, start: int, end: int, name: str) -> _Core:
@@ -247,6 +299,10 @@ def _named_core(body: str, start: int, end: int, name: str) -> _Core:
             id_match.start(), end, "{id}" + between + "{arguments}", JsonObject(), IdName()
         )
     between = body[at + len(name) : start]
+    id_at, call_id = max((body.rfind(call_id, 0, at), call_id) for call_id in call_ids(name, 0))
+    if id_at >= 0:  # the call id before the name (Solar Open's)
+        head = "{id}" + body[id_at + len(call_id) : at] + "{name}" + between + "{arguments}"
+        return _Core(id_at, end, head, JsonObject(), _plain(between))
     if body[:at].endswith('"') and between.startswith('"'):
         head = body[:at]
         opened = head.rfind("<")
@@ -258,6 +314,15 @@ def _named_core(body: str, start: int, end: int, name: str) -> _Core:
             Attribute(),
         )
     return _Core(at, end, "{name}" + between + "{arguments}", JsonObject(), _plain(between))
+
+
+def _with_id_pattern(call: Call) -> Call:
+    """`call`, its id's pattern a token that ends where the text after `{id}` begins, where
+    the template has a call id beside the name."""
+    after = call.template.partition("{id}")[2][:1]
+    if "{name}" not in call.template or not after or after == "{":
+        return call
+    return replace(call, id_pattern=r"[^\s\[{" + re.escape(after) + "]+")
 
 
 def _plain(after: str) -> Plain:
@@ -348,8 +413,12 @@ def _start(text: str, core: _Core, name: str) -> int:
     """Where the call to `name` starts in `text`, written as `core` is."""
     if isinstance(core.name, IdName):
         at = text.find(f"functions.{name}:1")
+    elif core.template.startswith("{id}"):
+        at = max(text.find(call_id) for call_id in call_ids(name, 1))
     elif isinstance(core.arguments, NameAndArguments | NameKey):
-        at = text.rfind("{", 0, max(0, text.find(f'"{name}"')))
+        within = getattr(core.arguments, "within", None)  # the outer object's `{`
+        key = f'"{name}"' if within is None else json.dumps(within)
+        at = text.rfind("{", 0, max(0, text.find(key)))
     elif isinstance(core.name, Attribute):
         at = text.rfind("<", 0, max(0, text.find(name)))
     else:

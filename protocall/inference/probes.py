@@ -85,8 +85,8 @@ class Probe:
         content `content` where the probe has none, its arguments a JSON string if
         `string`."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content or content}
-        if self.reasoning is not None:
-            message["reasoning_content"] = self.reasoning
+        if self.reasoning is not None:  # under both names servers give it
+            message["reasoning_content"] = message["reasoning"] = self.reasoning
         if self.calls:
             message["tool_calls"] = [
                 {
@@ -106,6 +106,11 @@ def _call_id(style: str, name: str, index: int) -> str:
     if style == "functions":
         return f"functions.{name}:{index}"
     return f"call{index:05d}"  # nine alphanumerics
+
+
+def call_ids(name: str, index: int) -> tuple[str, ...]:
+    """The ids a probe's call to `name` at `index` may be given, in every style."""
+    return tuple(_call_id(style, name, index) for style in ("functions", "alphanumeric"))
 
 
 WEATHER: Call = ("get_weather", {"location": "Paris", "days": 3})
@@ -233,14 +238,17 @@ TAG = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]")
 def _prompt(
     template: ChatTemplate, user: list[dict[str, Any]], switches: Mapping[str, Any]
 ) -> tuple[str, str]:
-    """(`user` rendered without a generation prompt, the generation prompt) in a mode.
+    """(`user` rendered without a generation prompt, the generation prompt) in a mode:
+    what the render with a generation prompt adds, from the start of the marker where the
+    two renders differ (Motif 2 writes `<|endoftext|>` where the prompt is `<|assistant|>`).
     A template that writes its prompt whether asked or not (Command R7B, Apriel 1.6)
     writes it after the user's end of turn: the prompt is then what follows the first tag
     after the user message that an answered conversation writes there too."""
     prompt = template.render(user, TOOLS, add_generation_prompt=True, **switches)
     before = template.render(user, TOOLS, **switches)
     if prompt != before or USER not in prompt:
-        return before, prompt[_common(prompt, before) :]
+        start = _marker_start(prompt, _common(prompt, before))
+        return prompt[:start], prompt[start:]
     answered = template.render([*user, CONTENT_ONLY.message("")], TOOLS, **switches)
     after_user = prompt[prompt.rindex(USER) + len(USER) :]
     answer = answered[answered.find(USER) + len(USER) :]
@@ -269,9 +277,13 @@ def _split(whole: str, prompt: str) -> int:
     starts with it; after it and the whitespace that follows if `whole` writes it with
     other whitespace (a template's Jinja indentation leaking into the history, as in
     DeepSeek V3.1 variants); else after their common prefix, backed off to the start of a
-    marker the prefix ends inside (`<|assistant|><` of `<think>` and `</think>`). Where the
-    history writes the user message otherwise (Mistral templates put the system prompt in
-    the last user message only), the prompt is matched from the user message's end."""
+    marker the prefix ends inside (`<|assistant|><` of `<think>` and `</think>`), and past
+    the rest of the prompt (or its first markers, where the prompt opens more, such as
+    `<think>`) where the history writes it after markers the prompt lacks (Motif 2's
+    history writes `<|startofturn|><|assistant|>`, its prompt `<|assistant|>`).
+    Where the history writes the user message otherwise (Mistral templates put the system
+    prompt in the last user message only), the prompt is matched from the user message's
+    end."""
     if whole.startswith(prompt):
         return len(prompt)
     loose = _loose_end(whole, prompt)
@@ -282,9 +294,30 @@ def _split(whole: str, prompt: str) -> int:
         after_user = _loose_end(whole[user_end:], prompt[prompt.rindex(USER) + len(USER) :])
         if after_user is not None:
             return user_end + after_user
-    at = _common(whole, prompt)
-    inside = _OPEN_TOKEN.search(whole, max(0, at - 64), at)
+    at = _marker_start(whole, _common(whole, prompt))
+    rest, skipped = prompt[at:], at
+    while rest.strip() and (marker := TAG.match(whole, skipped)) is not None:
+        skipped = marker.end()  # a marker the prompt lacks: the prompt may follow it
+        after = _loose_end(whole[skipped:], rest)
+        if after is None:  # or its first markers, where the prompt opens more
+            after = _shared_markers(whole[skipped:], rest) or None
+        if after is not None:
+            return skipped + after
+    return at
+
+
+def _marker_start(text: str, at: int) -> int:
+    """`at`, or the start of the marker `text[:at]` ends inside."""
+    inside = _OPEN_TOKEN.search(text, max(0, at - 64), at)
     return inside.start() if inside else at
+
+
+def _shared_markers(text: str, prompt: str) -> int:
+    """The length of the longest run of whole markers both `text` and `prompt` begin with."""
+    at = 0
+    while (marker := TAG.match(prompt, at)) is not None and text.startswith(marker.group(), at):
+        at = marker.end()
+    return at
 
 
 def _loose_end(whole: str, prompt: str) -> int | None:

@@ -14,7 +14,9 @@ transformers passes the tokenizer's), and any other keyword (`enable_thinking`�
 Some templates only render under llama.cpp's Jinja engine, which has more built-ins than
 transformers' sandbox: lists and dicts changed in place (`list.append`, `dict.update`…) and
 `tojson` of any iterable (a `map` filter's generator). `ChatTemplate.with_extra_builtins()`
-renders with those (`EXTRA_BUILTINS` names them).
+renders with those (`EXTRA_BUILTINS` names them). Some read inputs the chat inputs lack:
+`with_extra_inputs()` gives them `functions` (the tools as JSON text, as firefunction-v2
+reads them) and `datetime` (`EXTRA_INPUTS`).
 
 jinja2 is the optional extra `protocall[templates]`; without it a `UsageError` says so.
 """
@@ -36,6 +38,13 @@ EXTRA_BUILTINS = (
     "list.append; tojson of any iterable)"
 )
 
+
+EXTRA_INPUTS = (
+    "inputs the chat inputs lack: `functions`, the tools as JSON text, and `datetime`, "
+    "a date as text"
+)
+PROBE_DATE = "2026-01-01"
+"""The `datetime` an `extra_inputs` template is given."""
 
 _REASONING = re.compile(r"think|reason", re.IGNORECASE)
 
@@ -122,6 +131,9 @@ class ChatTemplate:
     flat_tools = False
     """Whether tools are given as `{name, description, parameters}`, not in OpenAI's
     `{type: function, function: {…}}` (templates written for callers that flatten them)."""
+    extra_inputs = False
+    """Whether the template is also given `EXTRA_INPUTS` (firefunction-v2 reads the tools
+    as `functions`)."""
 
     def __init__(
         self, source: str, *, bos_token: str = "", eos_token: str = "", **tokens: str
@@ -185,6 +197,12 @@ class ChatTemplate:
         extended.flat_tools = self.flat_tools
         return extended
 
+    def with_extra_inputs(self) -> ChatTemplate:
+        """The same template, also given `EXTRA_INPUTS`."""
+        given = copy.copy(self)
+        given.extra_inputs = True
+        return given
+
     def with_flat_tools(self) -> ChatTemplate:
         """The same template, given its tools as `{name, description, parameters}`."""
         flat = copy.copy(self)
@@ -205,6 +223,9 @@ class ChatTemplate:
         if tools is not None and self.flat_tools:
             tools = [tool.get("function", tool) for tool in tools]
         values = {**tokens, **options}
+        if self.extra_inputs:
+            functions = json.dumps(list(tools or ()), ensure_ascii=False, indent=2)
+            values = {"functions": functions, "datetime": PROBE_DATE, **values}
         try:
             return str(
                 self._template.render(

@@ -20,7 +20,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `id_pattern`, written as the call's id or else its position), `{index}` (the call's
   position), `{arguments}` (an argument codec: `JsonObject`, `XmlArguments`,
   `PythonKeywords`, `BareObject`) or `{call}` (a codec that carries the name too:
-  `NameAndArguments`). Everything before `{arguments}` (or `{call}`) is the call's head,
+  `NameAndArguments`, the name and arguments in an object of their own `within` an outer
+  one for OpenAI's `{"id", "type", "function": {"name", "arguments"}}`). Everything
+  before `{arguments}` (or `{call}`) is the call's head,
   what proves a call has begun (a name right before JSON or `BareObject` arguments is
   proven by their `{`); its first token is the call's opener, its last the closer.
   Whitespace in the template is any whitespace, or none, when read, and whitespace is

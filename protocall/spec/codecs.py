@@ -27,7 +27,7 @@ from json.encoder import encode_basestring
 from typing import Any, ClassVar, NamedTuple
 
 from .. import ast
-from ..blocks.json_calls import call_object, json_arguments
+from ..blocks.json_calls import call_id, call_object, json_arguments
 from ..blocks.names import (
     NAME_CHARS,
     NAME_LIMIT,
@@ -444,42 +444,64 @@ def _committed(lead: str, parser: Parser[Any]) -> Parser[Any]:
 class NameAndArguments:
     """A call as a JSON object with the name first, `{"name": N, "arguments": {…}}`: the
     name under `name`, the arguments under any of `keys` (the first is written), or absent
-    (`{}`). As an element of a JSON array (`element`) its members come in any order and
-    the value under `id`, where given, is the call id (written first: the id, or the call's
-    position)."""
+    (`{}`). The value under `id`, where given, is the call id, written first (the id, or
+    the call's position) and read first or, in an array element, anywhere.
+
+    With `within`, the name and the arguments stand in an object of their own under that
+    key, after the id and the `constants` (members written with these values): OpenAI's
+    shape, `NameAndArguments(id="id", within="function", constants=(("type",
+    "function"),))` writes `{"id": ID, "type": "function", "function": {"name": N,
+    "arguments": {…}}}`. Read in a JSON array (`element`), the members of either object
+    come in any order and other members of the outer one are skipped; read as a template's
+    `{call}` (`head`), they come in the order written, each constant optional."""
 
     keys: tuple[str, ...] = ("arguments",)
     name: str = "name"
     id: str | None = None
+    within: str | None = None
+    constants: tuple[tuple[str, Any], ...] = ()
 
     def head(self) -> Parser[str]:
-        """`{"name": N`: its value is the name."""
-        name = seq(literal("{"), self._key(self.name), ws, json_name())
-        return name.map(lambda parts: parts[-1])
+        """`{"name": N` (after the id, the constants and `"within": {` where given): its
+        value is the name."""
+        parts: list[Parser[Any]] = [literal("{")]
+        if self.id is not None:
+            parts.append(optional(seq(self._key(self.id), ws, call_id(), ws, literal(","))))
+        for key, constant in self.constants:
+            written = literal(json.dumps(constant, ensure_ascii=False))
+            parts.append(optional(seq(self._key(key), ws, written, ws, literal(","))))
+        if self.within is not None:
+            parts += [self._key(self.within), ws, literal("{")]
+        parts += [self._key(self.name), ws, json_name()]
+        return seq(*parts).map(lambda parts: parts[-1])
 
     def element(self) -> Parser[Any]:
         """The whole object, its members in any order (`blocks.json_calls.call_object`)."""
-        return call_object(self.name, self.keys, self.id)
+        return call_object(self.name, self.keys, self.id, self.within)
 
     def body(self) -> Parser[Any]:
-        """The rest of the object after the name, through its `}`."""
+        """The rest of the object after the name, through its `}` (and the outer one's)."""
         values = seq(literal(","), cut, self._key(*self.keys), ws, arguments(json_arguments()), ws)
-        return seq(ws, optional(values), literal("}"))
+        inner = seq(ws, optional(values), literal("}"))
+        return inner if self.within is None else seq(inner, ws, literal("}"))
 
     def render(self, name: str, values: dict[str, Any], call_id: str = "") -> str:
         written: dict[str, Any] = {self.id: call_id} if self.id is not None else {}
-        written |= {self.name: name, self.keys[0]: values}
+        written |= dict(self.constants)
+        call = {self.name: name, self.keys[0]: values}
+        written |= call if self.within is None else {self.within: call}
         return json.dumps(written, ensure_ascii=False)
 
     @staticmethod
     def _key(*names: str) -> Parser[Any]:
-        return seq(ws, markers(*(f'"{name}"' for name in names)), ws, literal(":"))
+        return seq(ws, markers(*(json.dumps(name) for name in names)), ws, literal(":"))
 
     markers: ClassVar[tuple[str, ...]] = ()  # the codec has no markers of its own
 
     @property
     def shown(self) -> str:
-        return '{"' + self.name + '", "' + self.keys[0] + '"}'
+        call = '{"' + self.name + '", "' + self.keys[0] + '"}'
+        return call if self.within is None else '{"' + self.within + '": ' + call + "}"
 
 
 @dataclass(frozen=True)

