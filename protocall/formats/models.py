@@ -70,6 +70,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "xlam-2": ("xlam", None),
     "apriel-1.5-thinker": ("apriel", "reasoning"),
     "apriel-1.6-thinker": ("apriel", "reasoning"),
+    "longcat-flash-chat": ("longcat", None),
 }
 
 

@@ -107,6 +107,7 @@ _BUILTINS = (
     "functiongemma",
     "xlam",
     "apriel",
+    "longcat",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
