@@ -71,6 +71,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "apriel-1.5-thinker": ("apriel", "reasoning"),
     "apriel-1.6-thinker": ("apriel", "reasoning"),
     "longcat-flash-chat": ("longcat", None),
+    "dots.llm1": ("dots", None),
 }
 
 

@@ -108,6 +108,7 @@ _BUILTINS = (
     "xlam",
     "apriel",
     "longcat",
+    "dots",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
