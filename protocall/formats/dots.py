@@ -10,7 +10,7 @@
 - Not read: the peers' fallback of a JSON `{"name", "arguments"}` object as a block's
   whole body (text here), and their stripping of the whitespace around a string value
   (kept here). Not confirmed by a peer: the `<|endofresponse|>` end of turn.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

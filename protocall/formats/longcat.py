@@ -7,7 +7,7 @@
   or none around it and between calls; `"parameters"` is read as `"arguments"`.
 - Not confirmed by a peer: the `</longcat_s>` end of turn and the `<think>` block (vLLM
   pairs this tool parser with no reasoning parser of its own).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

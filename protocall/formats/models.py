@@ -72,6 +72,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "apriel-1.6-thinker": ("apriel", "reasoning"),
     "longcat-flash-chat": ("longcat", None),
     "dots.llm1": ("dots", None),
+    "k2-v3": ("k2-horizon", None),
 }
 
 

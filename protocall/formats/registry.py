@@ -109,6 +109,7 @@ _BUILTINS = (
     "apriel",
     "longcat",
     "dots",
+    "k2-horizon",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
