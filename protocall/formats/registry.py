@@ -110,6 +110,7 @@ _BUILTINS = (
     "longcat",
     "dots",
     "k2-horizon",
+    "plamo3",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
