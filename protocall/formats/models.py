@@ -73,6 +73,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "longcat-flash-chat": ("longcat", None),
     "dots.llm1": ("dots", None),
     "k2-v3": ("k2-horizon", None),
+    "mimo-v2-flash": ("mimo", None),
 }
 
 

@@ -111,6 +111,7 @@ _BUILTINS = (
     "dots",
     "k2-horizon",
     "plamo3",
+    "mimo",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
