@@ -74,6 +74,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "dots.llm1": ("dots", None),
     "k2-v3": ("k2-horizon", None),
     "mimo-v2-flash": ("mimo", None),
+    "laguna-xs.2": ("poolside-v1", None),
 }
 
 

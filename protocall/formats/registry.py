@@ -112,6 +112,7 @@ _BUILTINS = (
     "k2-horizon",
     "plamo3",
     "mimo",
+    "poolside-v1",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
