@@ -113,6 +113,7 @@ _BUILTINS = (
     "plamo3",
     "mimo",
     "poolside-v1",
+    "gigachat35",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

@@ -134,6 +134,7 @@ FAMILIES = {
     "plamo-3": Family("test_plamo3"),
     "mimo": Family("test_mimo", opener="<tool_call>", escaped_values=False),
     "poolside-v1": Family("test_poolside_v1", opener="<tool_call>", escaped_values=False),
+    "gigachat-3.5": Family("test_gigachat35", escaped_values=False),
     "longcat": Family("test_longcat", opener="<longcat_tool_call>"),
     "xlam": Family("test_xlam", opener="<tool_call>", names_cut_call=False),
     "functiongemma": Family(
