@@ -114,6 +114,7 @@ _BUILTINS = (
     "mimo",
     "poolside-v1",
     "gigachat35",
+    "iquest-q1",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

@@ -135,6 +135,7 @@ FAMILIES = {
     "mimo": Family("test_mimo", opener="<tool_call>", escaped_values=False),
     "poolside-v1": Family("test_poolside_v1", opener="<tool_call>", escaped_values=False),
     "gigachat-3.5": Family("test_gigachat35", escaped_values=False),
+    "iquest-q1": Family("test_iquest_q1", opener="<iquest_tool_call>", escaped_values=False),
     "longcat": Family("test_longcat", opener="<longcat_tool_call>"),
     "xlam": Family("test_xlam", opener="<tool_call>", names_cut_call=False),
     "functiongemma": Family(
