@@ -7,7 +7,8 @@
   The default `xml` call format: the name, then key/value pairs, values raw text typed by
   the tool's schema; calls separated by a newline or nothing.
 - Reasoning in `<ifm|think>` (effort high), `<ifm|think_fast>` (medium) or
-  `<ifm|think_faster>` (low); the calls section ends it too.
+  `<ifm|think_faster>` (low); the calls section ends it too, as vLLM's reasoning parser
+  has it (SGLang's detector keeps a block never closed whole as reasoning, calls and all).
 - Not read: the request-selected `json` (`{"name", "arguments"}` in the call tags) and
   `xml_typed` (an `<ifm|arg_type>` per argument) call formats. No end-of-turn marker:
   neither peer names one (no template seen), so the turn runs to the end of the output.

@@ -4,7 +4,8 @@
 
 - vLLM's `longcat_tool_parser.py` (Hermes' parser with the tags renamed) and its tests
   (`tests/tool_parsers/test_longcat_tool_parser.py`): one object per tag pair, whitespace
-  or none around it and between calls; `"parameters"` is read as `"arguments"`.
+  or none around it and between calls. `"parameters"` is read as `"arguments"` too, as in
+  `hermes` (vLLM's parser rejects it).
 - Not confirmed by a peer: the `</longcat_s>` end of turn and the `<think>` block (vLLM
   pairs this tool parser with no reasoning parser of its own).
 """  # noqa: E501

@@ -17,7 +17,7 @@ EXAMPLES = [
     (f"{OPEN}{PARIS_JSON}{CLOSE}", None, {
         "reasoning_content": None, "content": None, "tool_calls": [PARIS]}),
     (f"Looking it up.\n{OPEN}{PARIS_JSON}{CLOSE}\n{OPEN}"
-     '{"name": "get_time", "parameters": {"zone": "Asia/Tokyo"}}'
+     '{"name": "get_time", "arguments": {"zone": "Asia/Tokyo"}}'
      f"{CLOSE}</longcat_s>", None, {
         "reasoning_content": None, "content": "Looking it up.", "tool_calls": [
             PARIS, {"name": "get_time", "arguments": {"zone": "Asia/Tokyo"}}]}),
