@@ -139,7 +139,8 @@ def _interleaved(
             for part in parsed.parts
         )
         index = itertools.count()
-        stop = spec.call_stop if spec.call_stop is not None and parsed.calls else spec.stops[0]
+        stop = next(iter(spec.stops), "")  # a spec may name no end-of-turn marker
+        stop = spec.call_stop if spec.call_stop is not None and parsed.calls else stop
         return render_turn(
             replace(parsed, parts=parts),
             start,

@@ -71,7 +71,7 @@ def turn_format(
 
     def render(turn: Turn, start: str | None) -> str:
         index = itertools.count()
-        stop = call_stop if call_stop is not None and turn.calls else stops[0]
+        stop = call_stop if call_stop is not None and turn.calls else next(iter(stops), "")
         return render_turn(
             turn,
             start,

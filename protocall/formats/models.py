@@ -70,6 +70,15 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "xlam-2": ("xlam", None),
     "apriel-1.5-thinker": ("apriel", "reasoning"),
     "apriel-1.6-thinker": ("apriel", "reasoning"),
+    "longcat-flash-chat": ("longcat", None),
+    "dots.llm1": ("dots", None),
+    "k2-v3": ("k2-horizon", None),
+    "mimo-v2-flash": ("mimo", None),
+    "laguna-xs.2": ("poolside-v1", None),
+    "step-3.5-flash": ("qwen3-coder", "reasoning"),  # vLLM's and SGLang's step3p5
+    "step-3.7": ("qwen3-coder", "reasoning"),
+    "step-5": ("qwen3-coder", None),  # vLLM's step5: Qwen3-Coder, thinking off
+    "nanbeige4": ("qwen3-coder", None),  # SGLang's nanbeige: Qwen3-Coder calls, `<think>`
 }
 
 

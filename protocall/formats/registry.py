@@ -108,6 +108,14 @@ _BUILTINS = (
     "xlam",
     "apriel",
     "hy3",
+    "longcat",
+    "dots",
+    "k2-horizon",
+    "plamo3",
+    "mimo",
+    "poolside-v1",
+    "gigachat35",
+    "iquest-q1",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

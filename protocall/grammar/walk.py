@@ -336,9 +336,9 @@ class Walk:
         return Free(tuple(dict.fromkeys(m.strip() for m in closes if not self._has_token(m))))
 
     def _end(self, gap: Node) -> Node:
-        """`gap` (free text, or content blocks) then one of the stops; without `stop`,
-        `gap` up to the end of the turn."""
-        if self.options.stop:
+        """`gap` (free text, or content blocks) then one of the stops; without `stop`, or
+        for a spec that names none, `gap` up to the end of the turn."""
+        if self.options.stop and self.spec.stops:
             return alt(*(seq(gap, self.text(stop)) for stop in self.spec.stops))
         return Until(Lit("")) if gap is FREE else gap
 

@@ -12,7 +12,7 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
   calls only.
 - `stops`: the end-of-turn markers (the first, or all joined for channels not
-  `interleaved`, is written).
+  `interleaved`, is written; none: the turn runs to the end of the output).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
   `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`

@@ -131,6 +131,14 @@ FAMILIES = {
     "functionary-v3.2": Family("test_functionary"),
     "gigachat-3": Family("test_gigachat3"),
     "apriel": Family("test_apriel", opener="<tool_calls>", names_cut_call=False),
+    "dots": Family("test_dots", escaped_values=False),
+    "k2-horizon": Family("test_k2_horizon", opener="<ifm|tool_call>", escaped_values=False),
+    "plamo-3": Family("test_plamo3"),
+    "mimo": Family("test_mimo", opener="<tool_call>", escaped_values=False),
+    "poolside-v1": Family("test_poolside_v1", opener="<tool_call>", escaped_values=False),
+    "gigachat-3.5": Family("test_gigachat35", escaped_values=False),
+    "iquest-q1": Family("test_iquest_q1", opener="<iquest_tool_call>", escaped_values=False),
+    "longcat": Family("test_longcat", opener="<longcat_tool_call>"),
     "xlam": Family("test_xlam", opener="<tool_call>", names_cut_call=False),
     "functiongemma": Family(
         "test_functiongemma", not_in_values=("<escape>",), escaped_values=False
