@@ -221,7 +221,12 @@ class Envelope(XmlCalls, TemplateCalls):
             called = self._with_optional(tools, codec)
             heads, bodies = alt(calls.head, called.head), alt(calls.call, called.call)
             return in_runs(Calls(calls.openers, heads, bodies))
-        if section is not None and spec.call.template == "{call}" and not spec.call.proof:
+        if (
+            section is not None
+            and section.ends
+            and spec.call.template == "{call}"
+            and not (spec.call.proof)
+        ):
             assert isinstance(codec, NameAndArguments)  # `Envelope` checked: a call codec
             return json_call_lines(
                 section.begins, section.ends, spec.stops, seq(codec.head(), codec.body())
