@@ -56,6 +56,11 @@ class Reasoning:
     `phrases` (openings, closings) is reasoning written as text (Granite 3.2): a turn that
     starts, after whitespace, with an opening phrase is reasoning up to a closing one (or
     a stop, or a genuine call); the phrase counts only there, held back until decided.
+
+    `ends_at` markers (a section opener that is a special token) end a block that is not
+    `explicit` even where no genuine call follows them, unless the block closes after them
+    before the turn ends (they are then quoted reasoning text): they are not consumed, the
+    content reads them next (see `prose`).
     """
 
     open: str
@@ -64,6 +69,7 @@ class Reasoning:
     explicit: bool = False
     also: tuple[tuple[str, str], ...] = ()
     phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    ends_at: tuple[str, ...] = ()
 
     @property
     def spellings(self) -> tuple[tuple[str, str], ...]:
@@ -130,19 +136,35 @@ def _ruled_out(parser: Parser[Any], text: str) -> bool:
 
 
 def prose(
-    node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
+    node: str,
+    stops: tuple[str, ...],
+    calls: Calls | None,
+    *,
+    fenced: bool = False,
+    ends_at: tuple[str, ...] = (),
 ) -> Parser[Any]:
     """A `node`-tagged text region, streamed, up to a stop marker or a genuine call.
 
     An opener that does not head a call is kept as text, and so is, when `fenced`, Markdown
-    code (`code_span`). Ends (consuming nothing more) at a stop marker, at a call head, or
-    at end of input.
+    code (`code_span`). An `ends_at` marker that heads no call is text only where the first
+    stop after it is `stops[0]` (the block's close: the marker is quoted in a block that
+    closes), read with the text up to that stop in one scan; elsewhere it ends the region.
+    Ends (consuming nothing more) at a stop marker, at a call head, at an `ends_at` marker
+    the block never closes after, or at end of input.
     """
     openers = calls.openers if calls else ()
-    text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    ends = (*stops, *openers, *ends_at, *(BACKTICK,) * fenced)
+    text = until(*ends, nonempty=True, commit=True)
     segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
-    if openers and calls is not None:
-        segments.append(seq(not_followed_by(calls.head, "text"), as_text(markers(*openers))))
+    not_a_call = [not_followed_by(calls.head, "text")] if calls is not None else []
+    textual = tuple(opener for opener in openers if opener not in ends_at)
+    if textual:
+        segments.append(seq(*not_a_call, as_text(markers(*textual))))
+    if ends_at:
+        marker = markers(*ends_at)
+        unclosed = seq(marker, until(*stops, emit=False), not_followed_by(literal(stops[0])))
+        closed = not_followed_by(unclosed, "a block closed after it")
+        segments.append(seq(*not_a_call, closed, as_text(marker), until(*stops)))
     return tag(node, many(alt(*segments)))
 
 
@@ -176,7 +198,8 @@ def reasoning_block(
     """The reasoning block: pre-opened by the generation prompt, or opened by the model
     at the very start (after optional whitespace), in any of its spellings. It ends at its
     close marker (consumed), at a genuine call (if `ends_at_call`, and unless the model
-    opened an `explicit` block), at an end-of-turn marker or at end of input. A redundant
+    opened an `explicit` block), at an `ends_at` marker the block never closes after or an
+    end-of-turn marker (neither consumed) or at end of input. A redundant
     opener right after a pre-opened prompt (optional whitespace, then `<think>` again) is
     dropped, not reasoning text; the block then ends at that spelling's close."""
 
@@ -185,7 +208,8 @@ def reasoning_block(
             body = explicit_body(close, calls, stops, fenced=fenced)
         else:
             ending = calls if ends_at_call else None
-            body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced)
+            ends_at = reasoning.ends_at
+            body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced, ends_at=ends_at)
         return body.skip(optional(literal(close)))
 
     def opened(ends_at_call: bool) -> list[Parser[Any]]:

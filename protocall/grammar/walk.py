@@ -105,7 +105,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
 
 TOLERATED: Mapping[str, frozenset[str]] = {
     "Spec": frozenset({"dropped", "placeholder", "malformed_as_content", "fenced", "respelled"}),
-    "Think": frozenset({"ends_at_call", "explicit", "also", "phrases"}),
+    "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),
     "Call": frozenset(
         {"spaced", "stray_closers", "unclosed", "unclosed_value", "bare", "loose", "empty", "proof"}

@@ -123,7 +123,8 @@ class IdName:
     pattern: str = r"[^\s<]+"
 
     def parser(self) -> Parser[str]:
-        return tag(ast.TOOL_ID, regex(self.pattern).desc("a call id"))
+        """The id: a token of `pattern`, without the whitespace it may end with."""
+        return tag(ast.TOOL_ID, regex(self.pattern).map(str.rstrip).desc("a call id"))
 
     def name(self, call_id: str) -> str:
         """The name that `call_id` carries (whether it is one or not)."""

@@ -38,7 +38,10 @@ class Think:
     where that differs; `prompt` the generation prompt before `opened_by` where it is another
     than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing); `phrases`
     (openings, closings) reasoning written as text phrases instead, at the turn's start only
-    (Granite 3.2, see `blocks.prose.Reasoning`)."""
+    (Granite 3.2, see `blocks.prose.Reasoning`); `ends_at` markers that end a block that is
+    not `explicit` whatever follows them (a section opener that is a special token: Kimi K2's
+    `<|tool_calls_section_begin|>`), unless the block closes after them before the turn
+    ends; the content then reads them."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -50,6 +53,7 @@ class Think:
     written: tuple[str, str] | None = None
     prompt: str | None = None
     phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    ends_at: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
