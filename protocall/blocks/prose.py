@@ -77,7 +77,10 @@ class Reasoning:
 
 
 BACKTICK = "`"
-
+TILDES = "~~~"
+FENCES = (BACKTICK, TILDES)
+"""Where Markdown code may start: a backtick (inline code or a fence), or a fence of
+tildes (three or more)."""
 
 LONGEST_FENCE = 16
 
@@ -88,20 +91,23 @@ million backticks must not make a marker of a million)."""
 
 
 def code_span(stops: tuple[str, ...]) -> Parser[str]:
-    """Markdown code quoted in prose, all of it text: a run of N backticks, then text up to
-    the next run of at least N backticks (of `LONGEST_FENCE` when N is more; consumed whole), one of
-    `stops`, a newline when N < 3 (an inline span stays on its line), or the end of input.
-    So a call opener inside a fence or inline code is an example, never a call; an
-    unclosed fence lasts to the end of the turn. Needs more while the opening or closing
-    run reaches the end of input."""
-    run = as_text(regex("`+").desc("a backtick"))
+    """Markdown code quoted in prose, all of it text: a run of N backticks (or of N >= 3
+    tildes, a `~~~` fence), then text up to the next run of at least N of the same
+    character (of `LONGEST_FENCE` when N is more; consumed whole), one of `stops`, a newline
+    when N < 3 backticks (an inline span stays on its line), or the end of input. So a call
+    opener inside a fence or inline code is an example, never a call; an unclosed fence
+    lasts to the end of the turn. One or two tildes are text (strikethrough, not code).
+    Needs more while the opening or closing run reaches the end of input."""
+    run = as_text(regex("`+|~+").desc("a backtick or a tilde"))
 
     @functools.cache
-    def body(width: int) -> Parser[Any]:
-        ends = (BACKTICK * width, *stops, *(("\n",) if width < 3 else ()))
+    def body(fence: str) -> Parser[Any]:
+        if len(fence) < len(TILDES) and fence[0] == TILDES[0]:
+            return success("")
+        ends = (fence, *stops, *(("\n",) if len(fence) < 3 else ()))
         return seq(cut, until(*ends), optional(run))
 
-    return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
+    return run.bind(lambda opening: body(opening[: min(len(opening), LONGEST_FENCE)]))
 
 
 def text_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
@@ -124,7 +130,7 @@ def stray_run(strays: tuple[str, ...], calls: Calls | None, stops: tuple[str, ..
     shares a prefix with one. (So a stray repeated is one segment of the turn, not a choice
     between all of them at every repetition.)"""
     stray = markers(*strays)
-    clash = any(s.startswith(t) or t.startswith(s) for s in strays for t in (*stops, BACKTICK))
+    clash = any(s.startswith(t) or t.startswith(s) for s in strays for t in (*stops, *FENCES))
     if calls is not None:
         clash = clash or any(not _ruled_out(calls.call, s) for s in strays)
     return stray if clash else many(stray, minimum=1)
@@ -145,21 +151,22 @@ def prose(
 ) -> Parser[Any]:
     """A `node`-tagged text region, streamed, up to a stop marker or a genuine call.
 
-    An opener that does not head a call is kept as text, and so is, when `fenced`, Markdown
-    code (`code_span`). An `ends_at` marker that heads no call is text only where the first
-    stop after it is `stops[0]` (the block's close: the marker is quoted in a block that
-    closes), read with the text up to that stop in one scan; elsewhere it ends the region.
-    Ends (consuming nothing more) at a stop marker, at a call head, at an `ends_at` marker
-    the block never closes after, or at end of input.
+    An opener that does not head a call (nor begins a stop) is kept as text, and so is,
+    when `fenced`, Markdown code (`code_span`). An `ends_at` marker that heads no call is
+    text only where the first stop after it is `stops[0]` (the block's close: the marker is
+    quoted in a block that closes), read with the text up to that stop in one scan;
+    elsewhere it ends the region. Ends (consuming nothing more) at a stop marker, at a call
+    head, at an `ends_at` marker the block never closes after, or at end of input.
     """
     openers = calls.openers if calls else ()
-    ends = (*stops, *openers, *ends_at, *(BACKTICK,) * fenced)
+    ends = (*stops, *openers, *ends_at, *FENCES * fenced)
     text = until(*ends, nonempty=True, commit=True)
     segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
     not_a_call = [not_followed_by(calls.head, "text")] if calls is not None else []
     textual = tuple(opener for opener in openers if opener not in ends_at)
-    if textual:
-        segments.append(seq(*not_a_call, as_text(markers(*textual))))
+    if textual:  # where no stop or `ends_at` marker starts (an opener may begin one)
+        ending = [not_followed_by(markers(*stops, *ends_at))]
+        segments.append(seq(*ending, *not_a_call, as_text(markers(*textual))))
     if ends_at:
         marker = markers(*ends_at)
         unclosed = seq(marker, until(*stops, emit=False), not_followed_by(literal(stops[0])))
@@ -180,7 +187,7 @@ def explicit_body(
     ends = (close, *stops)
     unclosed = seq(calls.head, until(*ends, emit=False), not_followed_by(literal(close)))
     opener = as_text(markers(*calls.openers))
-    text = until(*ends, *calls.openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    text = until(*ends, *calls.openers, *FENCES * fenced, nonempty=True, commit=True)
     segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
     segments.append(seq(not_followed_by(calls.head, "text"), opener))
     segments.append(seq(not_followed_by(unclosed, "a closed block"), opener, until(*ends)))
@@ -282,7 +289,7 @@ def assistant_turn(
     elif strays and not dropped:
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
-    ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
+    ends = (*stops, *strays, *openers, *FENCES * fenced)
     readable = (call, text_openers(openers, ends)) if call is not None else None
     text = until(*ends, nonempty=True, commit=True, text_markers=readable)
     scan = (

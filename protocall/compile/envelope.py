@@ -12,6 +12,7 @@ from ..blocks.calls import (
     Calls,
     call_section,
     in_runs,
+    sealed,
     tool_call,
     tool_calls,
 )
@@ -23,8 +24,10 @@ from ..combinators import (
     alt,
     literal,
     markers,
+    not_followed_by,
     optional,
     peek,
+    regex,
     seq,
     unfinished,
 )
@@ -43,6 +46,7 @@ from ..spec.parts import (
     PROOF_HOOKS,
     Section,
     Spec,
+    Think,
 )
 from ..tools import Tools
 from . import templates
@@ -196,7 +200,29 @@ class Envelope(XmlCalls, TemplateCalls):
         return template
 
     def calls(self, tools: Tools | None) -> Calls:
-        """The parser of the spec's calls for the declared `tools` (any name when None)."""
+        """The parser of the spec's calls for the declared `tools` (any name when None),
+        `sealed` where its section is: its `opener` (in every spelling, after the section's
+        lead or not) followed by none of the marker texts that begin with it (each whole: not
+        followed by a letter, digit, `_` or `-`) is damaged."""
+        calls, section = self._calls(tools), self.spec.section
+        if section is None or not section.sealed:
+            return calls
+        own = section.opener.strip()
+        spellings = (own, *(own.replace(token, other) for token, other in self.spec.respelled))
+        turn = self.spec.turn
+        thinking = (turn.open, turn.close, *sum(turn.also, ())) if isinstance(turn, Think) else ()
+        known = (*self.section_markers, *self.markers, *self.spec.stops, *thinking)
+        rests = markers(*dict.fromkeys(m[len(own) :] for m in known if m.startswith(own)))
+        rests = rests.skip(not_followed_by(regex(r"[\w-]")))
+        begin = section.begins[0]
+        lead = begin[: len(begin) - len(begin.lstrip())]
+        openers = tuple(dict.fromkeys(spellings))
+        damaged = seq(optional(literal(lead)), markers(*openers)) if lead else markers(*openers)
+        led = tuple(lead + opener for opener in openers) if lead else ()
+        head = damaged.skip(not_followed_by(rests))
+        return sealed(calls, (*led, *openers), head, self.spec.stops)
+
+    def _calls(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.read_section
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
@@ -268,6 +294,7 @@ class Envelope(XmlCalls, TemplateCalls):
             section.bare,
             layout,
             call.empty,
+            section.bare_ends_reasoning,
         )
         return (template, *(template.respelled(token, other) for token, other in spec.respelled))
 

@@ -217,6 +217,7 @@ class TemplateCalls:
             resync,
             closer(*ends) if ends else fail("no section end"),  # none: ends at a non-call
             bare=section.bare,
+            bare_heads=section.bare_ends_reasoning,
             gap=gap,
         )
         if not section.empty:

@@ -111,7 +111,18 @@ TOLERATED: Mapping[str, frozenset[str]] = {
         {"spaced", "stray_closers", "unclosed", "unclosed_value", "bare", "loose", "empty", "proof"}
     ),
     "Section": frozenset(
-        {"bare", "noise", "empty", "stray_ends", "opens_at", "opener", "element", "loose"}
+        {
+            "bare",
+            "noise",
+            "empty",
+            "stray_ends",
+            "opens_at",
+            "opener",
+            "element",
+            "loose",
+            "sealed",
+            "bare_ends_reasoning",
+        }
     ),
     "XmlArguments": frozenset({"block"}),
     "Layout": frozenset({"committed_opener", "unclosed_at_opener", "unclosed_at_end"}),

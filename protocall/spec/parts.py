@@ -191,12 +191,14 @@ class Section:
     begins: tuple[str, ...]
     ends: tuple[str, ...]
     bare: bool = False
+    bare_ends_reasoning: bool = True
     noise: bool = False
     empty: bool = False
     stray_ends: bool = False
     opens_at: str = "call"
     each: bool = False
     opener: str = ""
+    sealed: bool = False
     array: bool = False
     framing: tuple[str, str] = ("[", "]")
     written_bare: bool = False
@@ -218,6 +220,10 @@ class Section:
             raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
         if self.written_bare and not self.bare:
             raise UsageError("a section whose calls are written bare has `bare` calls")
+        if not (self.bare or self.bare_ends_reasoning):
+            raise UsageError("`bare_ends_reasoning` is about `bare` calls: the section has none")
+        if self.sealed and not self.opener.strip():
+            raise UsageError("a `sealed` section names the `opener` its markers share")
 
 
 @dataclass(frozen=True)
