@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import ast
@@ -48,11 +48,15 @@ class Calls:
     `openers` are the markers at which content stops to try a call; `head` matches from an
     opener through whatever proves a genuine call (typically the tool name) and must not
     `cut`; `call` parses the whole region (one call or a section of calls) from the opener.
+    `leading`, where a format has one, is a call tried only where content starts (the
+    turn's start, right after a reasoning block or a channel): a call written without its
+    opener (Gemma 4's bare `call:NAME{…}`).
     """
 
     openers: tuple[str, ...]
     head: Parser[Any]
     call: Parser[Any]
+    leading: Parser[Any] | None = None
 
 
 def tool_call(
@@ -121,7 +125,7 @@ def sealed(
         opener, lambda _: fail("a section begin or a call"), until(*stops, emit=False)
     )
     more = tuple(o for o in openers if o not in calls.openers)
-    return Calls((*calls.openers, *more), calls.head, alt(calls.call, damaged))
+    return replace(calls, openers=(*calls.openers, *more), call=alt(calls.call, damaged))
 
 
 def in_runs(calls: Calls) -> Calls:

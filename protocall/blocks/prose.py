@@ -254,7 +254,8 @@ def assistant_turn(
     A call head that fails again as it failed before elsewhere (a model repeating a head
     the next repetition breaks off) is known to the call's glance (`recurring`), so the
     content scan reads its later repetitions as text. Text between end-of-turn markers is
-    read with them in one repetition of the turn (`separated_runs`)."""
+    read with them in one repetition of the turn (`separated_runs`). The calls' `leading`
+    call is tried where the content starts, after the reasoning block if any."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -303,6 +304,8 @@ def assistant_turn(
     turn = skip_many(alt(*segments))
     if call is not None:
         call.informs(scan, turn)  # their glances follow the call's
+    if calls is not None and calls.leading is not None:
+        lead = seq(lead, optional(calls.leading))
     return seq(lead, turn, end_of_input)
 
 

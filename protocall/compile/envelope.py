@@ -100,6 +100,8 @@ class Envelope(XmlCalls, TemplateCalls):
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
+        if call.bare and self._xml_layout() is None:
+            self._check_bare()
         if call.unclosed_value and self._xml_layout() is None:
             raise UsageError(
                 f"`unclosed_value` needs a name right before XML arguments, not {call.template!r}"
@@ -201,10 +203,13 @@ class Envelope(XmlCalls, TemplateCalls):
 
     def calls(self, tools: Tools | None) -> Calls:
         """The parser of the spec's calls for the declared `tools` (any name when None),
+        with its `leading` bare call where `Call.bare` names one outside XML arguments, and
         `sealed` where its section is: its `opener` (in every spelling, after the section's
         lead or not) followed by none of the marker texts that begin with it (each whole: not
         followed by a letter, digit, `_` or `-`) is damaged."""
         calls, section = self._calls(tools), self.spec.section
+        if self.spec.call.bare and self._xml_layout() is None:
+            calls = replace(calls, leading=self._leading(tools))
         if section is None or not section.sealed:
             return calls
         own = section.opener.strip()

@@ -36,13 +36,15 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   where there is none, at an argument opener or the layout's end (`blocks.calls.xml_calls`);
   the template's (or its section's) leading whitespace is a lead that belongs to the call.
   A template whose named tag stands in an outer one may be `unclosed` (the outer closer
-  missing before a stop or the next call) and `bare` (the named tag alone is a call, for
-  a declared tool whose arguments follow). With `unclosed_value`, a `Plain` name right
-  before `XmlArguments`, a missing last value close is tolerated at the layout's end followed
-  by what the template writes after it (else the next call's opener) or a stop, the layout's
-  `unclosed_at_end` derived so. A `loose` call (`compile.templates.Template`) allows
-  whitespace around every tag; `empty` is the text after its name that closes a call
-  without arguments.
+  missing before a stop or the next call) and `bare` (the named tag alone is a call, for a
+  declared tool whose arguments follow); so may one of object arguments after a `Plain` name
+  with a `prefix` (its closer missing; the prefixed name and arguments alone a call for a
+  declared tool where content starts, Gemma 4's `call:NAME{…}`). With `unclosed_value`, a
+  `Plain` name right before `XmlArguments`, a missing last value close is tolerated at the
+  layout's end followed by what the template writes after it (else the next call's opener)
+  or a stop, the layout's `unclosed_at_end` derived so. A `loose` call
+  (`compile.templates.Template`) allows whitespace around every tag; `empty` is the text
+  after its name that closes a call without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
   spelling (the first is written), with named tolerances: `bare` (a call outside a section
   counts; with `bare_ends_reasoning` False only in the content, so a bare call quoted in

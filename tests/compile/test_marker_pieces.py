@@ -1,5 +1,6 @@
-"""Spec pieces for markers a model writes only to call (#35): a `sealed` section, `bare`
-calls that count in the content only, and reasoning that `ends_at` a section opener."""
+"""Spec pieces for what real outputs need (#35): a `sealed` section, `bare` calls that
+count in the content only, reasoning that `ends_at` a section opener, and a prefixed call
+that may stand `bare` where content starts or miss its closer (`unclosed`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from protocall.combinators import UsageError
 from protocall.compile.factory import build
 from protocall.spec import Call, Section, Spec, Think
+from protocall.spec.codecs import Plain
 from protocall.testing import stream, verify
 
 OWL = build(
@@ -65,3 +67,50 @@ def test_the_pieces_refuse_what_they_cannot_mean() -> None:
         Section(("<|calls|>",), ("<|/calls|>",), sealed=True)
     with pytest.raises(UsageError, match="bare_ends_reasoning"):
         Section(("<|calls|>",), ("<|/calls|>",), bare_ends_reasoning=False)
+
+
+HERON = build(
+    Spec(
+        name="heron",
+        summary="Heron: [CALL]fn:NAME{…}[/CALL] after <think>…</think>",
+        call=Call(
+            "[CALL]{name}{arguments}[/CALL]", name=Plain(prefix="fn:"), bare=True, unclosed=True
+        ),
+        stops=("[EOT]",),
+    )
+)
+HERON_TOOLS = [{"name": "get_time", "parameters": {"type": "object", "properties": {}}}]
+
+
+@pytest.mark.parametrize(
+    ("text", "reasoning", "content"),
+    [
+        ('fn:get_time{"zone": "UTC"}[EOT]', None, None),
+        ('<think>Plan.</think>\nfn:get_time{"zone": "UTC"}[/CALL]', "Plan.", None),
+        ('[CALL]fn:get_time{"zone": "UTC"}[EOT]', None, None),
+        ('Ok.[CALL]get_time{"zone": "UTC"}[CALL]fn:get_time{"zone": "UTC"}[/CALL]', None, "Ok."),
+    ],
+)
+def test_a_prefixed_call_bare_where_content_starts_or_unclosed_before_a_stop(
+    text: str, reasoning: str | None, content: str | None
+) -> None:
+    message = verify(HERON, text, tools=HERON_TOOLS)
+    assert (message.reasoning_content, message.content, message.errors) == (reasoning, content, ())
+    assert {c.name for c in message.tool_calls} == {"get_time"}
+
+
+@pytest.mark.parametrize("text", ['Now fn:get_time{"zone": "UTC"}', 'fn:launch{"n": 1}'])
+def test_a_bare_call_elsewhere_or_of_an_undeclared_tool_is_text(text: str) -> None:
+    message = verify(HERON, text + "[EOT]", tools=HERON_TOOLS)
+    assert (message.content, message.tool_calls, message.errors) == (text, (), ())
+
+
+def test_a_bare_call_needs_a_name_prefix() -> None:
+    spec = Spec(
+        name="wren",
+        summary="x",
+        call=Call("[CALL]{name}{arguments}[/CALL]", bare=True),
+        stops=("[EOT]",),
+    )
+    with pytest.raises(UsageError, match="prefix"):
+        build(spec)
