@@ -91,6 +91,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
             "key_attribute",
             "value_open",
             "framing_newlines",
+            "framing_written",
             "decode_entities",
             "type_attribute",
             "type_values",
@@ -661,7 +662,7 @@ class Walk:
                 options.append(seq(head, value, close))
                 continue
             gap = "\n" if codec.newline and layout.value_open else ""
-            framing = "\n" if layout.framing_newlines else ""
+            framing = "\n" if layout.framing_newlines and layout.framing_written else ""
             head = self.text(
                 f"{layout.opener}{key}{layout.key_close}{gap}{layout.value_open}{framing}"
             )
