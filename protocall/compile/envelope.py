@@ -123,12 +123,15 @@ class Envelope(XmlCalls, TemplateCalls):
         return brackets
 
     def _derive_markers(self, tokens: list[str]) -> None:
-        """Set the reserved markers of the section and of a call (its tags, the codec's,
-        an XML layout's or a loose template's) and the strays dropped in the content."""
+        """Set the reserved markers of the section (a `sealed` one's `opener` too) and of a
+        call (its tags, the codec's, an XML layout's or a loose template's) and the strays
+        dropped in the content."""
         spec, call, section = self.spec, self.spec.call, self.spec.section
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
         )
+        if section is not None and section.sealed:  # a marker of its own (see `calls`)
+            self.section_markers += (section.opener.strip(),)
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
@@ -217,8 +220,8 @@ class Envelope(XmlCalls, TemplateCalls):
         turn = self.spec.turn
         thinking = (turn.open, turn.close, *sum(turn.also, ())) if isinstance(turn, Think) else ()
         known = (*self.section_markers, *self.markers, *self.spec.stops, *thinking)
-        rests = markers(*dict.fromkeys(m[len(own) :] for m in known if m.startswith(own)))
-        rests = rests.skip(not_followed_by(regex(r"[\w-]")))
+        texts = dict.fromkeys(m[len(own) :] for m in known if m.startswith(own) and m != own)
+        rests = markers(*texts).skip(not_followed_by(regex(r"[\w-]")))
         begin = section.begins[0]
         lead = begin[: len(begin) - len(begin.lstrip())]
         openers = tuple(dict.fromkeys(spellings))
