@@ -55,6 +55,13 @@ class Think:
     phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     ends_at: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.explicit and self.ends_at:
+            raise UsageError(
+                "`ends_at` ends a block that is not `explicit` (an explicit block the model "
+                "opened ends at a call head only where it never closes after it)"
+            )
+
 
 @dataclass(frozen=True)
 class Channels:

@@ -67,6 +67,8 @@ def test_the_pieces_refuse_what_they_cannot_mean() -> None:
         Section(("<|calls|>",), ("<|/calls|>",), sealed=True)
     with pytest.raises(UsageError, match="bare_ends_reasoning"):
         Section(("<|calls|>",), ("<|/calls|>",), bare_ends_reasoning=False)
+    with pytest.raises(UsageError, match="explicit"):
+        Think(explicit=True, ends_at=("<|calls|>",))
 
 
 HERON = build(
