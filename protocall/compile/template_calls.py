@@ -72,7 +72,9 @@ class TemplateCalls:
     closer: str
 
     def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
-        """The template up to the arguments; its value is the name (or the id)."""
+        """The template up to the arguments; its value is the name (or the id). With
+        `Call.closer_proves`, the call's closer standing where the head's last marker
+        should (not consumed) ends the head too: the call then fails in its body."""
         call = self.spec.call
         parts: list[Parser[Any]] = []
         value: Parser[Any] | None = None
@@ -91,6 +93,9 @@ class TemplateCalls:
                     break
             else:
                 parts += _text(piece)
+        if call.closer_proves and value is not None and parts[-1] is not value:
+            # the call's closer where the head's last marker should stand proves it too
+            parts[-1] = alt(parts[-1], peek(literal(self.closer)))
         parts = [*([] if lead is None else [lead]), *_spaced(parts, call.spaced)]
         at = parts.index(value) if value is not None else -1
         if at < 0:

@@ -14,7 +14,8 @@ sections, each call named by the id the model writes, `functions.NAME:IDX`.
   digits), so the name is final only once the whole ID has arrived. An ID with no `:IDX`
   names a tool only when it is `functions.NAME` and NAME is declared; any other
   (`functions.invalid.0`, `get_weather`) makes the call malformed: an error, never a call
-  named after a guess.
+  named after a guess. A call cut short by `<|tool_call_end|>` right after its ID is
+  malformed too, its raw text whole.
 - Inside a section, text that is not a call (noise before, between or after the calls)
   belongs to the section, not to the content, where a call or the section end follows it;
   a section with no call (`<|tool_calls_section_begin|><|tool_calls_section_end|>`) is
@@ -45,6 +46,7 @@ SPEC = Spec(
         "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>",
         name=IdName("functions.", r"[^\s<][^<\n]{0,255}"),
         spaced=True,
+        closer_proves=True,
     ),
     section=Section(("<|tool_calls_section_begin|>",), ("<|tool_calls_section_end|>",), loose=True),
     respelled=(("<|tool_calls_section", "<|tool_call_section"),),

@@ -109,7 +109,17 @@ TOLERATED: Mapping[str, frozenset[str]] = {
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),
     "Call": frozenset(
-        {"spaced", "stray_closers", "unclosed", "unclosed_value", "bare", "loose", "empty", "proof"}
+        {
+            "spaced",
+            "stray_closers",
+            "unclosed",
+            "unclosed_value",
+            "bare",
+            "loose",
+            "empty",
+            "proof",
+            "closer_proves",
+        }
     ),
     "Section": frozenset(
         {

@@ -30,6 +30,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
   `[CALL_ID]{id}`, `[ARGS]`), and the call has no closer (a failed one resumes at the
   next opener or a stop).
+  With `closer_proves`, the call's closer where the head's last marker should stand
+  (`<|tool_call_begin|>ID<|tool_call_end|>`) proves a call too: a malformed one, its raw
+  text whole, never text whose closer the content then drops as a stray.
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
   dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,

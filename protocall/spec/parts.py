@@ -167,6 +167,7 @@ class Call:
     optional: tuple[str, ...] = ()
     id_pattern: str = r"[^\s\[{]+"
     proof: str = ""
+    closer_proves: bool = False
 
     def __post_init__(self) -> None:
         holes = PLACEHOLDER.findall(self.template)

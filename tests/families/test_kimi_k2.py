@@ -548,3 +548,13 @@ def test_a_section_opener_quoted_in_a_block_that_closes_stays_reasoning() -> Non
     for prefix, prompt in (("", THINKING), ("<think>", INSTRUCT)):
         message = parse(f"{prefix}{quoted}</think>Done.{EOT}", prompt)
         assert (message.reasoning_content, message.content) == (quoted, "Done.")
+
+
+@pytest.mark.parametrize("call_id", ["oops no args", "functions.get_time:0", "functions.nope:1"])
+def test_a_call_cut_short_by_its_closer_is_reported_whole(call_id: str) -> None:
+    bad = f"{CALL}{call_id}{CALL_END}"
+    for text, raw in ((f"Hi.{bad}{EOT}", bad), (f"Hi.{section(bad)}{EOT}", BEGIN + bad)):
+        message = parse(text)
+        (error,) = message.errors
+        assert (error.code, error.raw, message.tool_calls) == ("malformed", raw, ())
+        assert message.content == "Hi." + raw  # markers and all, never stripped of its closer
