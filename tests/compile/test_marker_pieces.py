@@ -116,3 +116,21 @@ def test_a_bare_call_needs_a_name_prefix() -> None:
     )
     with pytest.raises(UsageError, match="prefix"):
         build(spec)
+
+
+def test_a_call_cut_short_by_its_closer_is_malformed_when_the_closer_proves_it() -> None:
+    template = "<|c|>{name}<|args|>{arguments}<|end|>"
+    text = "Hi.<|c|>get_time<|end|> bye"
+    for proves, expected in (
+        (False, "Hi.<|c|>get_time bye"),
+        (True, "Hi.<|c|>get_time<|end|> bye"),
+    ):
+        spec = Spec(
+            name="kite",
+            summary="Kite: <|c|>NAME<|args|>{…}<|end|>",
+            call=Call(template, stray_closers=True, closer_proves=proves),
+            stops=("<|eot|>",),
+        )
+        message = verify(build(spec), text + "<|eot|>", tools=HERON_TOOLS)
+        assert message.content == expected
+        assert [e.code for e in message.errors] == (["malformed"] if proves else [])
