@@ -98,7 +98,9 @@ def code_span(stops: tuple[str, ...]) -> Parser[str]:
     opener inside a fence or inline code is an example, never a call; an unclosed fence
     lasts to the end of the turn. One or two tildes are text (strikethrough, not code).
     Needs more while the opening or closing run reaches the end of input."""
-    run = as_text(regex("`+|~+").desc("a backtick or a tilde"))
+    # two runs, not one alternation: a run of one character costs its length once however
+    # many deltas bring it (see `shortcuts.absorbers.TokenWait`)
+    run = as_text(alt(regex("`+").desc("a backtick"), regex("~+").desc("a tilde")))
 
     @functools.cache
     def body(fence: str) -> Parser[Any]:
