@@ -11,13 +11,17 @@ Rules of `coerce`:
 - integer: an integer literal (`42`, `-7`, `+3`, also `3.0` with a zero fraction) becomes an
   `int`; anything else (`3.5`, `1e3`, `2026-01-15`) does not convert.
 - number: an integer literal becomes an `int`, any other decimal literal a finite `float`.
-- boolean: `true` / `false`, case-insensitively.
+- boolean: `true` / `false`, case-insensitively (so Python's `True` / `False` too).
 - null: `null`, case-insensitively, becomes `None` when the type allows null, or when it does
   not allow a string (an integer parameter given `null` is null; the schema check flags it).
-  For a string-only parameter `null` is the string `"null"`.
+  For a string-only parameter `null` is the string `"null"`. Python's `None` (as a model
+  trained on Python reprs writes it) is null where a string is not allowed; where one is,
+  it stays the text `None`.
 - object / array: JSON (exact integers of any size; NaN, Infinity and out-of-range floats are
   rejected), then a Python literal (`{'a': True}`, as older templates rendered dicts) if that
-  is plain JSON data, then no conversion. The result must have the expected type.
+  is plain JSON data, then JSON written escaped: the body of a JSON string (`[\\"a\\", 1]`,
+  as GLM models write a list inside `<arg_value>`) or a whole JSON string (`"[\\"a\\"]"`)
+  whose text is the JSON, then no conversion. The result must have the expected type.
 - Unions (`type: [...]`, `anyOf`, `oneOf`, `enum` of mixed values, `nullable: true`) try their
   non-string types in order, then fall back to the raw string if a string is allowed.
 Surrounding whitespace is ignored for non-string types and kept for strings. Type names are
@@ -213,7 +217,9 @@ def _coerce(raw: str, types: list[str]) -> Coerced:
         return Coerced(raw)
     text = raw.strip()
     string_allowed = STRING in types
-    if text.lower() == "null" and (NULL in types or not string_allowed):
+    if (text.lower() == "null" and NULL in types) or (
+        not string_allowed and (text.lower() == "null" or text == "None")
+    ):
         return Coerced(None)
     for type_name in types:
         convert = _CONVERTERS.get(type_name)
@@ -311,9 +317,16 @@ def _literal(text: str) -> Any:
         return _NO
 
 
+def _escaped(text: str) -> Any:
+    """JSON written as a JSON string's body (`[\\"a\\"]`) or as a whole JSON string
+    (`"[\\"a\\"]"`): the JSON its text spells; `_NO` otherwise."""
+    inner = _json(text if text.startswith('"') else f'"{text}"')
+    return _json(inner) if isinstance(inner, str) else _NO
+
+
 def _structured(kind: type | None) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
-        for decode in (_json, _literal):
+        for decode in (_json, _literal, _escaped):
             value = decode(text)
             if value is not _NO and (kind is None or isinstance(value, kind)):
                 return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import ast
@@ -14,6 +14,7 @@ from ..combinators import (
     alt,
     cut,
     end_of_input,
+    fail,
     literal,
     many,
     markers,
@@ -47,11 +48,15 @@ class Calls:
     `openers` are the markers at which content stops to try a call; `head` matches from an
     opener through whatever proves a genuine call (typically the tool name) and must not
     `cut`; `call` parses the whole region (one call or a section of calls) from the opener.
+    `leading`, where a format has one, is a call tried only where content starts (the
+    turn's start, right after a reasoning block or a channel): a call written without its
+    opener (Gemma 4's bare `call:NAME{…}`).
     """
 
     openers: tuple[str, ...]
     head: Parser[Any]
     call: Parser[Any]
+    leading: Parser[Any] | None = None
 
 
 def tool_call(
@@ -107,6 +112,22 @@ def tool_calls(
     return Calls(tuple(openers), unfinished(head), unfinished(tool_call(head, body, resync)))
 
 
+def sealed(
+    calls: Calls, openers: Iterable[str], opener: Parser[Any], stops: Iterable[str]
+) -> Calls:
+    """`calls`, and where `opener` (which starts at one of `openers`, added to the places
+    content stops to try a call) begins none of them a damaged one: a malformed call (an
+    `error` node) from the opener to a stop or the end of input, never content. For
+    markers a model writes only to call (`Section.sealed`): a misspelt or cut-off section
+    begin is an error region, and what follows it in the turn is its raw text. The head is
+    `calls`'s own: a damaged one is no genuine call (in reasoning it stays text)."""
+    damaged = skipped_call(
+        opener, lambda _: fail("a section begin or a call"), until(*stops, emit=False)
+    )
+    more = tuple(o for o in openers if o not in calls.openers)
+    return replace(calls, openers=(*calls.openers, *more), call=alt(calls.call, damaged))
+
+
 def in_runs(calls: Calls) -> Calls:
     """`calls` where a call may be followed by more calls, each after optional whitespace:
     whitespace between consecutive calls separates them (what `render_turn` writes as
@@ -124,6 +145,7 @@ def section_calls(
     end: Parser[Any],
     *,
     bare: bool = False,
+    bare_heads: bool = True,
     gap: Parser[Any] = whitespace,
 ) -> Calls:
     """Calls in a section: `begin`, calls (each `head` then `body`, as in `tool_calls`)
@@ -133,8 +155,10 @@ def section_calls(
     and the gap, so a section opener that heads no call is text, and one the stream ended
     inside is a truncated call; text that `end` matches is never a call (at end of input a
     `closer` matches a cut-off marker). With `bare`, the section's `begin` may be missing
-    too (bare calls are separated by whitespace only). Calls start only at a whole opener:
-    a cut-off one at the end of input is text, as in prose."""
+    too (bare calls are separated by whitespace only); without `bare_heads` a bare call
+    is read where the turn tries a call but is not among the genuine heads that end a
+    reasoning block (`Calls.head`). Calls start only at a whole opener: a cut-off one at
+    the end of input is text, as in prose."""
     openers = tuple(openers)
     inner = tool_calls(openers, head, body, resync)
     first = tool_calls(openers, seq(begin, gap).then(head), body, resync)
@@ -146,7 +170,7 @@ def section_calls(
     if not bare:
         return Calls(first.openers, first.head, section(first, gap))
     sections = alt(section(first, gap), section(inner, whitespace))
-    return Calls(first.openers, alt(first.head, inner.head), sections)
+    return Calls(first.openers, alt(first.head, inner.head) if bare_heads else first.head, sections)
 
 
 def closer(*texts: str) -> Parser[str]:

@@ -91,7 +91,8 @@ def channelled_turn(
     its token is a truncated error, never text.
     A call head that fails again as it failed elsewhere (a head the next repetition breaks
     off) is known to the head's glance (`recurring`, as in a prose turn), so the text scan
-    reads its later repetitions as text.
+    reads its later repetitions as text. The calls' `leading` call is tried at the turn's
+    start and right after each channel.
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(channel.open for channel in channels.values())
@@ -105,8 +106,11 @@ def channelled_turn(
     piece = alt(run, stray)
     texts = {node: tag(node, many(piece, minimum=1).map("".join)) for node in NODES}
 
+    leading = [optional(calls.leading)] if calls.leading is not None else []
+
     def body(channel: Channel) -> Parser[Any]:
-        return optional(texts[channel.node]).skip(optional(literal(channel.close)))
+        closed = optional(texts[channel.node]).skip(optional(literal(channel.close)))
+        return seq(closed, *leading).map(lambda parts: parts[0]) if leading else closed
 
     opened = (c.opener().then(body(c)) for c in channels.values())
     end = tag(ast.END_OF_TURN, many(markers(*stops), minimum=1))
@@ -120,7 +124,7 @@ def channelled_turn(
     else:
         strays = [markers(*closes)]
     structure = alt(calls.call, end, *opened, *strays)
-    lead = body(channels[start]) if start is not None else success(None)
+    lead = body(channels[start]) if start is not None else seq(success(None), *leading)
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])
     turn = skip_many(segment)
     head.informs(known, unknown, stray, run, piece, *texts.values(), segment, turn)

@@ -56,6 +56,11 @@ class Reasoning:
     `phrases` (openings, closings) is reasoning written as text (Granite 3.2): a turn that
     starts, after whitespace, with an opening phrase is reasoning up to a closing one (or
     a stop, or a genuine call); the phrase counts only there, held back until decided.
+
+    `ends_at` markers (a section opener that is a special token) end a block that is not
+    `explicit` even where no genuine call follows them, unless the block closes after them
+    before the turn ends (they are then quoted reasoning text): they are not consumed, the
+    content reads them next (see `prose`).
     """
 
     open: str
@@ -64,6 +69,7 @@ class Reasoning:
     explicit: bool = False
     also: tuple[tuple[str, str], ...] = ()
     phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    ends_at: tuple[str, ...] = ()
 
     @property
     def spellings(self) -> tuple[tuple[str, str], ...]:
@@ -71,7 +77,10 @@ class Reasoning:
 
 
 BACKTICK = "`"
-
+TILDES = "~~~"
+FENCES = (BACKTICK, TILDES)
+"""Where Markdown code may start: a backtick (inline code or a fence), or a fence of
+tildes (three or more)."""
 
 LONGEST_FENCE = 16
 
@@ -82,20 +91,25 @@ million backticks must not make a marker of a million)."""
 
 
 def code_span(stops: tuple[str, ...]) -> Parser[str]:
-    """Markdown code quoted in prose, all of it text: a run of N backticks, then text up to
-    the next run of at least N backticks (of `LONGEST_FENCE` when N is more; consumed whole), one of
-    `stops`, a newline when N < 3 (an inline span stays on its line), or the end of input.
-    So a call opener inside a fence or inline code is an example, never a call; an
-    unclosed fence lasts to the end of the turn. Needs more while the opening or closing
-    run reaches the end of input."""
-    run = as_text(regex("`+").desc("a backtick"))
+    """Markdown code quoted in prose, all of it text: a run of N backticks (or of N >= 3
+    tildes, a `~~~` fence), then text up to the next run of at least N of the same
+    character (of `LONGEST_FENCE` when N is more; consumed whole), one of `stops`, a newline
+    when N < 3 backticks (an inline span stays on its line), or the end of input. So a call
+    opener inside a fence or inline code is an example, never a call; an unclosed fence
+    lasts to the end of the turn. One or two tildes are text (strikethrough, not code).
+    Needs more while the opening or closing run reaches the end of input."""
+    # two runs, not one alternation: a run of one character costs its length once however
+    # many deltas bring it (see `shortcuts.absorbers.TokenWait`)
+    run = as_text(alt(regex("`+").desc("a backtick"), regex("~+").desc("a tilde")))
 
     @functools.cache
-    def body(width: int) -> Parser[Any]:
-        ends = (BACKTICK * width, *stops, *(("\n",) if width < 3 else ()))
+    def body(fence: str) -> Parser[Any]:
+        if len(fence) < len(TILDES) and fence[0] == TILDES[0]:
+            return success("")
+        ends = (fence, *stops, *(("\n",) if len(fence) < 3 else ()))
         return seq(cut, until(*ends), optional(run))
 
-    return run.bind(lambda opening: body(min(len(opening), LONGEST_FENCE)))
+    return run.bind(lambda opening: body(opening[: min(len(opening), LONGEST_FENCE)]))
 
 
 def text_openers(openers: tuple[str, ...], ends: tuple[str, ...]) -> tuple[str, ...]:
@@ -118,7 +132,7 @@ def stray_run(strays: tuple[str, ...], calls: Calls | None, stops: tuple[str, ..
     shares a prefix with one. (So a stray repeated is one segment of the turn, not a choice
     between all of them at every repetition.)"""
     stray = markers(*strays)
-    clash = any(s.startswith(t) or t.startswith(s) for s in strays for t in (*stops, BACKTICK))
+    clash = any(s.startswith(t) or t.startswith(s) for s in strays for t in (*stops, *FENCES))
     if calls is not None:
         clash = clash or any(not _ruled_out(calls.call, s) for s in strays)
     return stray if clash else many(stray, minimum=1)
@@ -130,19 +144,36 @@ def _ruled_out(parser: Parser[Any], text: str) -> bool:
 
 
 def prose(
-    node: str, stops: tuple[str, ...], calls: Calls | None, *, fenced: bool = False
+    node: str,
+    stops: tuple[str, ...],
+    calls: Calls | None,
+    *,
+    fenced: bool = False,
+    ends_at: tuple[str, ...] = (),
 ) -> Parser[Any]:
     """A `node`-tagged text region, streamed, up to a stop marker or a genuine call.
 
-    An opener that does not head a call is kept as text, and so is, when `fenced`, Markdown
-    code (`code_span`). Ends (consuming nothing more) at a stop marker, at a call head, or
-    at end of input.
+    An opener that does not head a call (nor begins a stop) is kept as text, and so is,
+    when `fenced`, Markdown code (`code_span`). An `ends_at` marker that heads no call is
+    text only where the first stop after it is `stops[0]` (the block's close: the marker is
+    quoted in a block that closes), read with the text up to that stop in one scan;
+    elsewhere it ends the region. Ends (consuming nothing more) at a stop marker, at a call
+    head, at an `ends_at` marker the block never closes after, or at end of input.
     """
     openers = calls.openers if calls else ()
-    text = until(*stops, *openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    ends = (*stops, *openers, *ends_at, *FENCES * fenced)
+    text = until(*ends, nonempty=True, commit=True)
     segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
-    if openers and calls is not None:
-        segments.append(seq(not_followed_by(calls.head, "text"), as_text(markers(*openers))))
+    not_a_call = [not_followed_by(calls.head, "text")] if calls is not None else []
+    textual = tuple(opener for opener in openers if opener not in ends_at)
+    if textual:  # where no stop or `ends_at` marker starts (an opener may begin one)
+        ending = [not_followed_by(markers(*stops, *ends_at))]
+        segments.append(seq(*ending, *not_a_call, as_text(markers(*textual))))
+    if ends_at:
+        marker = markers(*ends_at)
+        unclosed = seq(marker, until(*stops, emit=False), not_followed_by(literal(stops[0])))
+        closed = not_followed_by(unclosed, "a block closed after it")
+        segments.append(seq(*not_a_call, closed, as_text(marker), until(*stops)))
     return tag(node, many(alt(*segments)))
 
 
@@ -158,7 +189,7 @@ def explicit_body(
     ends = (close, *stops)
     unclosed = seq(calls.head, until(*ends, emit=False), not_followed_by(literal(close)))
     opener = as_text(markers(*calls.openers))
-    text = until(*ends, *calls.openers, *(BACKTICK,) * fenced, nonempty=True, commit=True)
+    text = until(*ends, *calls.openers, *FENCES * fenced, nonempty=True, commit=True)
     segments: list[Parser[Any]] = [*(code_span(stops),) * fenced, text]
     segments.append(seq(not_followed_by(calls.head, "text"), opener))
     segments.append(seq(not_followed_by(unclosed, "a closed block"), opener, until(*ends)))
@@ -176,7 +207,8 @@ def reasoning_block(
     """The reasoning block: pre-opened by the generation prompt, or opened by the model
     at the very start (after optional whitespace), in any of its spellings. It ends at its
     close marker (consumed), at a genuine call (if `ends_at_call`, and unless the model
-    opened an `explicit` block), at an end-of-turn marker or at end of input. A redundant
+    opened an `explicit` block), at an `ends_at` marker the block never closes after or an
+    end-of-turn marker (neither consumed) or at end of input. A redundant
     opener right after a pre-opened prompt (optional whitespace, then `<think>` again) is
     dropped, not reasoning text; the block then ends at that spelling's close."""
 
@@ -185,7 +217,8 @@ def reasoning_block(
             body = explicit_body(close, calls, stops, fenced=fenced)
         else:
             ending = calls if ends_at_call else None
-            body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced)
+            ends_at = reasoning.ends_at
+            body = prose(ast.REASONING, (close, *stops), ending, fenced=fenced, ends_at=ends_at)
         return body.skip(optional(literal(close)))
 
     def opened(ends_at_call: bool) -> list[Parser[Any]]:
@@ -223,7 +256,8 @@ def assistant_turn(
     A call head that fails again as it failed before elsewhere (a model repeating a head
     the next repetition breaks off) is known to the call's glance (`recurring`), so the
     content scan reads its later repetitions as text. Text between end-of-turn markers is
-    read with them in one repetition of the turn (`separated_runs`)."""
+    read with them in one repetition of the turn (`separated_runs`). The calls' `leading`
+    call is tried where the content starts, after the reasoning block if any."""
     stops = tuple(stops)
     lead = (
         reasoning_block(reasoning, calls, stops, pre_opened=start == "reasoning", fenced=fenced)
@@ -258,7 +292,7 @@ def assistant_turn(
     elif strays and not dropped:
         segments.append(stray_run(strays, calls, stops))
     openers = calls.openers if calls else ()
-    ends = (*stops, *strays, *openers, *(BACKTICK,) * fenced)
+    ends = (*stops, *strays, *openers, *FENCES * fenced)
     readable = (call, text_openers(openers, ends)) if call is not None else None
     text = until(*ends, nonempty=True, commit=True, text_markers=readable)
     scan = (
@@ -272,6 +306,8 @@ def assistant_turn(
     turn = skip_many(alt(*segments))
     if call is not None:
         call.informs(scan, turn)  # their glances follow the call's
+    if calls is not None and calls.leading is not None:
+        lead = seq(lead, optional(calls.leading))
     return seq(lead, turn, end_of_input)
 
 

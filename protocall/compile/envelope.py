@@ -12,6 +12,7 @@ from ..blocks.calls import (
     Calls,
     call_section,
     in_runs,
+    sealed,
     tool_call,
     tool_calls,
 )
@@ -23,8 +24,10 @@ from ..combinators import (
     alt,
     literal,
     markers,
+    not_followed_by,
     optional,
     peek,
+    regex,
     seq,
     unfinished,
 )
@@ -43,6 +46,7 @@ from ..spec.parts import (
     PROOF_HOOKS,
     Section,
     Spec,
+    Think,
 )
 from ..tools import Tools
 from . import templates
@@ -102,6 +106,8 @@ class Envelope(XmlCalls, TemplateCalls):
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
+        if call.bare and self._xml_layout() is None:
+            self._check_bare()
         if call.unclosed_value and self._xml_layout() is None:
             raise UsageError(
                 f"`unclosed_value` needs a name right before XML arguments, not {call.template!r}"
@@ -123,12 +129,15 @@ class Envelope(XmlCalls, TemplateCalls):
         return brackets
 
     def _derive_markers(self, tokens: list[str]) -> None:
-        """Set the reserved markers of the section and of a call (its tags, the codec's,
-        an XML layout's or a loose template's) and the strays dropped in the content."""
+        """Set the reserved markers of the section (a `sealed` one's `opener` too) and of a
+        call (its tags, the codec's, an XML layout's or a loose template's) and the strays
+        dropped in the content."""
         spec, call, section = self.spec, self.spec.call, self.spec.section
         self.section_markers = (
             tuple(m.strip() for m in (*section.begins, *section.ends)) if section else ()
         )
+        if section is not None and section.sealed:  # a marker of its own (see `calls`)
+            self.section_markers += (section.opener.strip(),)
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
@@ -202,7 +211,32 @@ class Envelope(XmlCalls, TemplateCalls):
         return template
 
     def calls(self, tools: Tools | None) -> Calls:
-        """The parser of the spec's calls for the declared `tools` (any name when None)."""
+        """The parser of the spec's calls for the declared `tools` (any name when None),
+        with its `leading` bare call where `Call.bare` names one outside XML arguments, and
+        `sealed` where its section is: its `opener` (in every spelling, after the section's
+        lead or not) followed by none of the marker texts that begin with it (each whole: not
+        followed by a letter, digit, `_` or `-`) is damaged."""
+        calls, section = self._calls(tools), self.spec.section
+        if self.spec.call.bare and self._xml_layout() is None:
+            calls = replace(calls, leading=self._leading(tools))
+        if section is None or not section.sealed:
+            return calls
+        own = section.opener.strip()
+        spellings = (own, *(own.replace(token, other) for token, other in self.spec.respelled))
+        turn = self.spec.turn
+        thinking = (turn.open, turn.close, *sum(turn.also, ())) if isinstance(turn, Think) else ()
+        known = (*self.section_markers, *self.markers, *self.spec.stops, *thinking)
+        texts = dict.fromkeys(m[len(own) :] for m in known if m.startswith(own) and m != own)
+        rests = markers(*texts).skip(not_followed_by(regex(r"[\w-]")))
+        begin = section.begins[0]
+        lead = begin[: len(begin) - len(begin.lstrip())]
+        openers = tuple(dict.fromkeys(spellings))
+        damaged = seq(optional(literal(lead)), markers(*openers)) if lead else markers(*openers)
+        led = tuple(lead + opener for opener in openers) if lead else ()
+        head = damaged.skip(not_followed_by(rests))
+        return sealed(calls, (*led, *openers), head, self.spec.stops)
+
+    def _calls(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.read_section
         codec = spec.call.arguments
         if isinstance(codec, PythonKeywords):
@@ -286,6 +320,7 @@ class Envelope(XmlCalls, TemplateCalls):
             section.bare,
             layout,
             call.empty,
+            section.bare_ends_reasoning,
         )
         return (template, *(template.respelled(token, other) for token, other in spec.respelled))
 

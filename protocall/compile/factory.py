@@ -60,7 +60,13 @@ def build(stated: Spec) -> Format:
         reasoning = None
         if turn is not None:
             reasoning = Reasoning(
-                turn.open, turn.close, turn.ends_at_call, turn.explicit, turn.also, turn.phrases
+                turn.open,
+                turn.close,
+                turn.ends_at_call,
+                turn.explicit,
+                turn.also,
+                turn.phrases,
+                turn.ends_at,
             )
         prompts: dict[str | None, str] = {None: spec.prompt}
         written = None

@@ -13,7 +13,7 @@ from ..blocks.calls import (
 )
 from ..blocks.channels import Channel, channelled_turn
 from ..blocks.prose import (
-    BACKTICK,
+    FENCES,
     THINK,
     Reasoning,
     assistant_turn,
@@ -85,7 +85,7 @@ def turn_format(
     channels = {} if reasoning is None else {"reasoning": (reasoning.open, reasoning.close)}
     shown = {name: "…".join(block) for name, block in channels.items()} | {"call": call_marker}
     spelled = sum(reasoning.spellings, ()) if reasoning is not None else ()
-    marked = _reserved(*spelled, *(section or ()), *reserved, *stops, *(BACKTICK,) * fenced)
+    marked = _reserved(*spelled, *(section or ()), *reserved, *stops, *FENCES * fenced)
     return Format(
         name,
         grammar,

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ast
-from ..blocks.calls import Calls, closer, section_calls, skipped_call
-from ..blocks.names import arguments, per_tool
+from ..blocks.calls import Calls, closer, section_calls, skipped_call, tool_call
+from ..blocks.names import arguments, declared, per_tool, tool_name
 from ..combinators import (
     Parser,
     UsageError,
@@ -37,10 +37,14 @@ from ..spec.codecs import (
     IdName,
     JsonObject,
     NameAndArguments,
+    Plain,
     XmlArguments,
 )
 from ..spec.parts import PLACEHOLDER, PROOF_HOOKS, Section, Spec
 from ..tools import Tools
+
+_OBJECTS = (JsonObject, BareObject)
+"""The argument codecs whose `{` proves a bare call's name."""
 
 
 def _text(text: str) -> list[Parser[Any]]:
@@ -68,7 +72,9 @@ class TemplateCalls:
     closer: str
 
     def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
-        """The template up to the arguments; its value is the name (or the id)."""
+        """The template up to the arguments; its value is the name (or the id). With
+        `Call.closer_proves`, the call's closer standing where the head's last marker
+        should (not consumed) ends the head too: the call then fails in its body."""
         call = self.spec.call
         parts: list[Parser[Any]] = []
         value: Parser[Any] | None = None
@@ -87,6 +93,9 @@ class TemplateCalls:
                     break
             else:
                 parts += _text(piece)
+        if call.closer_proves and value is not None and parts[-1] is not value:
+            # the call's closer where the head's last marker should stand proves it too
+            parts[-1] = alt(parts[-1], peek(literal(self.closer)))
         parts = [*([] if lead is None else [lead]), *_spaced(parts, call.spaced)]
         at = parts.index(value) if value is not None else -1
         if at < 0:
@@ -122,6 +131,9 @@ class TemplateCalls:
 
         pieces = self._optional()
         closing = [ws, *after] if after else []  # no closer: the whitespace after is not its
+        if after and call.unclosed:  # the closer may be missing before a stop or a call
+            missing = peek(ws.then(markers(*self.spec.stops, self.opener)))
+            closing = [alt(seq(*closing), missing)]
 
         def body(head: str) -> Parser[Any]:
             start = [name.name_of(tools, head)] if isinstance(name, IdName) else []
@@ -132,6 +144,33 @@ class TemplateCalls:
             return seq(*start, *pieces, ws, arguments, *closing)
 
         return body
+
+    def _check_bare(self) -> None:
+        """A `bare` call outside XML arguments has object arguments after a `Plain` name
+        with a `prefix` (what proves it a call without its opener)."""
+        call = self.spec.call
+        name, codec = call.name, call.arguments
+        if not (isinstance(name, Plain) and name.prefix and isinstance(codec, _OBJECTS)):
+            raise UsageError(
+                "a `bare` call needs an outer tag around the named one (XML arguments) or "
+                f"a name `prefix` before object arguments, not {call.template!r}"
+            )
+
+    def _leading(self, tools: Tools | None) -> Parser[Any]:
+        """With `Call.bare`, the call written without its opener: after any whitespace, its
+        name's `prefix` (required here: `call:`), a declared tool's name, `{` and the
+        arguments, then the closer if it follows (`Calls.leading`: tried only where content
+        starts)."""
+        call, codec = self.spec.call, self.spec.call.arguments
+        name = call.name
+        assert isinstance(name, Plain) and isinstance(codec, _OBJECTS)  # `_check_bare`
+        named = seq(ws, literal(name.prefix), tool_name(declared(tools, name.pattern)))
+        head = named.map(lambda parts: parts[2]).skip(peek(ws.then(literal("{"))))
+        values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
+        after = [part for piece in self._split()[1] for part in _text(piece)]
+        closing = optional(seq(ws, *after)) if after else ws
+        resync = tuple(m for m in (self.closer, self.opener, *self.spec.stops) if m)
+        return unfinished(tool_call(head, lambda found: seq(ws, values(found), closing), resync))
 
     def _optional(self) -> list[Parser[Any]]:
         """Each `optional` piece, read where its first token stands, its `{id}` the call
@@ -217,6 +256,7 @@ class TemplateCalls:
             resync,
             closer(*ends) if ends else fail("no section end"),  # none: ends at a non-call
             bare=section.bare,
+            bare_heads=section.bare_ends_reasoning,
             gap=gap,
         )
         if not section.empty:

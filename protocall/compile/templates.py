@@ -48,7 +48,8 @@ class Template:
     `ends` every accepted spelling of the section's markers (default: its own); `openers`
     where content stops to try a call (default: the begins, also after the section's
     leading whitespace, and the call's own opener with `bare`); `bare` whether a call
-    outside a section counts; `layout` the XML-style argument layout (None: a JSON
+    outside a section counts (and, with `bare_heads`, ends a reasoning block as a genuine
+    call does); `layout` the XML-style argument layout (None: a JSON
     object); `empty`, where the family has one, the text after the name that closes a call
     without arguments instead (`"/>` of a self-closing tag). After a malformed call, parsing
     resumes at the call's closing tag, the next call's opener, a section end or a stop."""
@@ -62,6 +63,7 @@ class Template:
     bare: bool = False
     layout: Layout | None = None
     empty: str | None = None
+    bare_heads: bool = True
 
     def __post_init__(self) -> None:
         before = self.call.split("{name}")[0]
@@ -97,10 +99,12 @@ class Template:
         ending = loose(after_name).result(True)  # the value: whether arguments follow
         if self.empty is not None:
             ending = alt(ending, loose(self.empty).result(False))
-        head = seq(loose(before), ws, tool_name(), ws, ending).map(lambda p: (p[2], p[4]))
+        lead = self.section[0][: -len(self.section[0].lstrip())]
+        # the section's lead before a call too: a bare one after it heads a call there
+        own = seq(optional(literal(lead)), loose(before)) if lead and self.bare else loose(before)
+        head = seq(own, ws, tool_name(), ws, ending).map(lambda p: (p[2], p[4]))
         opener = _FIRST_ATTRIBUTE.split(before, maxsplit=1)[0]  # up to its first attribute
         resync = (after[after.rindex("<") :], opener, *self.ends, *stops)
-        lead = self.section[0][: -len(self.section[0].lstrip())]
         begin = markers(*self.begins)
 
         def body(head: tuple[str, bool]) -> Parser[Any]:
@@ -115,6 +119,7 @@ class Template:
             resync,
             closer(*self.ends),
             bare=self.bare,
+            bare_heads=self.bare_heads,
         )
 
     def respelled(self, token: str, spelling: str) -> Template:

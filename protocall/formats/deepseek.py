@@ -19,7 +19,11 @@ V4     the block is `tool_calls`; V4.1: tag names gain a leading space (`<｜DSM
   `string="false"` one JSON; a duplicate parameter is an error; a self-closing
   `<｜DSML｜invoke name="N"/>` is a call without parameters. Text after the block is
   content (lenient: the reference parser rejects it). A DSML block quoted in Markdown code
-  (a ``` fence or inline backticks) in the content or the reasoning is text, never a call.
+  (a ``` or ~~~ fence, or inline backticks) in the content or the reasoning is text, never
+  a call. An `invoke` outside a block is a call in the content (as vLLM reads it), not in
+  the reasoning. `<｜DSML｜` followed by no DSML tag name (a damaged begin,
+  `<｜DSML｜toolcalls>`, or one cut off, `<｜DSML｜tool_calls` then a newline or the end of
+  turn) is a malformed call up to the end of turn, never content (`Section.sealed`).
 - `<｜end▁of▁sentence｜>` ends the turn; it is never content.
 """  # noqa: E501
 
@@ -102,7 +106,12 @@ def dsml(name: str, summary: str, block: str, layout: Layout = DSML) -> Spec:
             empty='"/>',
         ),
         section=Section(
-            (f"\n\n<{tag}{block}>\n",), (f"\n</{tag}{block}>",), opener=f"<{tag.rstrip()}"
+            (f"\n\n<{tag}{block}>\n",),
+            (f"\n</{tag}{block}>",),
+            bare=True,
+            bare_ends_reasoning=False,
+            opener=f"<{tag.rstrip()}",
+            sealed=True,
         ),
         fenced=True,
         respelled=tuple(("｜DSML｜", other) for other in DSML_SPELLINGS),

@@ -19,9 +19,15 @@ INFERRED here: the optional `call:` prefix, thinking blocks after content.
   arguments stream as JSON text (`{"key": "text", "n": 3}`): a key once its `:` has arrived,
   string text as it arrives (holding back a tail that may begin `<|"|>`), other scalars
   once complete. A repeated key is an error.
-- The `call:` prefix is optional; the name is final once `{` follows.
-  A call that fails after its name is skipped to `<tool_call|>` (consumed) or the next
-  marker; one the stream ended inside is a truncated error.
+- The `call:` prefix is optional; the name is final once `{` follows; a name may hold `-`
+  and `.` (`web-search`, `fs.read_file`). `<tool_call|>` may be missing before a stop
+  (`<turn|>` closes the call, as vLLM reads it) or the next call. A call that fails after
+  its name is skipped to `<tool_call|>` (consumed) or the next marker; one the stream
+  ended inside is a truncated error.
+- A bare `call:NAME{…}` (no `<|tool_call>`) of a declared tool is a call where content
+  starts: at the turn's start or right after the thought channel (whitespace before it
+  allowed), `<tool_call|>` after it optional. Elsewhere in prose, or for an undeclared
+  tool, it is text (vLLM's fallback also takes one after any newline).
 - Thinking `<|channel>thought\\n…<channel|>` is reasoning (the `thought` label is not, and
   it may be missing: `<|channel>` alone opens thinking too), may appear anywhere, and ends
   at a genuine call, `<|channel>` or a stop. The prompt `<|turn>model\\n` opens nothing
@@ -61,6 +67,8 @@ SPEC = Spec(
         BareObject(),
         name=Plain(prefix="call:"),
         stray_closers=True,
+        unclosed=True,
+        bare=True,
     ),
     stops=("<turn|>", "<|tool_response>", "<eos>"),
     dropped=("<|turn>model\n",),

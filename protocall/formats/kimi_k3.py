@@ -21,10 +21,13 @@ LAYOUT = Layout(
     key_attribute="key",
     decode_entities=True,
     type_attribute="type",
+    committed_opener=True,
 )
 """Kimi K3: `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`, values raw,
 typed by `type` (string, number, boolean, null, object, array), ends at
-`<|close|>call<|sep|>`."""
+`<|close|>call<|sep|>`. The markers are special tokens, so `<|close|>argument<|sep|>` then
+`<|open|>argument` always ends a value: a malformed next argument is an error, never
+value text."""
 
 SPEC = Spec(
     name="kimi-k3",

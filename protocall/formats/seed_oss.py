@@ -8,8 +8,10 @@
   the model opened ends at `</seed:think>` (a call quoted in it is reasoning), or at a
   call it never closes after; a pre-opened one also ends at a genuine call.
 - Each call has its own `<seed:tool_call>` (several functions in one are accepted too); the
-  newline before it belongs to it. Values have no padding newlines: verbatim, typed by the
-  tool's schema.
+  newline before it belongs to it. Values are verbatim, typed by the tool's schema, but
+  for one newline right after `<parameter=K>` and one right before `</parameter>`, which
+  are framing (the model writes them at times, as Qwen3-Coder does; the template does
+  not, and the renderer writes them only where a value begins or ends with a newline).
 - `<seed:eos>` ends the turn; it is never content.
 """
 
@@ -22,9 +24,13 @@ from ..values.xmlargs import Layout
 
 FUNCTION_END = "</function>"
 
-LAYOUT = Layout("<parameter=", ">", "</parameter>", FUNCTION_END)
-"""`<parameter=K>V</parameter>` verbatim (no framing newlines), ends at `</function>`, typed
-by the schema."""
+LAYOUT = Layout(
+    "<parameter=", ">", "</parameter>", FUNCTION_END, framing_newlines=True, framing_written=False
+)
+"""`<parameter=K>V</parameter>`, ends at `</function>`, typed by the schema. One newline
+right after `>` and one right before `</parameter>` are framing, stripped as in Qwen3-Coder
+(as vLLM's Seed-OSS parser strips them); the template writes none, so neither does the
+renderer, but where the value itself begins or ends with a newline."""
 
 SPEC = Spec(
     name="seed-oss",

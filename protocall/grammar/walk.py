@@ -91,6 +91,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
             "key_attribute",
             "value_open",
             "framing_newlines",
+            "framing_written",
             "decode_entities",
             "type_attribute",
             "type_values",
@@ -105,13 +106,35 @@ HANDLED: Mapping[str, frozenset[str]] = {
 
 TOLERATED: Mapping[str, frozenset[str]] = {
     "Spec": frozenset({"dropped", "placeholder", "malformed_as_content", "fenced", "respelled"}),
-    "Think": frozenset({"ends_at_call", "explicit", "also", "phrases"}),
+    "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),
     "Call": frozenset(
-        {"spaced", "stray_closers", "unclosed", "unclosed_value", "bare", "loose", "empty", "proof"}
+        {
+            "spaced",
+            "stray_closers",
+            "unclosed",
+            "unclosed_value",
+            "bare",
+            "loose",
+            "empty",
+            "proof",
+            "closer_proves",
+        }
     ),
     "Section": frozenset(
-        {"bare", "noise", "empty", "stray_ends", "opens_at", "opener", "element", "loose", "single"}
+        {
+            "bare",
+            "noise",
+            "empty",
+            "stray_ends",
+            "opens_at",
+            "opener",
+            "element",
+            "loose",
+            "single",
+            "sealed",
+            "bare_ends_reasoning",
+        }
     ),
     "XmlArguments": frozenset({"block"}),
     "Layout": frozenset({"committed_opener", "unclosed_at_opener", "unclosed_at_end"}),
@@ -654,7 +677,7 @@ class Walk:
                 options.append(seq(head, value, close))
                 continue
             gap = "\n" if codec.newline and layout.value_open else ""
-            framing = "\n" if layout.framing_newlines else ""
+            framing = "\n" if layout.framing_newlines and layout.framing_written else ""
             head = self.text(
                 f"{layout.opener}{key}{layout.key_close}{gap}{layout.value_open}{framing}"
             )

@@ -32,39 +32,49 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
   `[CALL_ID]{id}`, `[ARGS]`), and the call has no closer (a failed one resumes at the
   next opener or a stop).
+  With `closer_proves`, the call's closer where the head's last marker should stand
+  (`<|tool_call_begin|>ID<|tool_call_end|>`) proves a call too: a malformed one, its raw
+  text whole, never text whose closer the content then drops as a stray.
   `between` is written between consecutive calls (whitespace there separates them);
   with `stray_closers` the template's markers after its opener, standing alone, are
   dropped. A `Plain` name right before `XmlArguments` ends at the text between them or,
   where there is none, at an argument opener or the layout's end (`blocks.calls.xml_calls`);
   the template's (or its section's) leading whitespace is a lead that belongs to the call.
   A template whose named tag stands in an outer one may be `unclosed` (the outer closer
-  missing before a stop or the next call) and `bare` (the named tag alone is a call, for
-  a declared tool whose arguments follow). With `unclosed_value`, a `Plain` name right
-  before `XmlArguments`, a missing last value close is tolerated at the layout's end followed
-  by what the template writes after it (else the next call's opener) or a stop, the layout's
-  `unclosed_at_end` derived so. A `loose` call (`compile.templates.Template`) allows
-  whitespace around every tag; `empty` is the text after its name that closes a call
-  without arguments.
+  missing before a stop or the next call) and `bare` (the named tag alone is a call, for a
+  declared tool whose arguments follow); so may one of object arguments after a `Plain` name
+  with a `prefix` (its closer missing; the prefixed name and arguments alone a call for a
+  declared tool where content starts, Gemma 4's `call:NAME{…}`). With `unclosed_value`, a
+  `Plain` name right before `XmlArguments`, a missing last value close is tolerated at the
+  layout's end followed by what the template writes after it (else the next call's opener)
+  or a stop, the layout's `unclosed_at_end` derived so. A `loose` call
+  (`compile.templates.Template`) allows whitespace around every tag; `empty` is the text
+  after its name that closes a call without arguments.
 - `section`: the optional `Section(begins, ends)` the calls stand in, every accepted
-  spelling (the first is written), with named tolerances: `bare` (a call outside a
-  section counts), `noise` (text in a section that is no call belongs to the section),
-  `empty` (a section with no call is dropped), `stray_ends` (an end standing alone is
-  dropped), and `opens_at`: `"call"` (a begin counts only where a whole call head follows
-  it) or `"marker"` (where a call opener or the end follows it; the section then ends at
-  its first spelling of the end); `loose`: the section only frames its calls, all four
-  tolerances at once and the calls' `stray_closers` too. With `each` it is written around
-  each call, with `written_bare` not at all (the calls are written `bare`); `opener` is
-  where content stops to try it, a prefix its begins share (`<｜DSML｜`).
-  With `array`, the calls are one JSON array after the begin (`blocks.json_calls.json_call_list`),
-  the template `{call}` alone: each element is the call codec's `element`
-  (`NameAndArguments`, its members in any order, or `NameKey`), and the array is the
-  calls' envelope (they complete together once it closes); its `framing` (`[`, `]` and
-  any whitespace inside, `[\n    ` … `\n]` for Cohere) is written with the section's
-  markers, which are reserved without it. With `element` (a call codec), that array is an
-  alternative behind the same opener to the template's calls, which are then `bare` (and
-  `written_bare`: Mistral's pre-v11 `[TOOL_CALLS] [{…}]` besides v11's calls). With
-  `single`, a lone call object after the begin, without the brackets, is read as a list of
-  that one call (Nemotron).
+  spelling (the first is written), with named tolerances: `bare` (a call outside a section
+  counts; with `bare_ends_reasoning` False only in the content, so a bare call quoted in
+  reasoning never ends it, as vLLM reads DSML's bare `invoke`), `noise` (text in a section
+  that is no call belongs to the section), `empty` (a section with no call is dropped),
+  `stray_ends` (an end standing alone is dropped), and `opens_at`: `"call"` (a begin counts
+  only where a whole call head follows it) or `"marker"` (where a call opener or the end
+  follows it; the section then ends at its first spelling of the end); `loose`: the section
+  only frames its calls, all four tolerances at once and the calls' `stray_closers` too.
+  With `each` it is written around each call, with `written_bare` not at all (the calls are
+  written `bare`); `opener` is where content stops to try it, a prefix its begins share
+  (`<｜DSML｜`); in a `sealed` section the `opener` followed by none of the marker texts that
+  begin with it, whole (a damaged begin, `<｜DSML｜toolcalls>`, or one cut off,
+  `<｜DSML｜tool_calls` then a newline or a stop) is a malformed call running to a stop or the
+  end of input, never content (`blocks.calls.sealed`); a whole marker quoted in prose stays
+  text. With `array`,
+  the calls are one JSON array after the begin (`blocks.json_calls.json_call_list`), the
+  template `{call}` alone: each element is the call codec's `element` (`NameAndArguments`,
+  its members in any order, or `NameKey`), and the array is the calls' envelope (they
+  complete together once it closes); its `framing` (`[`, `]` and any whitespace inside,
+  `[\n    ` … `\n]` for Cohere) is written with the section's markers, which are reserved without
+  it. With `element` (a call codec), that array is an alternative behind the same opener to
+  the template's calls, which are then `bare` (and `written_bare`: Mistral's pre-v11
+  `[TOOL_CALLS] [{…}]` besides v11's calls). With `single`, a lone call object after the
+  begin, without the brackets, is read as a list of that one call (Nemotron).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`).
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);

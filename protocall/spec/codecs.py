@@ -123,7 +123,8 @@ class IdName:
     pattern: str = r"[^\s<]+"
 
     def parser(self) -> Parser[str]:
-        return tag(ast.TOOL_ID, regex(self.pattern).desc("a call id"))
+        """The id: a token of `pattern`, without the whitespace it may end with."""
+        return tag(ast.TOOL_ID, regex(self.pattern).map(str.rstrip).desc("a call id"))
 
     def name(self, call_id: str) -> str:
         """The name that `call_id` carries (whether it is one or not)."""
@@ -210,8 +211,9 @@ class XmlArguments:
         if layout.key_attribute:
             return render_argument(layout, key, value)
         gap = "\n" if self.newline and layout.value_open else ""
-        framing = "\n" if layout.framing_newlines else ""
-        value_text = f"{layout.value_open}{framing}{raw_text(value)}{framing}"
+        text = raw_text(value)
+        before, after = _framing(layout, text)
+        value_text = f"{layout.value_open}{before}{text}{after}"
         return f"{layout.opener}{key}{layout.key_close}{gap}{value_text}{layout.value_close}"
 
     @property
@@ -226,6 +228,17 @@ class XmlArguments:
         if layout.key_attribute:
             return render_argument(layout, "K", "V")
         return f"{layout.opener}K{layout.key_close}{layout.value_open}V{layout.value_close}"
+
+
+def _framing(layout: Layout, text: str) -> tuple[str, str]:
+    """The framing newlines written before and after a value's raw `text`: both where the
+    layout has them and writes them, else each only where `text` needs it to read back
+    (where it begins, or ends, with a newline that would be read as framing)."""
+    if not layout.framing_newlines:
+        return "", ""
+    if layout.framing_written:
+        return "\n", "\n"
+    return "\n" * text.startswith("\n"), "\n" * text.endswith("\n")
 
 
 @dataclass(frozen=True)

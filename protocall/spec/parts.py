@@ -38,7 +38,10 @@ class Think:
     where that differs; `prompt` the generation prompt before `opened_by` where it is another
     than the spec's (Nemotron Nano v2 pre-opens it, Super-49B's prompt opens nothing); `phrases`
     (openings, closings) reasoning written as text phrases instead, at the turn's start only
-    (Granite 3.2, see `blocks.prose.Reasoning`)."""
+    (Granite 3.2, see `blocks.prose.Reasoning`); `ends_at` markers that end a block that is
+    not `explicit` whatever follows them (a section opener that is a special token: Kimi K2's
+    `<|tool_calls_section_begin|>`), unless the block closes after them before the turn
+    ends; the content then reads them."""
 
     open: str = "<think>"
     close: str = "</think>"
@@ -50,6 +53,14 @@ class Think:
     written: tuple[str, str] | None = None
     prompt: str | None = None
     phrases: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    ends_at: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.explicit and self.ends_at:
+            raise UsageError(
+                "`ends_at` ends a block that is not `explicit` (an explicit block the model "
+                "opened ends at a call head only where it never closes after it)"
+            )
 
 
 @dataclass(frozen=True)
@@ -156,6 +167,7 @@ class Call:
     optional: tuple[str, ...] = ()
     id_pattern: str = r"[^\s\[{]+"
     proof: str = ""
+    closer_proves: bool = False
 
     def __post_init__(self) -> None:
         holes = PLACEHOLDER.findall(self.template)
@@ -187,12 +199,14 @@ class Section:
     begins: tuple[str, ...]
     ends: tuple[str, ...]
     bare: bool = False
+    bare_ends_reasoning: bool = True
     noise: bool = False
     empty: bool = False
     stray_ends: bool = False
     opens_at: str = "call"
     each: bool = False
     opener: str = ""
+    sealed: bool = False
     array: bool = False
     framing: tuple[str, str] = ("[", "]")
     written_bare: bool = False
@@ -217,6 +231,10 @@ class Section:
             raise UsageError(f"an array's framing is `[`, `]` and whitespace, not {self.framing}")
         if self.written_bare and not self.bare:
             raise UsageError("a section whose calls are written bare has `bare` calls")
+        if not (self.bare or self.bare_ends_reasoning):
+            raise UsageError("`bare_ends_reasoning` is about `bare` calls: the section has none")
+        if self.sealed and not self.opener.strip():
+            raise UsageError("a `sealed` section names the `opener` its markers share")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 from ..blocks.channels import Channel
 from ..combinators import UsageError
 from .codecs import Attribute, Plain
-from .parts import Channels, Spec
+from .parts import Channels, Spec, Think
 
 TAG = re.compile(r"<(/?)([A-Za-z][^<>|]*)>")
 """A tag as a spec writes it: `<t …>` or `</t>`, a name first (so never a `<|token|>`)."""
@@ -95,10 +95,11 @@ def _rewritten(value: Any, name: str, spell: Callable[[str], str]) -> Any:
 
 
 def respelled(spec: Spec) -> Spec:
-    """`spec` with its section's begins and ends each followed by its `respelled` spellings
-    (each (token, spelling) pair swapped in where the marker holds the token), where its
-    call is not `loose` (a loose call's `templates.Template` respells every marker itself).
-    A token no section marker holds, or one in such a call's template, is a `UsageError`."""
+    """`spec` with its section's begins and ends, and its reasoning's `ends_at`, each followed
+    by its `respelled` spellings (each (token, spelling) pair swapped in where the marker
+    holds the token), where its call is not `loose` (a loose call's `templates.Template`
+    respells every marker itself). A token no section marker holds, or one in such a call's
+    template, is a `UsageError`."""
     section = spec.section
     if spec.call.loose or not spec.respelled:
         return spec
@@ -116,4 +117,8 @@ def respelled(spec: Spec) -> Spec:
 
     begins = tuple(dict.fromkeys(m for begin in section.begins for m in spellings(begin)))
     ends = tuple(dict.fromkeys(m for end in section.ends for m in spellings(end)))
-    return replace(spec, section=replace(section, begins=begins, ends=ends))
+    spec = replace(spec, section=replace(section, begins=begins, ends=ends))
+    if isinstance(spec.turn, Think) and spec.turn.ends_at:
+        ends_at = tuple(dict.fromkeys(m for end in spec.turn.ends_at for m in spellings(end)))
+        spec = replace(spec, turn=replace(spec.turn, ends_at=ends_at))
+    return spec

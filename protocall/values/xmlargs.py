@@ -88,7 +88,10 @@ class Layout:
     - `value_open` (after optional whitespace) precedes the value, `value_close` ends it.
     - `end` ends the arguments; it is not consumed.
     - `framing_newlines`: one newline right after the key part and one right before the
-      value's terminator, where present, are framing, not value text.
+      value's terminator, where present, are framing, not value text. `framing_written`
+      (default on): the renderer writes them around every value; off, only where the value
+      itself begins or ends with a newline (Seed-OSS's template writes none, its model
+      sometimes does: both read the same).
     - `type_attribute`: the attribute that types the value; `type_values` maps its values
       to type names (`string`, `json` for any JSON value, or a schema type name), or, when
       empty, the attribute value is the type name. A value without the attribute, or with
@@ -105,6 +108,7 @@ class Layout:
     key_attribute: str | None = None
     value_open: str = ""
     framing_newlines: bool = False
+    framing_written: bool = True
     decode_entities: bool = False
     type_attribute: str | None = None
     type_values: Mapping[str, str] = field(default_factory=dict, hash=False)

@@ -278,6 +278,10 @@ def test_markers_quoted_in_closed_reasoning_and_in_prose_stay_text(name: str) ->
     assert (message.reasoning_content, message.content) == (quoted, "Done.")
     assert message.tool_calls == () and message.errors == ()
     message = parse(name, quoted + EOS)
+    if name == "deepseek-v3.2":  # a whole bare invoke of a declared tool heads a call (#35)
+        (error,) = message.errors
+        assert error.code == "malformed" and error.raw == quoted[quoted.index("<｜DSML｜invoke") :]
+        return
     assert (message.content, message.tool_calls, message.errors) == (quoted, (), ())
 
 
@@ -576,3 +580,90 @@ def test_fenced_examples_and_self_closing_invokes_under_random_chunkings(
     message = verify(fmt(name), text, chat(name), tools=list(TOOLS.values()), chunkings=[chunks])
     assert calls_of(message) == [{"name": "get_weather", "arguments": {}}]
     assert message.content == content
+
+
+# -- issue #35: damaged wrappers, `~~~` fences, bare invokes ---------------------------------
+
+
+def damaged(name: str, block: str) -> str:
+    """The DSML block of a `get_time` call with its begin tag's name written `block` (and
+    its end tag's too): `toolcalls`, a misspelling, or `tool_calls` cut before its `>`."""
+    written = dsml_block(name, ToolUse("get_time", {"zone": "UTC"}))
+    tag = written.split("<｜DSML｜", 1)[1].split(">", 1)[0]
+    return written.replace(f"｜{tag}>", f"｜{block}")
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+@pytest.mark.parametrize("block", ["toolcalls>", "tool>", "tool_calls\n", "invoke_calls>"])
+def test_a_damaged_wrapper_is_an_error_region_never_content(name: str, block: str) -> None:
+    text = "Let me check." + damaged(name, block) + EOS
+    message = parse(name, text, CHAT)
+    assert message.tool_calls == ()
+    (error,) = message.errors
+    assert error.code == "malformed"
+    assert error.raw == text[len("Let me check.") : -len(EOS)]  # the rest of the turn, whole
+    without = stream(fmt(name), [text], TOOLS, CHAT, passthrough_malformed=False).message
+    assert (without.content, without.errors) == ("Let me check.", message.errors)
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_a_wrapper_cut_off_by_the_end_of_turn_is_an_error(name: str) -> None:
+    begin = dsml_block(name, ToolUse("get_time", {"zone": "UTC"})).split(">")[0]
+    message = parse(name, "Let me check." + begin + EOS, CHAT)
+    (error,) = message.errors
+    assert error.code == "malformed" and error.raw == begin
+    cut = parse(name, "Let me check." + begin, CHAT)  # cut by the end of the output
+    assert [e.code for e in cut.errors] == ["truncated"] and cut.content == "Let me check."
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+@pytest.mark.parametrize("fence", ["~~~", "~~~~", "```"])
+def test_a_block_quoted_in_a_fence_stays_in_the_content_whole(name: str, fence: str) -> None:
+    example = dsml_block(name, ToolUse("get_time", {"zone": "UTC"}))
+    quoted = f"Write it so:\n{fence}\n{example.strip()}\n{fence}\nThat is all."
+    message = parse(name, quoted + EOS, CHAT)
+    assert (message.content, message.tool_calls, message.errors) == (quoted, (), ())
+    reasoned = parse(name, quoted + "</think>Ok." + EOS, THINKING)
+    assert (reasoned.reasoning_content, reasoned.content) == (quoted, "Ok.")
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_one_or_two_tildes_are_text_and_a_call_after_them_counts(name: str) -> None:
+    prose = "It is ~20 km, ~~not~~ far."
+    text = turn_text(name, prose, ToolUse("get_time", {"zone": "UTC"}))
+    message = parse(name, text, CHAT)
+    assert message.content == prose and calls_of(message) == [
+        {"name": "get_time", "arguments": {"zone": "UTC"}}
+    ]
+
+
+def bare_invoke(name: str, tool: str) -> str:
+    """The `invoke` element of a `tool` call, without the block around it."""
+    block = dsml_block(name, ToolUse(tool, {"zone": "UTC"}))
+    start = block.index("<", block.index("invoke") - 9)
+    end = block.index(">", block.rindex("invoke")) + 1
+    return block[start:end]
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+@pytest.mark.parametrize("before", ["", "Let me check.", "Let me check.\n", "Let me check.\n\n"])
+def test_a_bare_invoke_of_a_declared_tool_is_a_call(name: str, before: str) -> None:
+    message = parse(name, before + bare_invoke(name, "get_time") + EOS, CHAT)
+    assert calls_of(message) == [{"name": "get_time", "arguments": {"zone": "UTC"}}]
+    assert (message.content, message.errors) == (before.strip() or None, ())
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+def test_a_bare_invoke_of_an_undeclared_tool_is_reported_whole(name: str) -> None:
+    invoke = bare_invoke(name, "get_time").replace("get_time", "launch")
+    message = parse(name, "Let me check.\n" + invoke + EOS, CHAT)
+    (error,) = message.errors
+    assert message.tool_calls == () and error.code == "unknown_tool" and error.raw == invoke
+
+
+@pytest.mark.parametrize("name", DSML_NAMES)
+@pytest.mark.parametrize("close", ["</think>Ok.", ""])
+def test_a_bare_invoke_in_reasoning_stays_reasoning(name: str, close: str) -> None:
+    thought = "Maybe " + bare_invoke(name, "get_time") + " first."
+    message = parse(name, thought + close + EOS, THINKING)
+    assert message.reasoning_content == thought and message.tool_calls == ()

@@ -264,3 +264,64 @@ def test_undeclared_tool_is_reported_and_the_others_kept() -> None:
 
 
 # -- truncation ----------------------------------------------------------------------------------
+
+
+# -- issue #35: bare calls where content starts, `<turn|>` closing a call, name characters --
+
+NAMED = [*TOOLS, tool("web-search", query=STRING), tool("fs.read_file", path=STRING)]
+BASH = f"call:get_time{{zone:{Q}UTC{Q}}}"
+
+
+@pytest.mark.parametrize(
+    ("text", "prompt", "reasoning"),
+    [
+        (BASH, PROMPT, None),
+        ("\n" + BASH + END_CALL, PROMPT, None),
+        (f"{THOUGHT}I need the time.\n{END_THOUGHT}{BASH}", PROMPT, "I need the time."),
+        (f"I need the time.\n{END_THOUGHT}{BASH}", PROMPT + THOUGHT, "I need the time."),
+        (f"{THOUGHT}Plan.{END_THOUGHT}\n{BASH}{END_TURN}", PROMPT, "Plan."),
+    ],
+)
+def test_a_bare_call_of_a_declared_tool_where_content_starts(
+    text: str, prompt: str, reasoning: str | None
+) -> None:
+    message = verified(text, prompt)
+    assert (message.reasoning_content, message.content, message.errors) == (reasoning, None, ())
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_time", {"zone": "UTC"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"The time: {BASH}",  # not where content starts
+        f"Say {BASH.replace('get_time', 'launch')}",
+        BASH.replace("get_time", "launch"),  # an undeclared tool
+        "call:get_time is how you ask.",
+        "calling get_time{later}",
+    ],
+)
+def test_bare_call_text_elsewhere_stays_content(text: str) -> None:
+    message = verified(text + END_TURN)
+    assert (message.content, message.tool_calls, message.errors) == (text, (), ())
+
+
+@pytest.mark.parametrize("stop", [END_TURN, EOS, TOOL_RESPONSE])
+def test_a_call_closed_by_the_end_of_turn(stop: str) -> None:
+    text = f"On it.{CALL}get_time{{zone:{Q}UTC{Q}}}{stop}"
+    message = verified(text)
+    assert message.content == "On it." and message.errors == ()
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_time", {"zone": "UTC"})]
+
+
+def test_a_call_closed_by_the_next_call() -> None:
+    text = f"{CALL}get_time{{zone:{Q}UTC{Q}}}{call('get_time', {'zone': 'CET'})}"
+    message = verified(text + END_TURN)
+    assert [c.arguments for c in message.tool_calls] == [{"zone": "UTC"}, {"zone": "CET"}]
+
+
+@pytest.mark.parametrize("name", ["web-search", "fs.read_file"])
+def test_hyphenated_and_dotted_names(name: str) -> None:
+    key = "query" if name == "web-search" else "path"
+    for text in (call(name, {key: "x"}), f"call:{name}{{{key}:{Q}x{Q}}}"):
+        message = verified(text + END_TURN, tools=NAMED)
+        assert [(c.name, c.arguments) for c in message.tool_calls] == [(name, {key: "x"})]

@@ -487,3 +487,74 @@ def test_truncated_error_names_the_call() -> None:
 def test_truncated_reasoning_is_kept() -> None:
     message = parse("Still thinking about", THINKING)
     assert message.reasoning_content == "Still thinking about" and message.errors == ()
+
+
+# -- issue #35: an undeclared or ill-formed call is kept whole; a section opener ends reasoning --
+
+
+@pytest.mark.parametrize("in_section", [True, False])
+@pytest.mark.parametrize(
+    ("call_id", "code"),
+    [("functions.get_time:0 x", "malformed"), ("functions.run shell:0", "unknown_tool")],
+)
+def test_an_id_with_spaces_is_reported_with_its_markers_whole(
+    call_id: str, code: str, in_section: bool
+) -> None:
+    bad = f'{CALL}{call_id}{ARGS}{{"zone": "UTC"}}{CALL_END}'
+    text = "Hi." + (section(bad) if in_section else bad) + EOT
+    message = parse(text)
+    assert message.tool_calls == ()
+    (error,) = message.errors
+    assert error.code == code
+    assert error.raw == (BEGIN + bad if in_section else bad)
+    assert message.content == "Hi." + error.raw  # passed through as written, markers and all
+    without = stream(KIMI, [text], TOOLS, passthrough_malformed=False).message
+    assert without.content == "Hi." and without.errors == message.errors
+
+
+def test_an_id_with_spaces_names_a_declared_tool() -> None:
+    tools = [*TOOLS, function("run shell", {"cmd": STRING})]
+    text = section(f'{CALL}functions.run shell:3 {ARGS}{{"cmd": "ls"}}{CALL_END}') + EOT
+    (done,) = parse(text, tools=tools).tool_calls
+    assert (done.id, done.name, done.arguments) == (
+        "functions.run shell:3",
+        "run shell",
+        {"cmd": "ls"},
+    )
+
+
+@pytest.mark.parametrize(("prefix", "prompt"), [("", THINKING), ("<think>", INSTRUCT)])
+@pytest.mark.parametrize(
+    "after",
+    [
+        f"{BEGIN}garbage{END}",
+        f"{BEGIN}{CALL}functions.get_time{ARGS}{{bad{CALL_END}{END}",
+        f"{BEGIN}{CALL}functions.get_time:0 {ARGS}{{}}",
+        f"<|tool_call_section_begin|>{CALL}functions.nope{ARGS}{{}}{CALL_END}",
+        f"{CALL}functions.get_time:0{ARGS}{{",
+        BEGIN,
+    ],
+)
+def test_a_section_opener_ends_an_unclosed_reasoning_block_whatever_follows(
+    prefix: str, prompt: str, after: str
+) -> None:
+    message = parse(prefix + "Reason. " + after + EOT, prompt)
+    assert message.reasoning_content == "Reason."
+    assert "Reason" not in (message.content or "")
+
+
+def test_a_section_opener_quoted_in_a_block_that_closes_stays_reasoning() -> None:
+    quoted = f"Maybe {BEGIN}garbage{END} later."
+    for prefix, prompt in (("", THINKING), ("<think>", INSTRUCT)):
+        message = parse(f"{prefix}{quoted}</think>Done.{EOT}", prompt)
+        assert (message.reasoning_content, message.content) == (quoted, "Done.")
+
+
+@pytest.mark.parametrize("call_id", ["oops no args", "functions.get_time:0", "functions.nope:1"])
+def test_a_call_cut_short_by_its_closer_is_reported_whole(call_id: str) -> None:
+    bad = f"{CALL}{call_id}{CALL_END}"
+    for text, raw in ((f"Hi.{bad}{EOT}", bad), (f"Hi.{section(bad)}{EOT}", BEGIN + bad)):
+        message = parse(text)
+        (error,) = message.errors
+        assert (error.code, error.raw, message.tool_calls) == ("malformed", raw, ())
+        assert message.content == "Hi." + raw  # markers and all, never stripped of its closer

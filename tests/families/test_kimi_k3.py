@@ -273,3 +273,31 @@ def test_reasoning_streams_before_the_channel_closes() -> None:
 
 
 # -- truncation -------------------------------------------------------------------------------
+
+
+# -- issue #35: a value never swallows the next argument's markers ----------------------------
+
+CODE = argument("content", "print(1)")
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        '<|open|>argument name="path"<|sep|>a.py<|close|>argument<|sep|>',
+        '<|open|>argument key="path" type=string<|sep|>a.py<|close|>argument<|sep|>',
+        '<|open|>argument key="path"',
+    ],
+)
+def test_a_malformed_next_argument_is_an_error_never_value_text(broken: str) -> None:
+    text = "T" + tools(call("write_file", CODE + broken), call("get_time", index=2)) + END
+    message = verified(text)
+    assert names(message) == ["get_time"]
+    (error,) = message.errors
+    assert error.code == "malformed" and "write_file" in error.message
+    assert "print(1)<|close|>argument" not in str([c.arguments for c in message.tool_calls])
+
+
+def test_an_undeclared_next_argument_is_its_own_argument() -> None:
+    text = "T" + tools(call("write_file", CODE, argument("mode", "w"))) + END
+    (result,) = verified(text).tool_calls
+    assert result.arguments == {"content": "print(1)", "mode": "w"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from protocall import formats, testing
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.events import ReasoningDelta, ToolCallStart
 from protocall.message import Message
 from protocall.testing import stream, verify
@@ -205,10 +206,30 @@ def test_function_without_parameters() -> None:
     assert (result.arguments, result.arguments_json) == ({}, "{}")
 
 
-def test_values_have_no_padding_newlines() -> None:
-    text = call("write_file", path=" /a b ", content="\n  東京 🗼\n") + "<seed:eos>"
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("\n  東京 🗼\n", "  東京 🗼"),  # one framing newline each side, as Qwen3-Coder's
+        ("\nx", "x"),
+        ("x\n", "x"),
+        ("\n\nx\n\n", "\nx\n"),
+        ("\n", ""),
+        (" x ", " x "),
+    ],
+)
+def test_the_newline_after_the_tag_and_before_its_close_is_framing(raw: str, value: str) -> None:
+    text = call("write_file", path=" /a b ", content=raw) + "<seed:eos>"
     (result,) = verified(text).tool_calls
-    assert result.arguments == {"path": " /a b ", "content": "\n  東京 🗼\n"}
+    assert result.arguments == {"path": " /a b ", "content": value}
+
+
+@pytest.mark.parametrize("value", ["abc", "\nabc", "abc\n", "\n", "\n\n", "a\nb"])
+def test_the_renderer_writes_framing_only_where_a_value_needs_it(value: str) -> None:
+    text = FMT.render(Turn(None, (ToolUse("write_file", {"content": value}),)), None)
+    needed = "\n" * value.startswith("\n") + value + "\n" * value.endswith("\n")
+    assert f"<parameter=content>{needed}</parameter>" in text  # the template writes none
+    (result,) = verified(text).tool_calls
+    assert result.arguments == {"content": value}
 
 
 def test_typed_values_from_the_schema() -> None:

@@ -116,6 +116,22 @@ def test_null_is_none_when_a_union_allows_null_and_a_string_otherwise() -> None:
     assert value("null", {"type": ["integer", "string"]}) == "null"
 
 
+@pytest.mark.parametrize("schema", [INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, {"type": "null"}])
+def test_python_none_is_null_where_no_string_is_allowed(schema: Any) -> None:
+    assert coerce("None", schema) == Coerced(None)
+    assert coerce(" None\n", {"type": [schema["type"], "null"]}) == Coerced(None)
+
+
+@pytest.mark.parametrize("schema", [STRING, {"type": ["string", "null"]}, {"enum": ["a"]}])
+def test_python_none_stays_text_where_a_string_is_allowed(schema: Any) -> None:
+    assert coerce("None", schema) == Coerced("None")
+
+
+def test_none_in_another_case_is_not_python_none() -> None:
+    assert not coerce("none", INTEGER).ok
+    assert not coerce("NONE", BOOLEAN).ok
+
+
 def test_objects_and_arrays_are_json() -> None:
     assert value('{"unit": "celsius", "n": [1, 2.5, null]}', OBJECT) == {
         "unit": "celsius",
@@ -132,6 +148,41 @@ def test_python_literal_reprs_are_accepted_as_plain_json_data() -> None:
         "c": [1, 2],
     }
     assert value("['x', 'y']", ARRAY) == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "schema", "expected"),
+    [
+        ('[\\"a\\", 1, null]', ARRAY, ["a", 1, None]),
+        ('[{\\"path\\": \\"/tmp/x\\", \\"n\\": [2]}]', ARRAY, [{"path": "/tmp/x", "n": [2]}]),
+        ('{\\"a\\": \\"say \\\\\\"hi\\\\\\"\\"}', OBJECT, {"a": 'say "hi"'}),
+        ('"[\\"a\\", 2]"', ARRAY, ["a", 2]),
+        ('"{\\"a\\": true}"', OBJECT, {"a": True}),
+        ('[\\"a\\"]', {"type": ["array", "null"]}, ["a"]),
+    ],
+)
+def test_escaped_json_is_the_json_it_spells(raw: str, schema: Any, expected: Any) -> None:
+    assert value(raw, schema) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "schema"),
+    [
+        ('[\\"a\\"]', OBJECT),
+        ('"{\\"a\\": 1}"', ARRAY),
+        ('"[1, 2"', ARRAY),
+        ('[\\"a\\", "b"]', ARRAY),
+        ('"\\"[1]\\""', ARRAY),
+    ],
+)
+def test_escaped_json_of_the_wrong_shape_stays_a_string(raw: str, schema: Any) -> None:
+    result = coerce(raw, schema)
+    assert (result.value, result.ok) == (raw, False)
+
+
+def test_escaped_text_for_a_string_parameter_stays_verbatim() -> None:
+    assert value('[\\"a\\"]', STRING) == '[\\"a\\"]'
+    assert value('[\\"a\\"]', {"type": ["string", "array"]}) == ["a"]
 
 
 @pytest.mark.parametrize(

@@ -60,8 +60,9 @@ def render(layout: Layout, args: list[Arg], gap: str = "\n") -> str:
     for arg in args:
         if layout is QWEN3_CODER:
             parts.append(f"<parameter={arg.key}>\n{arg.raw}\n</parameter>")
-        elif layout is SEED_OSS:
-            parts.append(f"<parameter={arg.key}>{arg.raw}</parameter>")
+        elif layout is SEED_OSS:  # no framing newlines, but where the value needs them
+            framed = "\n" * arg.raw.startswith("\n") + arg.raw + "\n" * arg.raw.endswith("\n")
+            parts.append(f"<parameter={arg.key}>{framed}</parameter>")
         elif layout is GLM:
             parts.append(f"<arg_key>{arg.key}</arg_key>{gap}<arg_value>{arg.raw}</arg_value>")
         elif layout is MINIMAX:
@@ -725,11 +726,12 @@ def test_code_cjk_and_emoji_are_kept_verbatim(layout: Layout) -> None:
     check(parse(layout, list(text)), {"content": code}, text.rindex(layout.end))
 
 
-def test_qwen_strips_exactly_one_framing_newline_each_side() -> None:
+@pytest.mark.parametrize("layout", [QWEN3_CODER, SEED_OSS], ids=["qwen3_coder", "seed_oss"])
+def test_qwen_and_seed_strip_exactly_one_framing_newline_each_side(layout: Layout) -> None:
     cases = {"\n\n\n": "\n", "\n\n": "", "\n": "", "": "", "x": "x", "\nx": "x", "x\n": "x"}
     for body, value in cases.items():
         text = f"<parameter=content>{body}</parameter></function>"
-        assert parse(QWEN3_CODER, list(text)).value == {"content": value}, body
+        assert parse(layout, list(text)).value == {"content": value}, body
 
 
 def test_glm_accepts_any_whitespace_between_tags() -> None:
