@@ -40,6 +40,7 @@ from ..values.xmlargs import Layout
 from . import schemas, values
 from .ir import (
     FREE,
+    STRING_KEYWORDS,
     Alt,
     Free,
     Grammar,
@@ -54,6 +55,7 @@ from .ir import (
     alt,
     head,
     json_node,
+    raw_string,
     seq,
 )
 
@@ -125,9 +127,6 @@ written)."""
 
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
-
-_STRING_KEYWORDS = ("pattern", "format", "minLength", "maxLength")
-"""A string's constraints, which a raw-text (unquoted) value does not express."""
 
 
 @dataclass(frozen=True)
@@ -662,8 +661,8 @@ class Walk:
     ) -> list[tuple[str, Node]]:
         """The written forms of a raw-text value for `schema` (its `$ref`s into `root`),
         with the JSON type each has: a string as free text (or one of its `enum`/`const`
-        values verbatim; its other keywords dropped, see `schemas`), anything else as
-        JSON."""
+        values verbatim; its pattern, format and lengths as far as the dialect writes
+        them, see `ir.raw_string`), anything else as JSON."""
         schema = _rooted(schemas.resolve(schema, root), root)
         if "const" in schema or "enum" in schema:
             allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
@@ -680,19 +679,23 @@ class Walk:
             types = ["string"]  # untyped: the raw text stays a string
         written: list[tuple[str, Node]] = []
         for kind in types:
-            if kind == "string":
-                string = {k: v for k, v in schema.items() if k in _STRING_KEYWORDS}
-                self.grammar.dropped += schemas.dropped(string, frozenset(), where)
-                written.append(("string", FREE))
+            if kind == "string":  # its keywords written as far as the dialect can
+                written.append(("string", raw_string(schema, where)))
             elif kind == "boolean":  # JSON's spelling, or Python's (read case-insensitively)
-                json_spelling = self._json({**schema, "type": kind}, where)
+                json_spelling = self._json(_typed_as(schema, kind), where)
                 written.append(("boolean", alt(json_spelling, Lit("True"), Lit("False"))))
             else:
-                written.append((_KIND[kind], self._json({**schema, "type": kind}, where)))
+                written.append((_KIND[kind], self._json(_typed_as(schema, kind), where)))
         if not types:
             kind = "object" if "properties" in schema else "array"
             written.append((kind, self._json(schema, where)))
         return written
+
+
+def _typed_as(schema: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """`schema` as the schema of its values of the type `kind` (not a string: without the
+    string keywords, which constrain only strings)."""
+    return {**{k: v for k, v in schema.items() if k not in STRING_KEYWORDS}, "type": kind}
 
 
 def _opener(channel: Channel) -> str:
