@@ -213,3 +213,29 @@ class Grammar:
             unique = f"{name}_{number}"
         self.rules[unique] = node
         return Ref(unique)
+
+
+def reachable(grammar: Grammar) -> Grammar:
+    """`grammar` with only the rules its `start` rule reaches."""
+    found: set[str] = set()
+    pending = ["start"]
+    while pending:
+        name = pending.pop()
+        if name not in found:
+            found.add(name)
+            pending += _refs(grammar.rules[name])
+    rules = {name: node for name, node in grammar.rules.items() if name in found}
+    return Grammar(grammar.excluded, rules, grammar.openers, grammar.heads)
+
+
+def _refs(node: Node) -> list[str]:
+    """The rules `node` refers to."""
+    if isinstance(node, Ref):
+        return [node.name]
+    if isinstance(node, Seq | Alt):
+        return [name for item in node.items for name in _refs(item)]
+    if isinstance(node, Members):
+        return [name for item in (*node.items, node.sep) for name in _refs(item)]
+    if isinstance(node, Opt | Star):
+        return _refs(node.item)
+    return []

@@ -226,6 +226,16 @@ def build_lazy(
     return walked.grammar, walked.triggers
 
 
+def build_runs(
+    fmt: Described, tools: Tools, options: Options
+) -> tuple[Grammar, tuple[tuple[str, Node], ...]]:
+    """The rules of a run of calls of `fmt` to `tools` (markers all text), and the runs as
+    (the text that opens one, the node of the rest of it): one where the calls have an
+    opening marker, one per tool where only a call's own beginning marks it (`[get(`)."""
+    walked = Walk(fmt, spec_of(fmt), tools, None, options, (), runs=True)
+    return walked.grammar, walked.runs
+
+
 def spec_of(fmt: Described) -> Spec:
     """`fmt`'s spec, every field of it one the walk handles (else a `UsageError`)."""
     spec = fmt.spec
@@ -276,6 +286,7 @@ class Walk:
         options: Options,
         special: Iterable[str] | None,
         lazy: bool = False,
+        runs: bool = False,
     ) -> None:
         self.spec, self.options, self.start = spec, options, start
         self.triggers: tuple[str, ...] = ()
@@ -288,7 +299,11 @@ class Walk:
         self.tools = chosen_tools(tools, options)
         self.grammar.rules["start"] = Lit("")  # first, whatever its body needs to name
         self.lazy = lazy
-        self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
+        self.runs: tuple[tuple[str, Node], ...] = ()
+        if runs:
+            self.runs = self._runs()
+        else:
+            self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
 
     def _has_token(self, text: str) -> bool:
         return self.special is not None and self.special.search(text) is not None
@@ -366,6 +381,17 @@ class Walk:
         bare = rest.items if isinstance(rest, Alt) else (rest,)  # each run its own marker
         self.triggers = (opener.text,) if opener.text else tuple(head(run)[0] for run in bare)
         return seq(opener, rest, after)
+
+    def _runs(self) -> tuple[tuple[str, Node], ...]:
+        """The runs of calls, each split into the text that opens it and the rest (see
+        `build_runs`)."""
+        if not self.tools:
+            raise UsageError("runs of calls need declared tools")
+        opener, rest = self._run()
+        assert isinstance(opener, Lit)
+        if opener.text:
+            return ((opener.text, rest),)
+        return tuple(head(run) for run in (rest.items if isinstance(rest, Alt) else (rest,)))
 
     def _body(self, block: Node | None = None) -> Node:
         """Content and runs of calls, then a stop: the content free text, or `block`s (a

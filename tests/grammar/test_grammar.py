@@ -214,10 +214,10 @@ def test_the_cli_says_why_there_is_no_grammar(
     from protocall.cli import main
 
     tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps(TOOLS))
+    tools.write_text("[]")
     argv = ["grammar", "gemma-4", "--tools", str(tools), "--dialect", "structural-tag"]
     assert main(argv) == 2
-    assert "no structural tag for BareObject arguments" in capsys.readouterr().err
+    assert "a structural tag needs declared tools" in capsys.readouterr().err
 
 
 def test_the_grammar_page_runs() -> None:
