@@ -1,7 +1,7 @@
 """Grammar export: the time to derive a format's grammar for many tools, per dialect.
 
 For each format the exporter writes (`protocall.formats.exportable()`) and each dialect
-(`lark`, `gbnf`, `gbnf-lazy`, `structural-tag` where the format's calls are JSON), reported:
+(`lark`, `gbnf`, `gbnf-lazy`, `structural-tag`), reported:
 
 - the CPU time (process_time) of `Format.decoding_grammar` for N tools (500 by default),
   each with three parameters of differing schemas (a string, an integer, an object with

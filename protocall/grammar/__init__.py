@@ -42,8 +42,8 @@ def export(
         raise UsageError(f"a grammar dialect of {', '.join(DIALECTS)}, not {dialect!r}")
     declared = tools if tools is not None else Tools()
     options = options or Options()
-    if dialect == "structural-tag":  # the schemas go to xgrammar whole
-        return Export(structural_tag.write(fmt, declared, start, options), ())
+    if dialect == "structural-tag":
+        return Export(*structural_tag.write(fmt, declared, start, options))
     if dialect == "lark":
         built = walk.build(fmt, declared, start, options, special_tokens)
         text = lark.write(built)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..combinators import UsageError
-from . import schemas
+from . import patterns, schemas
 from .ir import (
     GAP,
     Alt,
@@ -31,7 +31,6 @@ from .ir import (
     head,
     seq,
 )
-from .patterns import gbnf_pattern
 from .ranges import integers
 
 EXPRESSED = schemas.STRUCTURE | {"prefixItems", "minItems", "maxItems"}
@@ -42,32 +41,14 @@ DECIDED = schemas.BOUNDS | {"format", "pattern", "minLength", "maxLength"}
 
 def _written(schema: Mapping[str, Any]) -> frozenset[str]:
     """The `DECIDED` keywords of `schema` the writer writes: the bounds of an integer
-    (`schemas.integer_bounds`); of a `string` type, the first of its `format` (one of
-    `schemas.GBNF_FORMATS`), its `pattern` (`patterns.gbnf_pattern`) and its lengths."""
+    (`schemas.integer_bounds`); of a `string` type, its `format` (one of
+    `patterns.FORMATS`) or else its `pattern`, and its lengths, as far as one expression
+    holds them (`patterns.string`)."""
     found = set(schema.keys() & schemas.BOUNDS) if schemas.integer_bounds(schema) else set()
     kind = schema.get("type")
     if "string" not in (kind if isinstance(kind, list) else [kind]):
         return frozenset(found)  # (a string's keywords in a schema of any value: dropped)
-    pattern = schema.get("pattern")
-    if schema.get("format") in schemas.GBNF_FORMATS:
-        found.add("format")
-    elif isinstance(pattern, str) and gbnf_pattern(pattern) is not None:
-        found.add("pattern")
-    else:
-        found |= schema.keys() & {"minLength", "maxLength"}
-    return frozenset(found)
-
-
-_DIGIT2 = "[0-9] [0-9]"
-_FORMATS = {
-    "date": '[0-9]{4} "-" ("0" [1-9] | "1" [0-2]) "-" ("0" [1-9] | [12] [0-9] | "3" [01])',
-    "time": f'([01] [0-9] | "2" [0-3]) ":" [0-5] [0-9] ":" [0-5] [0-9] ("." [0-9]+)? '
-    f'("Z" | "z" | [+-] {_DIGIT2} ":" {_DIGIT2})',
-    "uuid": '[0-9a-fA-F]{8} "-" [0-9a-fA-F]{4} "-" [0-9a-fA-F]{4} "-" [0-9a-fA-F]{4} "-" '
-    "[0-9a-fA-F]{12}",
-}
-_FORMATS["date-time"] = f"{_FORMATS['date']} [Tt ] {_FORMATS['time']}"
-"""The strings of each format in `schemas.GBNF_FORMATS`, without their quotes."""
+    return frozenset(found) | patterns.string(schema, patterns.JSON)[1]
 
 
 _CLASS_ESCAPES = {"\\s": " \\t\\n\\r\\x0C\\x0B", "\\f": "\\x0C", "\\v": "\\x0B"}
@@ -149,6 +130,8 @@ class _Writer:
             return self.json(schema)
         if isinstance(node, Until):
             free = self.free if node.excluded is None else self._free(node.excluded)
+            if node.string:
+                free = self._raw_string(node) or free
             return f"{free} {literal(node.marker.text)}"
         if isinstance(node, Ref):
             return _name(node.name)
@@ -185,6 +168,22 @@ class _Writer:
                 if order[number - 1] >= node.required:
                     first = self.rule(key + " first", "args", lambda body=first: body)
         return first
+
+    def _raw_string(self, node: Until) -> str | None:
+        """The string keywords of free text that is a string value (`Until.string`), as
+        raw text with no character that begins a marker (`patterns.raw`); the keywords it
+        cannot write reported as dropped. None: any free text."""
+        grammar = self.grammar
+        markers = node.excluded
+        if markers is None:
+            markers = (*grammar.excluded, *grammar.openers, *(texts[0] for texts in grammar.heads))
+        markers = (*markers, node.marker.text.strip())
+        schema = json.loads(node.string)
+        expression, written = patterns.string(schema, patterns.raw(markers))
+        for key in (key for key in schema if key not in written):
+            shown = json.dumps(schema[key], ensure_ascii=False)
+            grammar.dropped.append(f"{node.where}: {key} {shown}")
+        return expression
 
     # -- free text -------------------------------------------------------------------
 
@@ -290,26 +289,13 @@ class _Writer:
         return f'"[" {ws} {after(0)} {ws} "]"'
 
     def _string(self, schema: Mapping[str, Any] | None = None) -> str:
-        """A JSON string (its `format` where the writer knows it, else its length)."""
-        char = '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})'
-        chars = self.rule("char", "char", lambda: char)
-        schema = schema or {}
-        written = _written(schema)
-        if "format" in written:
-            spelled = _FORMATS[schema["format"]]
-            return self.rule(
-                f"format {schema['format']}", "format", lambda: f'"\\"" {spelled} "\\""'
-            )
-        if "pattern" in written:
-            matched = gbnf_pattern(schema["pattern"])
-            key = f"pattern {schema['pattern']}"
-            return self.rule(key, "pattern", lambda: f'"\\"" {matched} "\\""')
-        least, most = schema.get("minLength", 0), schema.get("maxLength")
-        if least or most is not None:
-            bound = "" if most is None else most
-            key = f"string {least} {bound}"
-            return self.rule(key, "string", lambda: f'"\\"" {chars}{{{least},{bound}}} "\\""')
-        return self.rule("string", "string", lambda: f'"\\"" {chars}* "\\""')
+        """A JSON string (of its `format`, `pattern` and lengths, see `_written`)."""
+        expression, _ = patterns.string(schema or {}, patterns.JSON)
+        if expression is None:
+            char = '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})'
+            chars = self.rule("char", "char", lambda: char)
+            return self.rule("string", "string", lambda: f'"\\"" {chars}* "\\""')
+        return self.rule(f"string {expression}", "string", lambda: f'"\\"" {expression} "\\""')
 
     def _integer(self) -> str:
         return self.rule("integer", "integer", lambda: '"-"? ("0" | [1-9] [0-9]*)')

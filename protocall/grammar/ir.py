@@ -51,10 +51,14 @@ class Json:
 @dataclass(frozen=True)
 class Until:
     """Free text (none of the grammar's excluded markers, or of `excluded` where it says
-    which), then `marker`."""
+    which), then `marker`. `string`: where the text is a string value, the JSON text of its
+    string keywords (`pattern`, `format`, `minLength`, `maxLength`), which the writer
+    writes as far as it can and reports as dropped, found `where`, as far as it cannot."""
 
     marker: Lit | Token
     excluded: tuple[str, ...] | None = None
+    string: str = ""
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,9 +104,21 @@ Node = Union[Lit, Token, Pattern, Json, Until, Seq, Alt, Opt, Star, Ref, Members
 @dataclass(frozen=True)
 class Free:
     """Free text as `seq` receives it: it becomes an `Until` with the marker after it
-    (`excluded` as the `Until`'s)."""
+    (`excluded`, `string` and `where` as the `Until`'s)."""
 
     excluded: tuple[str, ...] | None = None
+    string: str = ""
+    where: str = ""
+
+
+STRING_KEYWORDS = ("pattern", "format", "minLength", "maxLength")
+"""A string's constraints."""
+
+
+def raw_string(schema: Any, where: str) -> Free:
+    """Free text that is a string value valid for `schema` (its `STRING_KEYWORDS`)."""
+    kept = {key: schema[key] for key in STRING_KEYWORDS if key in schema}
+    return Free(string=json.dumps(kept, ensure_ascii=False) if kept else "", where=where)
 
 
 FREE = Free()
@@ -125,11 +141,12 @@ def seq(*items: Node) -> Node:
             if isinstance(part, Lit) and isinstance(last, Lit):
                 flat[-1] = Lit(last.text + part.text)
             elif isinstance(part, Lit | Token) and isinstance(last, Free):
-                flat[-1] = Until(part, last.excluded)
+                flat[-1] = Until(part, last.excluded, last.string, last.where)
             elif isinstance(part, Alt) and isinstance(last, Free):  # each ends at its own
                 flat[-1] = alt(*(seq(last, item) for item in part.items))
             elif isinstance(last, Until) and isinstance(part, Lit) and isinstance(last.marker, Lit):
-                flat[-1] = Until(Lit(last.marker.text + part.text), last.excluded)
+                flat[-1] = Until(Lit(last.marker.text + part.text), last.excluded, last.string,
+                                 last.where)  # fmt: skip
             else:
                 flat.append(part)
     if any(isinstance(part, Free) for part in flat):
@@ -196,3 +213,29 @@ class Grammar:
             unique = f"{name}_{number}"
         self.rules[unique] = node
         return Ref(unique)
+
+
+def reachable(grammar: Grammar) -> Grammar:
+    """`grammar` with only the rules its `start` rule reaches."""
+    found: set[str] = set()
+    pending = ["start"]
+    while pending:
+        name = pending.pop()
+        if name not in found:
+            found.add(name)
+            pending += _refs(grammar.rules[name])
+    rules = {name: node for name, node in grammar.rules.items() if name in found}
+    return Grammar(grammar.excluded, rules, grammar.openers, grammar.heads)
+
+
+def _refs(node: Node) -> list[str]:
+    """The rules `node` refers to."""
+    if isinstance(node, Ref):
+        return [node.name]
+    if isinstance(node, Seq | Alt):
+        return [name for item in node.items for name in _refs(item)]
+    if isinstance(node, Members):
+        return [name for item in (*node.items, node.sep) for name in _refs(item)]
+    if isinstance(node, Opt | Star):
+        return _refs(node.item)
+    return []

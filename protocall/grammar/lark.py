@@ -7,7 +7,7 @@ import json
 import re
 
 from ..combinators import UsageError
-from . import schemas
+from . import patterns, schemas
 from .ir import (
     GAP,
     Alt,
@@ -50,7 +50,8 @@ class _Writer:
         self.excluded = (*grammar.excluded, *grammar.openers)
         self.heads = grammar.heads
         self._free(None)
-        self.untils: dict[tuple[str, tuple[str, ...] | None], str] = {}
+        self.untils: dict[tuple[str, str], str] = {}
+        self.strings: dict[str, str] = {}
         self.openers = grammar.openers
         self.rules: list[str] = []
         self.members = 0
@@ -66,9 +67,12 @@ class _Writer:
         if isinstance(node, Json):
             return f"%json {self._json(node)}"
         if isinstance(node, Until):
+            free = self._free(node.excluded)
+            if node.string:
+                free = self._raw_string(node, free)
             if isinstance(node.marker, Token):
-                return f"{self._free(node.excluded)} {node.marker.text}"
-            return self._until(node.marker.text, node.excluded)
+                return f"{free} {node.marker.text}"
+            return self._until(node.marker.text, free)
         if isinstance(node, Ref):
             return node.name
         if isinstance(node, Seq):
@@ -111,12 +115,34 @@ class _Writer:
             self.frees[markers, heads] = name
         return self.frees[markers, heads]
 
-    def _until(self, marker: str, excluded: tuple[str, ...] | None) -> str:
-        """Free text and `marker` as one lexeme: it ends at the first `marker` (an excluded
-        one, which free text never holds; an opener, as a lazy lexeme)."""
-        key = (marker, excluded)
+    def _raw_string(self, node: Until, free: str) -> str:
+        """The terminal of free text (`free`) that is a string value valid for the string
+        keywords of `node` (`Until.string`): its pattern (or format) and its lengths, each
+        a regular expression the text must match too; a pattern outside the subset
+        `patterns` reads is reported as dropped."""
+        schema = json.loads(node.string)
+        lengths = {k: v for k, v in schema.items() if k in ("minLength", "maxLength")}
+        kept = {k: v for k, v in schema.items() if k not in lengths}
+        found = [patterns.string(part, patterns.RAW) for part in (kept, lengths) if part]
+        written = frozenset().union(*(keys for _, keys in found))
+        for key in (key for key in schema if key not in written):
+            shown = json.dumps(schema[key], ensure_ascii=False)
+            self.dropped.append(f"{node.where}: {key} {shown}")
+        regexes = [_regex(f"(?s:{expression})") for expression, _ in found if expression]
+        if not regexes:
+            return free
+        key = " & ".join([*regexes, free])
+        if key not in self.strings:
+            self.strings[key] = f"STRING_{len(self.strings)}"
+            self.terminals.append(f"{self.strings[key]}: {key}")
+        return self.strings[key]
+
+    def _until(self, marker: str, free: str) -> str:
+        """Free text (the terminal `free`) and `marker` as one lexeme: it ends at the first
+        `marker` (an excluded one, which free text never holds; an opener, as a lazy
+        lexeme)."""
+        key = (marker, free)
         if key not in self.untils:
-            free = self._free(excluded)
             if marker in self.openers:
                 name = f"until_{len(self.untils)}"
                 self.rules.append(f"{name}[lazy]: {free} {_string(marker)}")

@@ -1,10 +1,14 @@
 """A format's calls as an xgrammar structural tag (the `response_format` of type
 `structural_tag` that vLLM and SGLang accept): a `triggered_tags` format whose tags are the
-calls, each `begin` (the call up to its arguments), JSON arguments, `end`.
+calls. Free content and reasoning are left to the server (text outside the tags is free).
 
-Only calls whose arguments are one JSON value are expressed (a JSON object, a
-`{"name", "arguments"}` object, a JSON array of calls); free content and reasoning are left
-to the server (text outside the tags is free). Anything else is a `UsageError` naming it.
+Calls whose arguments are one JSON value (a JSON object, a `{"name", "arguments"}` object,
+a JSON array of calls) are tags of `begin` (the call up to its arguments), the arguments'
+JSON schema (xgrammar's to read whole), `end`. Any other calls (XML-style arguments, Python
+literals, Gemma 4's bare objects) are tags of a whole run of calls: `begin` the text that
+opens the run (a section's opener, or a call's own beginning such as `[get(`), the rest of
+the run in GBNF (`grammar` content, as the `gbnf` dialect writes it, its dropped keywords
+reported), and an empty `end`.
 """
 
 from __future__ import annotations
@@ -17,22 +21,54 @@ from ..combinators import UsageError
 from ..spec import Spec
 from ..spec.codecs import Attribute, IdName, JsonObject, NameAndArguments, NameKey
 from ..tools import Tool, Tools
-from . import schemas, walk
-from .ir import common_prefix
+from . import gbnf, schemas, walk
+from .ir import common_prefix, reachable
 
 _HOLE = re.compile(r"\{(?:name|id|index|arguments|call)\}")
 
 
-def write(fmt: walk.Described, tools: Tools, start: str | None, options: walk.Options) -> str:
-    """The structural tag JSON of `fmt`'s calls to `tools` (see the module docstring)."""
-    return json.dumps(structural_tag(fmt, tools, options), ensure_ascii=False)
+def write(
+    fmt: walk.Described, tools: Tools, start: str | None, options: walk.Options
+) -> tuple[str, tuple[str, ...]]:
+    """The structural tag JSON of `fmt`'s calls to `tools` (see the module docstring), and
+    the schema keywords it drops (none where xgrammar reads the schemas whole)."""
+    if not walk.chosen_tools(tools, options):
+        raise UsageError("a structural tag needs declared tools (its tags are their calls)")
+    if json_arguments(fmt):
+        return json.dumps(structural_tag(fmt, tools, options), ensure_ascii=False), ()
+    tag, dropped = _grammar_tags(fmt, tools, options)
+    return json.dumps(tag, ensure_ascii=False), dropped
+
+
+JSON_CODECS = (JsonObject, NameAndArguments, NameKey)
+"""The codecs of arguments that are one JSON value."""
+
+
+def json_arguments(fmt: walk.Described) -> bool:
+    """Whether `fmt`'s calls are tags of JSON arguments, whose schemas xgrammar reads
+    whole (else their tags hold GBNF; a `UsageError` where `fmt` has no grammar)."""
+    return isinstance(walk.spec_of(fmt).call.arguments, JSON_CODECS)
+
+
+def _grammar_tags(
+    fmt: walk.Described, tools: Tools, options: walk.Options
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A tag per run of calls, its rest in GBNF (see the module docstring)."""
+    grammar, runs = walk.build_runs(fmt, tools, options)
+    tags, dropped = [], list(grammar.dropped)  # what the walk dropped, then each writer
+    for opener, rest in runs:
+        grammar.rules["start"] = rest
+        part = reachable(grammar)
+        content = {"type": "grammar", "grammar": gbnf.write(part)}
+        tags.append(_tag(opener, content, ""))
+        dropped += part.dropped
+    return _triggered([opener for opener, _ in runs], tags, options), tuple(dict.fromkeys(dropped))
 
 
 def structural_tag(fmt: walk.Described, tools: Tools, options: walk.Options) -> dict[str, Any]:
+    """The tag of calls whose arguments are one JSON value (see the module docstring)."""
     spec = walk.spec_of(fmt)
     chosen = walk.chosen_tools(tools, options)
-    if not chosen:
-        raise UsageError("a structural tag needs declared tools (its tags are their calls)")
     section = spec.section if spec.section and not spec.section.written_bare else None
     if section is not None and section.array:
         defs: dict[str, Any] = {}

@@ -2,11 +2,11 @@
 literals (`'x'`, `True`, `None`, as `repr` writes them) and Gemma 4's bare objects
 (`{key:<|"|>text<|"|>}`, `codecs.BareObject`).
 
-A keyword the syntax has no grammar for (a string's `pattern`, a number's `minimum`, an
-array's `minItems`) is dropped, the grammar looser there, and reported in the grammar's
-`dropped` (the parser's validation still reports a violation). A `$ref` is a rule of its
-own (so a recursive one refers to itself); `allOf` is merged (`schemas.resolve`). An
-untyped schema is any value of the syntax.
+A keyword the syntax has no grammar for (a number's `minimum`, an array's `minItems`, a
+string's `pattern` outside the subset `patterns` reads) is dropped, the grammar looser
+there, and reported in the grammar's `dropped` (the parser's validation still reports a
+violation). A `$ref` is a rule of its own (so a recursive one refers to itself); `allOf`
+is merged (`schemas.resolve`). An untyped schema is any value of the syntax.
 """
 
 from __future__ import annotations
@@ -19,8 +19,21 @@ from typing import Any
 
 from ..combinators import UsageError
 from ..spec.codecs import BARE_KEY, BareObject
-from . import schemas
-from .ir import FREE, Grammar, Lit, Members, Node, Opt, Pattern, Ref, Star, alt, seq
+from . import patterns, schemas
+from .ir import (
+    STRING_KEYWORDS,
+    Grammar,
+    Lit,
+    Members,
+    Node,
+    Opt,
+    Pattern,
+    Ref,
+    Star,
+    alt,
+    raw_string,
+    seq,
+)
 from .ranges import integers
 from .schemas import ANNOTATIONS
 
@@ -42,38 +55,51 @@ _KEYWORDS = {
 """The keywords of each type the grammar writes (besides `type` and annotations)."""
 
 
+String = Callable[[Mapping[str, Any], str], tuple[Node, frozenset[str]]]
+"""A string valid for a schema (its `ir.STRING_KEYWORDS`), found where the text says, and
+the keywords it writes or leaves to the grammar's writer (which reports what it drops)."""
+
+
 @dataclass(frozen=True)
 class Syntax:
-    """A literal syntax: `write(value)` the text of a value, `string` any string, `key`
-    any object key, `text` the writer of marker text (special tokens as tokens)."""
+    """A literal syntax: `write(value)` the text of a value, `string` a string, `key` any
+    object key, `text` the writer of marker text (special tokens as tokens)."""
 
     name: str
     write: Callable[[Any], str]
-    string: Callable[[], Node]
+    string: String
     key: Callable[[], Node]
     text: Callable[[str], Node]
 
 
 def python(text: Callable[[str], Node]) -> Syntax:
     """Python literals as `repr` writes them: strings in `'` (or `"` where `repr` chooses
-    it), `True`, `False`, `None`, `[…]`, `{'k': v}`."""
+    it), their pattern, format and lengths as far as `patterns.string` writes them,
+    `True`, `False`, `None`, `[…]`, `{'k': v}`."""
 
-    def string() -> Node:
-        single = Pattern(r"[']([^'\\\n]|[\\][^\n])*[']")
-        return alt(single, Pattern(r'["]([^"\\\n]|[\\][^\n])*["]'))
+    def string(schema: Mapping[str, Any], where: str) -> tuple[Node, frozenset[str]]:
+        found = [patterns.string(schema, patterns.python(quote)) for quote in "'\""]
+        if found[0][0] is None:
+            single = Pattern(r"[']([^'\\\n]|[\\][^\n])*[']")
+            return alt(single, Pattern(r'["]([^"\\\n]|[\\][^\n])*["]')), frozenset()
+        quoted = zip("'\"", found, strict=True)
+        spelled = (Pattern(f"[{quote}]{body}[{quote}]") for quote, (body, _) in quoted)
+        return alt(*spelled), found[0][1]
 
-    return Syntax("Python literals", repr, string, string, text)
+    return Syntax("Python literals", repr, string, lambda: string({}, "")[0], text)
 
 
 def bare(codec: BareObject, text: Callable[[str], Node]) -> Syntax:
-    """`codec`'s values: strings raw text between its quote marks (no escapes), keys bare
+    """`codec`'s values: strings raw text between its quote marks (no escapes, their
+    keywords written by the grammar's writer as for raw text, `ir.raw_string`), keys bare
     or so quoted, JSON numbers, `true`, `false`, `null`."""
 
-    def string() -> Node:
-        return seq(text(codec.quote), FREE, text(codec.quote))
+    def string(schema: Mapping[str, Any], where: str) -> tuple[Node, frozenset[str]]:
+        value = seq(text(codec.quote), raw_string(schema, where), text(codec.quote))
+        return value, frozenset(STRING_KEYWORDS)
 
     def key() -> Node:
-        return alt(Pattern(_class(BARE_KEY) + "+"), string())
+        return alt(Pattern(_class(BARE_KEY) + "+"), string({}, "")[0])
 
     return Syntax("bare objects", codec.render, string, key, text)
 
@@ -126,12 +152,18 @@ class Values:
         bounds = schemas.integer_bounds(schema) if kind == "integer" else None
         if bounds is not None:
             allowed = allowed | schemas.BOUNDS
+        string: Node = Lit("")
+        if kind == "string":
+            string, keywords = self.syntax.string(schema, where)
+            allowed = allowed | keywords
+        else:  # a string's keywords constrain only strings
+            allowed = allowed | set(STRING_KEYWORDS)
         extra = set(schema) - allowed - ANNOTATIONS - {"type"}
         for keyword in sorted(extra):
             shown = json.dumps(schema[keyword], ensure_ascii=False)
             self.grammar.dropped.append(f"{where}: {keyword} {shown}")
         if kind == "string":
-            return self.syntax.string()
+            return string
         if bounds is not None and bounds != (None, None):
             return Pattern(integers(*bounds))
         if kind in ("integer", "number"):
@@ -172,7 +204,7 @@ class Values:
         """Any value of the syntax (one recursive rule)."""
         if self.any is None:
             self.any = self.grammar.rule("literal", Lit(""))
-            scalars = [self.syntax.string(), Pattern(NUMBER)]
+            scalars = [self.syntax.string({}, "")[0], Pattern(NUMBER)]
             scalars += [Lit(self.syntax.write(value)) for value in (True, False, None)]
             self.grammar.rules[self.any.name] = alt(
                 *scalars, self._array(self.any), self._dict(self.any)

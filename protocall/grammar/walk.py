@@ -40,6 +40,7 @@ from ..values.xmlargs import Layout
 from . import schemas, values
 from .ir import (
     FREE,
+    STRING_KEYWORDS,
     Alt,
     Free,
     Grammar,
@@ -54,6 +55,7 @@ from .ir import (
     alt,
     head,
     json_node,
+    raw_string,
     seq,
 )
 
@@ -148,9 +150,6 @@ written)."""
 
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
-
-_STRING_KEYWORDS = ("pattern", "format", "minLength", "maxLength")
-"""A string's constraints, which a raw-text (unquoted) value does not express."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +249,16 @@ def build_lazy(
     return walked.grammar, walked.triggers
 
 
+def build_runs(
+    fmt: Described, tools: Tools, options: Options
+) -> tuple[Grammar, tuple[tuple[str, Node], ...]]:
+    """The rules of a run of calls of `fmt` to `tools` (markers all text), and the runs as
+    (the text that opens one, the node of the rest of it): one where the calls have an
+    opening marker, one per tool where only a call's own beginning marks it (`[get(`)."""
+    walked = Walk(fmt, spec_of(fmt), tools, None, options, (), runs=True)
+    return walked.grammar, walked.runs
+
+
 def spec_of(fmt: Described) -> Spec:
     """`fmt`'s spec, every field of it one the walk handles (else a `UsageError`)."""
     spec = fmt.spec
@@ -300,6 +309,7 @@ class Walk:
         options: Options,
         special: Iterable[str] | None,
         lazy: bool = False,
+        runs: bool = False,
     ) -> None:
         self.spec, self.options, self.start = spec, options, start
         self.triggers: tuple[str, ...] = ()
@@ -312,7 +322,11 @@ class Walk:
         self.tools = chosen_tools(tools, options)
         self.grammar.rules["start"] = Lit("")  # first, whatever its body needs to name
         self.lazy = lazy
-        self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
+        self.runs: tuple[tuple[str, Node], ...] = ()
+        if runs:
+            self.runs = self._runs()
+        else:
+            self.grammar.rules["start"] = self._lazy() if lazy else self._turn()
 
     def _has_token(self, text: str) -> bool:
         return self.special is not None and self.special.search(text) is not None
@@ -390,6 +404,17 @@ class Walk:
         bare = rest.items if isinstance(rest, Alt) else (rest,)  # each run its own marker
         self.triggers = (opener.text,) if opener.text else tuple(head(run)[0] for run in bare)
         return seq(opener, rest, after)
+
+    def _runs(self) -> tuple[tuple[str, Node], ...]:
+        """The runs of calls, each split into the text that opens it and the rest (see
+        `build_runs`)."""
+        if not self.tools:
+            raise UsageError("runs of calls need declared tools")
+        opener, rest = self._run()
+        assert isinstance(opener, Lit)
+        if opener.text:
+            return ((opener.text, rest),)
+        return tuple(head(run) for run in (rest.items if isinstance(rest, Alt) else (rest,)))
 
     def _body(self, block: Node | None = None) -> Node:
         """Content and runs of calls, then a stop: the content free text, or `block`s (a
@@ -689,8 +714,8 @@ class Walk:
     ) -> list[tuple[str, Node]]:
         """The written forms of a raw-text value for `schema` (its `$ref`s into `root`),
         with the JSON type each has: a string as free text (or one of its `enum`/`const`
-        values verbatim; its other keywords dropped, see `schemas`), anything else as
-        JSON."""
+        values verbatim; its pattern, format and lengths as far as the dialect writes
+        them, see `ir.raw_string`), anything else as JSON."""
         schema = _rooted(schemas.resolve(schema, root), root)
         if "const" in schema or "enum" in schema:
             allowed = [schema["const"]] if "const" in schema else list(schema["enum"])
@@ -707,19 +732,23 @@ class Walk:
             types = ["string"]  # untyped: the raw text stays a string
         written: list[tuple[str, Node]] = []
         for kind in types:
-            if kind == "string":
-                string = {k: v for k, v in schema.items() if k in _STRING_KEYWORDS}
-                self.grammar.dropped += schemas.dropped(string, frozenset(), where)
-                written.append(("string", FREE))
+            if kind == "string":  # its keywords written as far as the dialect can
+                written.append(("string", raw_string(schema, where)))
             elif kind == "boolean":  # JSON's spelling, or Python's (read case-insensitively)
-                json_spelling = self._json({**schema, "type": kind}, where)
+                json_spelling = self._json(_typed_as(schema, kind), where)
                 written.append(("boolean", alt(json_spelling, Lit("True"), Lit("False"))))
             else:
-                written.append((_KIND[kind], self._json({**schema, "type": kind}, where)))
+                written.append((_KIND[kind], self._json(_typed_as(schema, kind), where)))
         if not types:
             kind = "object" if "properties" in schema else "array"
             written.append((kind, self._json(schema, where)))
         return written
+
+
+def _typed_as(schema: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """`schema` as the schema of its values of the type `kind` (not a string: without the
+    string keywords, which constrain only strings)."""
+    return {**{k: v for k, v in schema.items() if k not in STRING_KEYWORDS}, "type": kind}
 
 
 def _opener(channel: Channel) -> str:

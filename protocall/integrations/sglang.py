@@ -55,6 +55,7 @@ from ..events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from ..grammar.structural_tag import json_arguments
 from .turn import Turn, tool_dicts
 
 PREFIX = "protocall-"
@@ -310,8 +311,9 @@ def structural_tag(
     }
     declared = tool_dicts(tools) or []
     try:
-        tag = fmt.decoding_grammar(declared, "structural-tag", **options)
-        return StructuralTag.model_validate_json(tag)
+        if json_arguments(fmt):  # else the whole turn's GBNF, stricter than tags of it
+            tag = fmt.decoding_grammar(declared, "structural-tag", **options)
+            return StructuralTag.model_validate_json(tag)
     except UsageError:
         pass
     try:

@@ -106,11 +106,15 @@ class Recognizer:
 
     def accepts(self, text: str) -> bool:
         """Whether `root` matches the whole of `text`."""
+        return len(text) in self.ends(text, 0)
+
+    def ends(self, text: str, at: int) -> frozenset[int]:
+        """Where a match of `root` in `text` that starts at `at` can end."""
         self.text, self.memo = text, {}
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 20 * len(text) + 1000))
         try:
-            return len(text) in self._ends(("ref", "root"), 0)
+            return self._ends(("ref", "root"), at)
         finally:
             sys.setrecursionlimit(limit)
 

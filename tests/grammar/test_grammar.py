@@ -214,10 +214,10 @@ def test_the_cli_says_why_there_is_no_grammar(
     from protocall.cli import main
 
     tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps(TOOLS))
+    tools.write_text("[]")
     argv = ["grammar", "gemma-4", "--tools", str(tools), "--dialect", "structural-tag"]
     assert main(argv) == 2
-    assert "no structural tag for BareObject arguments" in capsys.readouterr().err
+    assert "a structural tag needs declared tools" in capsys.readouterr().err
 
 
 def test_the_grammar_page_runs() -> None:
@@ -267,10 +267,15 @@ def test_gemma_values_are_bare_objects() -> None:
 
 def test_a_keyword_the_literals_cannot_write_is_dropped_and_reported() -> None:
     tool = {"name": "f", "parameters": {"type": "object", "properties": {
-        "s": {"type": "string", "pattern": "^a"}}}}  # fmt: skip
+        "s": {"type": "string", "pattern": "(?=a)"}, "t": {"type": "string", "pattern": "^a"},
+        "n": {"type": "number", "minimum": 1}}}}  # fmt: skip
     exported = export(formats.get("pythonic"), normalize_tools([tool]))
-    assert exported.dropped == ("parameter 's' of 'f': pattern \"^a\"",)
-    assert check(exported.text, "[f(s='b')]<|eot_id|>").accepted  # looser: the parser says
+    assert exported.dropped == (
+        "parameter 's' of 'f': pattern \"(?=a)\"",
+        "parameter 'n' of 'f': minimum 1",
+    )
+    assert check(exported.text, "[f(s='b', n=0)]<|eot_id|>").accepted  # looser: the parser says
+    assert not check(exported.text, "[f(t='b')]<|eot_id|>").accepted  # a pattern it writes
 
 
 def test_mistral_writes_the_call_id_only_where_there_is_one() -> None:

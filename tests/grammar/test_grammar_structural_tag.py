@@ -1,7 +1,8 @@
 """The exported xgrammar structural tags, read by a small interpreter of the structural-tag
-semantics (xgrammar itself needs torch to import): every valid turn the testing kit renders
-(its arguments in schema order, xgrammar's default) matches the tag outside its reasoning
-and stop; a format whose calls are not JSON says so."""
+semantics (xgrammar itself needs torch to import; `grammar` content read by the GBNF
+recognizer): every valid turn the testing kit renders (its arguments in schema order,
+xgrammar's default, where the schemas go to xgrammar whole; required ones first where the
+tag holds GBNF) matches the tag outside its reasoning and stop, in every format."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from typing import Any
 
 import jsonschema
 import pytest
+from gbnf_recognizer import Recognizer
 from grammar_oracle import EXPORTABLE, turn_in_order
 from hypothesis import HealthCheck, assume, given, note, settings
 
 from protocall import formats
 from protocall.blocks.turns import Turn
 from protocall.combinators import UsageError
+from protocall.grammar.structural_tag import JSON_CODECS
+from protocall.grammar.walk import spec_of
 from protocall.testing import cases
 from protocall.testing.strategies import render
 
@@ -25,20 +29,6 @@ SETTINGS = settings(
     max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
 )
 TOOLS = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}]
-
-
-def _expressible() -> list[str]:
-    names = []
-    for name in EXPORTABLE:
-        try:
-            formats.get(name).decoding_grammar(TOOLS, "structural-tag")
-        except UsageError:
-            continue
-        names.append(name)
-    return names
-
-
-EXPRESSIBLE = _expressible()
 
 
 def ends(node: Mapping[str, Any], text: str, at: int) -> set[int]:
@@ -60,6 +50,8 @@ def ends(node: Mapping[str, Any], text: str, at: int) -> set[int]:
         for element in node["elements"]:
             positions = {end for p in positions for end in ends(element, text, p)}
         return positions
+    if kind == "grammar":
+        return set(Recognizer(node["grammar"]).ends(text, at))
     if kind == "tag":
         if not text.startswith(node["begin"], at):
             return set()
@@ -113,15 +105,17 @@ def matches(tag: Mapping[str, Any], text: str) -> bool:
         at, count = max(positions), count + 1
 
 
-@pytest.mark.parametrize("name", EXPRESSIBLE)
+@pytest.mark.parametrize("name", EXPORTABLE)
 def test_valid_turns_match_the_structural_tag(name: str) -> None:
     fmt = formats.get(name)
+    in_gbnf = not isinstance(spec_of(fmt).call.arguments, JSON_CODECS)
 
     @SETTINGS
     @given(cases(fmt))
     def matched(case: Any) -> None:
         assume(case.turn.calls)  # rendered again with no reasoning, from no start state
-        turn = turn_in_order(Turn(None, case.turn.parts), case.tools, required_first=False)
+        parts = Turn(None, case.turn.parts)
+        turn = turn_in_order(parts, case.tools, required_first=in_gbnf)
         text = render(fmt, turn, None)
         stop = next(s for s in fmt.spec.stops if text.endswith(s))
         tag = json.loads(fmt.decoding_grammar(case.tools, "structural-tag"))
@@ -145,10 +139,25 @@ def test_the_options_are_the_tags_flags() -> None:
     assert not matches(tag, '<tool_call>\n{"name": "f", "arguments": {"a": "x"}}\n</tool_call>')
 
 
+def test_calls_that_are_not_json_are_tags_of_gbnf() -> None:
+    """XML-style arguments, Python literals and bare objects: a tag per run of calls, its
+    rest in GBNF; a run that only its calls' own beginning marks is a tag per tool."""
+    tag = json.loads(formats.get("qwen3-coder").decoding_grammar(TOOLS, "structural-tag"))
+    (only,) = tag["format"]["tags"]
+    assert tag["format"]["triggers"] == ["<tool_call>\n<function="] == [only["begin"]]
+    assert only["content"]["type"] == "grammar" and only["end"] == ""
+    call = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+    assert matches(tag, f"hi{call}") and not matches(tag, call.replace("1", "x"))
+    two = [*TOOLS, {"name": "g", "parameters": {"type": "object"}}]
+    tag = json.loads(formats.get("pythonic").decoding_grammar(two, "structural-tag"))
+    assert tag["format"]["triggers"] == ["[f(", "[g("]
+    assert matches(tag, "see [1] [f(a=1), g()]") and not matches(tag, "[f(a=True)]")
+    one = formats.get("pythonic").decoding_grammar(two, "structural-tag", parallel=False)
+    assert not matches(json.loads(one), "[f(a=1), g()]")
+
+
 def test_what_a_structural_tag_cannot_say_is_named() -> None:
-    with pytest.raises(UsageError, match="XmlArguments"):
-        formats.get("qwen3-coder").decoding_grammar(TOOLS, "structural-tag")
-    with pytest.raises(UsageError, match="PythonKeywords"):
-        formats.get("olmo-3").decoding_grammar(TOOLS, "structural-tag")
     with pytest.raises(UsageError, match="needs declared tools"):
         formats.get("hermes").decoding_grammar([], "structural-tag")
+    with pytest.raises(UsageError, match="needs declared tools"):
+        formats.get("qwen3-coder").decoding_grammar([], "structural-tag")
