@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from canitoolcall.checks import run_checks
 from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
+from canitoolcall.results import Observation, Status
 
 FORMATS = {
     "llama": (("Llama-4", "llama-4"), ("", "llama-3")),
@@ -56,3 +58,25 @@ def generation_prompt(fixture: Fixture) -> str | None:
         return fixture.generation_prompt
     reference = FAMILIES[fixture.family].reference_for(fixture.reference_model)
     return None if reference is None else reference.default_generation_prompt
+
+
+KNOWN = {
+    "gpt-oss/harmony-marker-in-reasoning": (
+        "`<|call|>` and `<|channel|>` written inside the reasoning as ordinary text tokens: "
+        "from the text alone (or a tokenizer that holds every marker as one id, as the "
+        "server suites' stand-ins do) they are markers; a server that passes the special "
+        "tokens (`special_tokens`, `feed(special=True)`) reads them as text"
+    ),
+}
+"""Fixtures protocall reads otherwise than canitoolcall expects, and why."""
+
+
+def judge(fixture: Fixture, observation: Observation) -> None:
+    """Assert that canitoolcall's checks pass on `observation` of `fixture` (soft passes,
+    whitespace only, count as passes), or, for a fixture in `KNOWN`, that they still fail."""
+    family = FAMILIES[fixture.family]
+    failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
+    if fixture.id in KNOWN:
+        assert failed, f"{fixture.id} now reads as expected: remove it from KNOWN"
+        return
+    assert not failed, "\n".join(f"{row.check} [{row.strategy}]: {row.detail}" for row in failed)

@@ -18,22 +18,12 @@ import re
 
 import pytest
 import recorded_outputs
-from canitoolcall.checks import run_checks
 from canitoolcall.chunking import ChunkStrategy, split_text
 from canitoolcall.fixtures import Fixture
-from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status, StreamAccumulator
+from canitoolcall.results import Observation, ParsedToolCall, ParseResult, StreamAccumulator
 
 from protocall import formats
 from protocall.openai import DeltaStream
-
-KNOWN = {
-    "gpt-oss/harmony-marker-in-reasoning": (
-        "`<|call|>` and `<|channel|>` written inside the reasoning as ordinary text tokens: "
-        "from the text alone they are markers; a server that passes the special tokens "
-        "(`special_tokens`, `feed(special=True)`) reads them as text"
-    ),
-}
-"""Fixtures protocall reads otherwise than canitoolcall expects, and why."""
 
 STRATEGIES = ("char:0", "char:1", "char:2", "char:3")
 """Per character, and three seeded chunkings of 1 to 8 characters."""
@@ -96,12 +86,7 @@ def test_a_recorded_output_reads_as_its_recorder_expects(fixture: Fixture, name:
         deltas = split_text(fixture.raw_output, ChunkStrategy.parse(strategy))
         streams[strategy] = _streamed(fixture, name, deltas)
     observation = Observation(nonstream=_whole(fixture, name), streams=streams)
-    family = recorded_outputs.FAMILIES[fixture.family]
-    failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
-    if fixture.id in KNOWN:
-        assert failed, f"{fixture.id} now reads as expected: remove it from KNOWN"
-        return
-    assert not failed, "\n".join(f"{row.check} [{row.strategy}]: {row.detail}" for row in failed)
+    recorded_outputs.judge(fixture, observation)
 
 
 def test_most_recorded_outputs_are_judged() -> None:

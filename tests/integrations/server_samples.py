@@ -1,10 +1,12 @@
 """What the server adapter tests share: the declared tool, one sample turn per format,
-the normal form they compare messages in, and the chunkings they stream with."""
+the normal form they compare messages in, the chunkings they stream with, and tool
+entries as requests declare them."""
 
 from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 from protocall.blocks.turns import ToolUse, Turn
@@ -63,3 +65,18 @@ def chunkings(n: int, seed: int) -> list[list[int]]:
 def cover(sizes: list[int], n: int) -> list[int]:
     """`sizes` repeated to cover `n` characters."""
     return (sizes * (n // len(sizes) + 1))[:n]
+
+
+TOOL_ENTRIES = [
+    *(
+        {"type": "function", "function": tool}
+        for tool in json.loads(
+            (Path(__file__).parent.parent / "grammar" / "data" / "real_tools.json").read_text()
+        )
+    ),
+    {"type": "function", "function": {"name": "f", "strict": True, "parameters": {
+        "type": "object", "properties": {"a": {"type": ["string", "null"], "default": None}}}}},
+    {"type": "function", "function": {"name": "g", "description": None}},
+]  # fmt: skip
+"""Tool entries as requests declare them: the real tool set, a strict one whose schema
+holds a None default, one whose description is None (see the plug-ins' `tool_dicts`)."""

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server_samples import CALL, LING3_IN_REASONING, LING3_READ, TOOLS
+from server_samples import CALL, LING3_IN_REASONING, LING3_READ, TOOL_ENTRIES, TOOLS
 from sglang_loop import (
     ChatCompletionRequest,
     ChatTokenizer,
@@ -445,7 +445,6 @@ def test_every_format_is_registered_under_its_protocall_name() -> None:
 
 
 def test_declared_as_an_sglang_general_plugin() -> None:
-    from pathlib import Path
 
     project = (Path(__file__).parents[2] / "pyproject.toml").read_text()
     section = project.split('[project.entry-points."sglang.srt.plugins"]\n', 1)[1]
@@ -499,22 +498,7 @@ def test_any_delta_sizes_equal_session(
     assert (normal(reply.message), reply.finish_reason) == (want, finish)
 
 
-REAL_TOOLS = json.loads(
-    (Path(__file__).parent.parent / "grammar" / "data" / "real_tools.json").read_text()
-)
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [
-        *({"type": "function", "function": tool} for tool in REAL_TOOLS),
-        {"type": "function", "function": {"name": "f", "strict": True, "parameters": {
-            "type": "object", "properties": {"a": {"type": ["string", "null"],
-                                                   "default": None}}}}},
-        {"type": "function", "function": {"name": "g", "description": None}},
-    ],
-    ids=lambda entry: entry["function"]["name"],
-)  # fmt: skip
+@pytest.mark.parametrize("entry", TOOL_ENTRIES, ids=lambda entry: entry["function"]["name"])
 def test_a_request_tool_is_read_as_its_dump(entry: dict[str, Any]) -> None:
     from protocall.integrations.turn import fields, tool_dicts
 

@@ -7,7 +7,6 @@ Every family's samples in every chunking are in tests/integrations/test_vllm_ser
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from server_samples import (
     CALL,
     LING3_IN_REASONING,
     LING3_READ,
+    TOOL_ENTRIES,
     TOOLS,
     TURNS,
     chunkings,
@@ -369,22 +369,7 @@ def test_a_delta_splits_into_exactly_its_tokens(
     assert arrived + due == want
 
 
-REAL_TOOLS = json.loads(
-    (Path(__file__).parent.parent / "grammar" / "data" / "real_tools.json").read_text()
-)
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [
-        *({"type": "function", "function": tool} for tool in REAL_TOOLS),
-        {"type": "function", "function": {"name": "f", "strict": True, "parameters": {
-            "type": "object", "properties": {"a": {"type": ["string", "null"],
-                                                   "default": None}}}}},
-        {"type": "function", "function": {"name": "g", "description": None}},
-    ],
-    ids=lambda entry: entry["function"]["name"],
-)  # fmt: skip
+@pytest.mark.parametrize("entry", TOOL_ENTRIES, ids=lambda entry: entry["function"]["name"])
 def test_a_request_tool_is_read_as_its_dump(entry: dict[str, Any]) -> None:
     from protocall.integrations.turn import fields, tool_dicts
 

@@ -22,20 +22,11 @@ servers_shim.require("vllm.entrypoints.openai.chat_completion.serving")
 import recorded_outputs  # noqa: E402
 import vllm_samples  # noqa: E402
 import vllm_serving  # noqa: E402
-from canitoolcall.checks import run_checks  # noqa: E402
 from canitoolcall.fixtures import Fixture  # noqa: E402
-from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status  # noqa: E402
+from canitoolcall.results import Observation, ParsedToolCall, ParseResult  # noqa: E402
 from test_vllm_server import sdk_read  # noqa: E402
 
 import protocall.integrations.vllm  # noqa: E402, F401  (registers protocall-<format>)
-
-KNOWN = {
-    "gpt-oss/harmony-marker-in-reasoning": (
-        "`<|call|>` and `<|channel|>` written inside the reasoning as ordinary text: this "
-        "suite's tokenizer makes them special tokens (see the module docstring)"
-    ),
-}
-"""Fixtures read otherwise than canitoolcall expects, and why."""
 
 CHUNKINGS = {
     "1 token per delta": {"steps": [1]},
@@ -96,9 +87,4 @@ def test_a_recorded_output_through_vllm_reads_as_its_recorder_expects(
 ) -> None:
     streams = {label: streamed(fixture, name, **how) for label, how in CHUNKINGS.items()}
     observation = Observation(nonstream=answered(fixture, name), streams=streams)
-    family = recorded_outputs.FAMILIES[fixture.family]
-    failed = [row for row in run_checks(fixture, family, observation) if row.status is Status.FAIL]
-    if fixture.id in KNOWN:
-        assert failed, f"{fixture.id} now reads as expected: remove it from KNOWN"
-        return
-    assert not failed, "\n".join(f"{row.check} [{row.strategy}]: {row.detail}" for row in failed)
+    recorded_outputs.judge(fixture, observation)
