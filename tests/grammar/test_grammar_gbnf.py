@@ -54,14 +54,17 @@ def test_valid_turns_are_accepted_and_every_prefix_is_viable(name: str) -> None:
         gbnf = fmt.decoding_grammar(case.tools, "gbnf", generation_prompt=case.generation_prompt)
         note(f"text {text!r}\n{gbnf}")
         assert Recognizer(gbnf).accepts(text)
-        assert not Recognizer(gbnf).accepts(text[:-1])
+        if spec_of(fmt).stops:  # a turn may end anywhere where no stop ends it (K2 Horizon)
+            assert not Recognizer(gbnf).accepts(text[:-1])
         compiles(gbnf)
 
     accepted()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in EXPORTABLE if n != "gpt-oss"])
+@pytest.mark.parametrize(
+    "name", [n for n in EXPORTABLE if n != "gpt-oss" and spec_of(formats.get(n)).stops]
+)
 def test_without_its_stop_a_turn_ends_where_the_stop_would_begin(name: str) -> None:
     """`stop=False` (for engines whose stop token ends the turn): the turn without its stop
     is accepted, and with the stop's text it is not (free text never holds a marker)."""

@@ -117,7 +117,7 @@ def test_valid_turns_match_the_structural_tag(name: str) -> None:
         parts = Turn(None, case.turn.parts)
         turn = turn_in_order(parts, case.tools, required_first=in_gbnf)
         text = render(fmt, turn, None)
-        stop = next(s for s in fmt.spec.stops if text.endswith(s))
+        stop = next((s for s in spec_of(fmt).stops if text.endswith(s)), "")  # none: K2 Horizon
         tag = json.loads(fmt.decoding_grammar(case.tools, "structural-tag"))
         if any(t["end"] == stop for t in tag["format"]["tags"]):
             stop = ""  # the call's end is the stop (gpt-oss's `<|call|>`): the tag's
