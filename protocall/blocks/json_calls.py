@@ -186,7 +186,8 @@ def json_call_list(
     if proof is not None:
         begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
         openers += ("[",)
-    element = judged(cut.then(tag(ast.TOOL_CALL, call)))
+    resync = tuple(resync)
+    element = judged(cut.then(tag(ast.TOOL_CALL, call)), (*resync, *ends))
     later = seq(whitespace, literal(","), cut, whitespace, element)
     elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
     listed = seq(begin, cut, elements)
@@ -221,7 +222,7 @@ def json_call_lines(
     bounds = (*ends, *stops)
     rest = until(*bounds, emit=False) if bounds else regex(r"(?s:.*)")
     line = until("\n", *bounds, emit=False)
-    one = recover(judged(cut.then(tag(ast.TOOL_CALL, call))), rest)
+    one = recover(judged(cut.then(tag(ast.TOOL_CALL, call)), bounds), rest)
     no_call = recover(cut.then(fail("a call object `{…}` on its line")), line)
     starts = seq(whitespace, peek(regex(r"\S")))
     if bounds:

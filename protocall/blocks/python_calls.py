@@ -103,10 +103,11 @@ def python_call_list(
     calls.
     """
     stops = tuple(stops)
-    skip = until(*stops, emit=False)
+    bounds = (*section[1], *stops) if section is not None else stops
+    skip = until(*bounds, emit=False)
     if section is not None:
-        skip = until(*section[1], *stops, emit=False).then(optional(markers(*section[1])))
-    any_call = judged(_python_call(_python_name(None), strict=False)[1], triple_quotes=True)
+        skip = skip.then(optional(markers(*section[1])))
+    any_call = judged(_python_call(_python_name(None), strict=False)[1], bounds, triple_quotes=True)
     later = seq(whitespace, literal(","), cut, whitespace, alt(any_call, peek(literal("]"))))
 
     def listed(first: Parser[Any], begin: Parser[Any], end: Parser[Any]) -> Parser[Any]:
@@ -119,13 +120,13 @@ def python_call_list(
         begin = markers(*section[0]).then(whitespace)
         end = whitespace.then(closer(*section[1]))
         proof, first = _python_call(_python_name(None), strict=False)
-        first = judged(first, triple_quotes=True)
+        first = judged(first, bounds, triple_quotes=True)
         heads.append(unfinished(seq(begin, literal("["), whitespace, proof)))
         lists.append(unfinished(listed(first, begin, optional(end))))
         openers.extend(section[0])
     if bare:
         proof, first = _python_call(_python_name(tools))
-        first = judged(first, triple_quotes=True)
+        first = judged(first, bounds, triple_quotes=True)
         heads.append(seq(literal("["), whitespace, proof))
         lists.append(listed(first, success(None), success(None)))
         openers.extend(_list_starts(tools))
@@ -158,10 +159,11 @@ def python_call_lines(stops: Iterable[str], section: tuple[Sequence[str], Sequen
     read on; else it is skipped to the end (consumed) or a stop.
     """
     begins, ends = section
-    skip = until(*ends, *stops, emit=False).then(optional(markers(*ends)))
+    bounds = (*ends, *stops)
+    skip = until(*bounds, emit=False).then(optional(markers(*ends)))
     proof, call = _python_call(_python_name(None), strict=False)
     opening = markers(*begins).then(whitespace)
-    call = recover(judged(call, triple_quotes=True), skip)
+    call = recover(judged(call, bounds, triple_quotes=True), skip)
     more = many(regex(r"\s+").then(unfinished(call)))
     calls = seq(opening, call, more, optional(whitespace.then(closer(*ends))))
     return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(calls))

@@ -6,12 +6,16 @@ none), an opening bracket, and anything up to the bracket that closes it, bracke
 strings not counted (`"…"` and `'…'` with backslash escapes, and with `triple_quotes`
 Python's `'''…'''` and `\"\"\"…\"\"\"`). That is all a failed member must be for the list to
 go on: `{"name": "f", "argumentz": {}}` and `g(a=float("nan"))` each fail as a call and are
-still whole members.
+still whole members. A member never reaches past one of the list's `bounds` (its section
+end, a stop, a begin where the section has no end) outside a string: the text up to it is
+no member, and the list fails there at once rather than scanning on to the end of the
+output.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from .parser import Parser, Step, Wrapper
@@ -39,14 +43,37 @@ class Mismatch(Exception):
         self.expected = expected
 
 
+class Bounds:
+    """Markers no member reaches past outside a string (see the module docstring)."""
+
+    def __init__(self, markers: Sequence[str]) -> None:
+        self.markers = tuple(marker for marker in markers if marker)
+        firsts = "".join(sorted({marker[0] for marker in self.markers}))
+        self.plain = re.compile(rf"[^\"'()\[\]{{}}\\{re.escape(firsts)}]+") if firsts else _PLAIN
+
+    def at(self, text: str, at: int, final: bool) -> bool | None:
+        """Whether one of the markers starts at `at`; None while `text` ends inside one
+        that may still arrive (not `final`)."""
+        rest = text[at:]
+        if any(rest.startswith(marker) for marker in self.markers):
+            return True
+        if not final and any(marker.startswith(rest) for marker in self.markers):
+            return None
+        return False
+
+
+NO_BOUNDS = Bounds(())
+
+
 class Nesting:
     """How far a scan of a member has got: whether its first bracket has opened, the
     closers it waits for (innermost last), the quote of the string it is in (or "")."""
 
-    __slots__ = ("closers", "opened", "quote", "triple")
+    __slots__ = ("bounds", "closers", "opened", "quote", "triple")
 
-    def __init__(self, triple_quotes: bool) -> None:
+    def __init__(self, triple_quotes: bool, bounds: Bounds = NO_BOUNDS) -> None:
         self.triple = triple_quotes
+        self.bounds = bounds
         self.opened = False
         self.closers: list[str] = []
         self.quote = ""
@@ -69,11 +96,17 @@ class Nesting:
                 if text[at] not in _CLOSING:
                     raise Mismatch(at, "an opening bracket")
                 self.opened = True
-            plain = _PLAIN.match(text, at)
+            plain = self.bounds.plain.match(text, at)
             if plain is not None:
                 at = plain.end()
                 continue
             char = text[at]
+            if self.bounds.markers:
+                bound = self.bounds.at(text, at, final)
+                if bound is None:
+                    return at, False
+                if bound:
+                    raise Mismatch(at, "the member's end before the section goes on")
             if char in _CLOSING:
                 self.closers.append(_CLOSING[char])
             elif char in ")]}":
@@ -84,6 +117,8 @@ class Nesting:
                     return at + 1, True
             elif char == "\\":
                 raise Mismatch(at, "no backslash outside a string")
+            elif char not in "'\"":
+                pass  # the first character of a bound that is not one here
             else:
                 tripled = char * 3
                 if self.triple and text.startswith(tripled, at):
@@ -115,13 +150,14 @@ class Rest(Parser[None]):
     """The rest of a member from a scan's state (`Nesting` after its text so far): through
     its last closer. Needs more until then; fails at a `Mismatch` or the end of input."""
 
-    def __init__(self, prefix: str, triple_quotes: bool) -> None:
+    def __init__(self, prefix: str, triple_quotes: bool, bounds: Bounds) -> None:
         self.prefix = prefix
         self.triple = triple_quotes
+        self.bounds = bounds
         self.expected = ("the rest of the member",)
 
     def step(self, inp: Input, pos: int) -> Step[None]:
-        nesting = Nesting(self.triple)
+        nesting = Nesting(self.triple, self.bounds)
         try:
             resume, done = nesting.scan(self.prefix, 0, final=False)
             start = pos  # kept while it scans: where the list resyncs if the member fails
@@ -146,9 +182,10 @@ class Judged(Wrapper[Any]):
     closer. Any other failure passes through (the list's to judge). Needs more while
     `parser` does, and after a failure until the member's end has arrived."""
 
-    def __init__(self, parser: Parser[Any], triple_quotes: bool) -> None:
+    def __init__(self, parser: Parser[Any], triple_quotes: bool, bounds: Bounds) -> None:
         self.parser = parser
         self.triple = triple_quotes
+        self.bounds = bounds
 
     def step(self, inp: Input, pos: int) -> Step[Any]:
         barrier = inp.open_choice(pos, barrier=True)
@@ -161,7 +198,7 @@ class Judged(Wrapper[Any]):
             failure.detach()
             at = min(max(failure.position, pos, inp.base), inp.end)
             try:
-                _, end = yield from Rest(inp.raw(pos, at), self.triple).step(inp, at)
+                _, end = yield from Rest(inp.raw(pos, at), self.triple, self.bounds).step(inp, at)
             except ParseFailure:
                 inp.close_choice(barrier, keep_output=True)
                 raise failure from None
@@ -172,7 +209,9 @@ class Judged(Wrapper[Any]):
         return result
 
 
-def judged(parser: Parser[Any], *, triple_quotes: bool = False) -> Parser[Any]:
-    """`parser` on one member of a list, judged on its own (see `Judged`); `triple_quotes`
-    for Python's strings."""
-    return Judged(parser, triple_quotes)
+def judged(
+    parser: Parser[Any], bounds: Sequence[str], *, triple_quotes: bool = False
+) -> Parser[Any]:
+    """`parser` on one member of a list, judged on its own (see `Judged`), the list's
+    `bounds` ending any member; `triple_quotes` for Python's strings."""
+    return Judged(parser, triple_quotes, Bounds(bounds))

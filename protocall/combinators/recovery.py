@@ -101,12 +101,13 @@ class Recover(Wrapper[Any]):
                 inp.close_choice(barrier, keep_output=False)
                 raise
             failure.detach()  # kept in the result: not the frames and failures it crossed
-            end = inp.end
+            end = arrived = inp.end  # the text that decided the failure has arrived
             if resync is not None:
                 at = min(max(failure.position, pos, inp.base), inp.end)
                 _, end = yield from resync.step(inp, at)
                 if self.rivals is not None and failure.position < inp.end:
-                    end = yield from self._run(inp, pos, failure, resync, end)
+                    header = inp.raw(pos, min(arrived, failure.position + HEADER))
+                    end = yield from self._run(inp, pos, failure, header, resync, end)
             raw = inp.raw(pos, end)
             inp.close_choice(barrier, keep_output=after_cut)
             return error_node(inp, failure, raw, pos, end), end
@@ -114,14 +115,21 @@ class Recover(Wrapper[Any]):
         return result
 
     def _run(
-        self, inp: Input, pos: int, failure: ParseFailure, resync: Parser[Any], end: int
+        self,
+        inp: Input,
+        pos: int,
+        failure: ParseFailure,
+        header: str,
+        resync: Parser[Any],
+        end: int,
     ) -> Generator[int, None, int]:
-        """Where the run of regions failing as the one from `pos` to `end` does ends."""
+        """Where the run of regions failing as the one from `pos` to `end` does ends,
+        `header` being the region's text from its start through at least what decided
+        its failure (a member's failure may be decided after it: `judged`)."""
         offset = failure.position - pos
         if offset >= HEADER:
             return end
-        header = inp.raw(pos, failure.position + 1)
-        if not (yield from self.follows(inp, end, header)):
+        if not (yield from self.follows(inp, end, header[: offset + 1])):
             return end
         decided = self.deciding(header, offset, failure.expected)
         if decided is None:

@@ -45,13 +45,15 @@ def streamed(parser: Parser[Any], text: str, finish: bool = True) -> tuple[Any, 
 
 NUMBER = cut.then(tag("member", seq(literal("{"), regex(r"\d+"), literal("}")).map(lambda p: p[1])))
 """A member: `{` digits `}`, committed at its start."""
+BOUNDS = ("<end>", "[STOP]")
+"""The list's bounds: markers no member reaches past outside a string."""
 LIST = seq(
     literal("["),
-    judged(NUMBER),
-    many(seq(literal(","), judged(NUMBER))),
+    judged(NUMBER, BOUNDS),
+    many(seq(literal(","), judged(NUMBER, BOUNDS))),
     literal("]"),
 )
-PY_LIST = seq(literal("["), judged(NUMBER, triple_quotes=True), literal("]"))
+PY_LIST = seq(literal("["), judged(NUMBER, (), triple_quotes=True), literal("]"))
 
 
 def test_good_members_pass() -> None:
@@ -76,8 +78,25 @@ def test_a_member_still_open_needs_more_and_fails_at_the_end_of_input() -> None:
     assert streamed(LIST, '[{1},{x, "}')[0] is FAILED
 
 
+def test_a_bound_outside_a_string_ends_the_member_and_fails_the_list_at_once() -> None:
+    """The list fails where the bound has arrived, before the end of the input: the text
+    after it (a member's closing brace) is never waited for."""
+    assert streamed(LIST, "[{1},{x <end> }]", finish=False)[0] is FAILED
+    assert streamed(LIST, "[{1},{x [STOP] }]", finish=False)[0] is FAILED
+    assert streamed(LIST, "[{1},{x <en", finish=False)[0] is NEED_MORE
+
+
+def test_a_bound_inside_a_string_or_a_near_miss_is_part_of_the_member() -> None:
+    assert streamed(LIST, '[{1},{x "<end>"},{3}]') == (DONE, ["1", "3"], ['{x "<end>"}'])
+    assert streamed(LIST, "[{1},{x <en> [STOPS]},{3}]") == (
+        DONE,
+        ["1", "3"],
+        ["{x <en> [STOPS]}"],
+    )
+
+
 def test_a_failure_before_a_cut_passes_through() -> None:
-    uncommitted = seq(literal("["), judged(literal("{1}")), literal("]"))
+    uncommitted = seq(literal("["), judged(literal("{1}"), ()), literal("]"))
     assert streamed(uncommitted, "[{2}]")[0] is FAILED
 
 
