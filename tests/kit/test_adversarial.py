@@ -723,22 +723,44 @@ def test_a_run_of_dsml_prefixes_is_one_text_scan(
     assert_calls_per_character(name, label, one_shot, streamed)
 
 
-@pytest.mark.parametrize(
-    ("name", "text"),
-    [
-        ("deepseek-v3.2", "hi <｜DSML｜p<｜DSML｜invoke x"),
-        ("deepseek-v4.1", "<｜DSML｜<｜DSML｜ <｜DSML｜ end"),
-        ("hermes", "a <tool_call>x<tool_call> b"),
-    ],
-)
-def test_openers_that_head_no_call_stand_in_one_content_node(name: str, text: str) -> None:
+def top_nodes(name: str, text: str) -> list[tuple[str, int, int, Any]]:
+    """The top-level AST nodes of `text` (a `Recovered` value as its raw text), the same
+    one-shot, per character and in 4-character deltas."""
+    found = []
     for chunks in ([text], list(text), [text[i : i + 4] for i in range(0, len(text), 4)]):
         session = formats.get(name).parser(TOOLS)
         for chunk in chunks:
             session.feed(chunk)
         session.finish()
-        nodes = [(node.tag, node.start, node.end, node.value) for node in session.ast.children]
-        assert nodes == [("content", 0, len(text), text)]
+        found.append(
+            [
+                (node.tag, node.start, node.end, getattr(node.value, "raw", node.value))
+                for node in session.ast.children
+                if node.start < node.end  # not the call a region opened before failing
+            ]
+        )
+    assert all(nodes == found[0] for nodes in found)
+    return found[0]
+
+
+def test_openers_that_head_no_call_stand_in_one_content_node() -> None:
+    text = "a <tool_call>x<tool_call> b"
+    assert top_nodes("hermes", text) == [("content", 0, len(text), text)]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "start"),
+    [
+        ("deepseek-v3.2", "hi <｜DSML｜p<｜DSML｜invoke x", 3),
+        ("deepseek-v4.1", "<｜DSML｜<｜DSML｜ <｜DSML｜ end", 0),
+    ],
+)
+def test_damaged_dsml_openers_are_one_error_region(name: str, text: str, start: int) -> None:
+    """A DSML section is sealed (`Section.sealed`): its opener is written only to call, so
+    one that heads no call is a damaged call, from it to the end of the turn one error
+    region (a run of them too), never a content node per opener."""
+    before = [("content", 0, start, text[:start])] if start else []
+    assert top_nodes(name, text) == [*before, ("error", start, len(text), text[start:])]
 
 
 # -- in deltas: a waiting choice buffers what keeps it waiting, a marker window is decided once --
