@@ -44,7 +44,7 @@ SPEC = Spec(
     turn=Think(ends_at=("<|tool_calls_section_begin|>", "<|tool_call_begin|>")),
     call=Call(
         "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>",
-        name=IdName("functions.", r"[^\s<][^<\n]{0,255}"),
+        name=IdName("functions.", chars=r"[^<\n]"),
         spaced=True,
         closer_proves=True,
     ),

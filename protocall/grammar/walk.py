@@ -81,7 +81,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
     "Section": frozenset({"begins", "ends", "each", "array", "framing", "written_bare"}),
     "Plain": frozenset({"pattern", "prefix"}),
     "Attribute": frozenset({"pattern"}),
-    "IdName": frozenset({"prefix", "pattern"}),
+    "IdName": frozenset({"prefix", "chars"}),
     "JsonObject": frozenset(),
     "XmlArguments": frozenset({"layout", "separator", "newline"}),
     "Layout": frozenset(

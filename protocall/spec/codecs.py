@@ -53,6 +53,7 @@ from ..combinators import (
     fail,
     literal,
     markers,
+    not_followed_by,
     optional,
     peek,
     regex,
@@ -113,18 +114,29 @@ class Attribute:
 @dataclass(frozen=True)
 class IdName:
     """An id that carries the name, `{prefix}NAME:IDX` (`functions.get_weather:0`): the id
-    (a token of `pattern`) is kept as the call id; the name is the id without a leading
-    `prefix` and a trailing `:IDX` (1-20 digits), final once the whole id has arrived. An id
-    without `:IDX` names a tool only when it is `{prefix}NAME` with NAME declared; any
-    other, or a name longer than `NAME_LIMIT`, makes the call malformed (an error, never a
-    call named after a guess)."""
+    (a character that is neither whitespace nor `<`, then characters of the class `chars`)
+    is kept as the call id, without the whitespace it may end with; the name is the id
+    without a leading `prefix` and a trailing `:IDX` (1-20 digits), final once the whole id
+    has arrived. An id without `:IDX` names a tool only when it is `{prefix}NAME` with NAME
+    declared; any other, or a name longer than `NAME_LIMIT`, makes the call malformed (an
+    error, never a call named after a guess, nor text). An id that runs on past the longest
+    one such a name allows fails there expecting `TOO_LONG` (the head then commits: see
+    `long_name_commits`), so a head waiting on an endless id holds back a bounded text."""
 
     prefix: str = "functions."
-    pattern: str = r"[^\s<]+"
+    chars: str = r"[^\s<]"
+
+    @property
+    def pattern(self) -> str:
+        """What an id is, unbounded."""
+        return rf"[^\s<]{self.chars}*"
 
     def parser(self) -> Parser[str]:
-        """The id: a token of `pattern`, without the whitespace it may end with."""
-        return tag(ast.TOOL_ID, regex(self.pattern).map(str.rstrip).desc("a call id"))
+        """The id, read up to its bound (see the class docstring)."""
+        longest = len(self.prefix) + NAME_LIMIT + 21  # `:` and 20 digits
+        ids = regex(rf"[^\s<]{self.chars}{{0,{longest - 1}}}").desc("a call id")
+        bounded = ids.skip(not_followed_by(regex(self.chars), TOO_LONG))
+        return tag(ast.TOOL_ID, bounded.map(str.rstrip))
 
     def name(self, call_id: str) -> str:
         """The name that `call_id` carries (whether it is one or not)."""
