@@ -25,6 +25,7 @@ from ..combinators import (
     recover,
     regex,
     seq,
+    string_token,
     tag,
     unfinished,
     until,
@@ -118,7 +119,7 @@ def json_arguments() -> Parser[Any]:
     return alt(json_object(), _ENCODED.bind(_decoded))
 
 
-_ENCODED = regex(r'"(?:[^"\\]|\\.?)*"?').desc("a JSON string")
+_ENCODED = string_token('"', "a JSON string")
 """A JSON string token, read whole without streaming it (its text is not the arguments')."""
 
 

@@ -25,6 +25,7 @@ from .parser import (
 )
 from .parsy_leaf import from_parsy
 from .primitives import fail, literal, markers, regex, whitespace
+from .quoted import string_token
 from .recovery import ERROR, Recover, Recovered, recover, recurring, unfinished
 from .result import (
     DONE,
@@ -88,6 +89,7 @@ __all__ = [
     "separated_runs",
     "seq",
     "skip_many",
+    "string_token",
     "success",
     "tag",
     "unfinished",

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .parser import Parser, Step, Wrapper
+from .quoted import body_end
 from .recovery import error_node
 from .result import Backtrack, ParseFailure
 from .stream import Input
@@ -26,13 +27,6 @@ from .stream import Input
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _HEAD = re.compile(r"[\w.\-]*\s*")
 _PLAIN = re.compile(r"[^\"'()\[\]{}\\]+")
-_BODIES = {
-    '"': re.compile(r'(?:[^\\"\n]|\\[\s\S])*'),
-    "'": re.compile(r"(?:[^\\'\n]|\\[\s\S])*"),
-    '"""': re.compile(r'(?:[^\\"]|\\[\s\S]|"(?!""))*'),
-    "'''": re.compile(r"(?:[^\\']|\\[\s\S]|'(?!''))*"),
-}
-"""A string's text up to its closing quote; a one-line string's stops at a raw newline."""
 
 
 class Mismatch(Exception):
@@ -54,12 +48,13 @@ class Bounds:
     def at(self, text: str, at: int, final: bool) -> bool | None:
         """Whether one of the markers starts at `at`; None while `text` ends inside one
         that may still arrive (not `final`)."""
-        rest = text[at:]
-        if any(rest.startswith(marker) for marker in self.markers):
+        if any(text.startswith(marker, at) for marker in self.markers):
             return True
-        if not final and any(marker.startswith(rest) for marker in self.markers):
-            return None
-        return False
+        left = len(text) - at
+        if final or all(len(marker) <= left for marker in self.markers):
+            return False
+        rest = text[at:]  # shorter than a marker
+        return None if any(marker.startswith(rest) for marker in self.markers) else False
 
 
 NO_BOUNDS = Bounds(())
@@ -134,7 +129,7 @@ class Nesting:
     def _string(self, text: str, at: int, final: bool) -> int:
         """Past the string's closing quote (the string then closed), or where to resume."""
         quote = self.quote
-        end = _BODIES[quote].match(text, at).end()  # type: ignore[union-attr]  # matches ""
+        end = body_end(quote, text, at)
         if text.startswith(quote, end):
             self.quote = ""
             return end + len(quote)
