@@ -116,7 +116,7 @@ def call_object(
 def json_arguments() -> Parser[Any]:
     """The arguments: a JSON object, streamed; or a JSON string holding one (Hermes-style
     models write `"arguments": "{\\"a\\": 1}"`), given decoded once the string closes."""
-    return alt(json_object(), _ENCODED.bind(_decoded))
+    return alt(_ENCODED.bind(_decoded), json_object())  # the object last: no choice holds it
 
 
 _ENCODED = string_token('"', "a JSON string")
