@@ -1,7 +1,6 @@
 """Peak memory per session as a multiple of its input, for degenerate outputs.
 
-For every format and every input of `protocall.testing.degenerate_inputs` (plus a run of
-backslashes inside a JSON string argument, the worst case found so far), the output is
+For every format and every input of `protocall.testing.degenerate_inputs`, the output is
 parsed one-shot (`protocall.parse`) and streamed in 4-character deltas (a `Session`, feed
 + finish), under `tracemalloc`; the peak of memory allocated while parsing, the input
 itself not counted, is reported as a multiple of the input's size (ASCII input: one byte a
@@ -20,17 +19,11 @@ import tracemalloc
 from collections.abc import Callable
 
 from protocall import formats
-from protocall.testing.degenerate import call_opener, degenerate_inputs, parse
-
-BACKSLASHES = "backslash run in a string argument"
+from protocall.testing.degenerate import degenerate_inputs, parse
 
 
 def inputs(name: str) -> dict[str, Callable[[int], str]]:
-    fmt = formats.get(name)
-    cases = dict(degenerate_inputs(fmt))
-    opener, _ = call_opener(fmt)
-    cases[BACKSLASHES] = lambda size: opener + "\\" * max(size - len(opener), 1)
-    return cases
+    return dict(degenerate_inputs(formats.get(name)))
 
 
 def multiple(name: str, text: str, delta: int) -> float:

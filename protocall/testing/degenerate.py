@@ -94,4 +94,10 @@ def degenerate_inputs(fmt: Format) -> dict[str, Generator]:
     cases["call head, endless name"] = after(name_head, "a")
     cases["call opener, endless argument"] = after(opener, "x")
     cases["call opener, nested openers"] = after(opener, "[")
+    cases["call opener, backslash run"] = after(opener, "\\")
+    json_arguments = opener.rfind('{"location": "')
+    if json_arguments >= 0:  # a model may write JSON arguments as one string
+        cases["call head, arguments as an endless string"] = after(
+            opener[:json_arguments] + '"', "x"
+        )
     return cases
