@@ -139,7 +139,8 @@ def main() -> None:
         rows = measure(name, sizes, modes, args.repeats, args.budget, inputs)
         for mode in modes:
             of_mode = [row for row in rows if row.mode == mode]
-            worst.append(max(of_mode, key=lambda row: max(row.times.values())))
+            if of_mode:  # none where `--inputs` names no input of this format
+                worst.append(max(of_mode, key=lambda row: max(row.times.values())))
         largest = max(sizes)
         failing += [row for row in rows if row.worst_ratio > args.ratio
                     or max(row.times.values()) > args.budget
