@@ -108,6 +108,7 @@ _BUILTINS = (
     "xlam",
     "apriel",
     "hy3",
+    "hy-v4",
     "longcat",
     "dots",
     "k2-horizon",
