@@ -109,6 +109,7 @@ _BUILTINS = (
     "apriel",
     "hy3",
     "hy-v4",
+    "minicpm5",
     "longcat",
     "dots",
     "k2-horizon",

@@ -122,6 +122,7 @@ FAMILIES = {
     "hy3": Family("test_hy3:HY3_EXAMPLES", ((12, 0),), escaped_values=False),
     "hy3-preview": Family("test_hy3:PREVIEW_EXAMPLES", escaped_values=False),
     "hy-v4": Family("test_hy_v4", ((12, 0),), escaped_values=False),
+    "minicpm5": Family("test_minicpm5", ((12, 0),), opener="<function", escaped_values=False),
     "hunyuan-a13b": Family("test_hunyuan_a13b", opener="<tool_calls>", names_cut_call=False),
     "internlm2": Family("test_internlm2"),
     "jamba": Family("test_jamba", opener="<tool_calls>", names_cut_call=False),

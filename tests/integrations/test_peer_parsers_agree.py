@@ -29,9 +29,10 @@ if FAMILY_TESTS not in sys.path:
 from peer_tools import TOOLS  # noqa: E402
 
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
-VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4"}
+VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
+SGLANG |= {"minicpm5": "minicpm5"}
 
 VOCABULARY = {"hy-v4"}
 """The families whose peers read their markers off the tokenizer's vocabulary (Hy v4's
