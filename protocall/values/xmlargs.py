@@ -443,12 +443,15 @@ class XmlArguments(Parser[Arguments]):
         self, inp: Input, pos: int, key: str, arguments: Arguments, keep: int
     ) -> Resumable[int | None]:
         """Where the argument ends if the quote's close right before `pos` ends the value
-        (`value_close` follows and closes it), else None."""
+        (`value_close` follows and closes it), else None; at the end of input, where
+        `value_close` could still have followed, a failure expecting it."""
         value_close = self.layout.value_close
         try:
             after = yield from _skip_space(inp, pos, keep)
             yield from self._choose(inp, after, (value_close,), keep)
-        except Backtrack:
+        except Backtrack as failure:
+            if inp.eof and failure.position >= inp.end:
+                raise Backtrack(inp.end, self.terminators.value_expected) from None
             return None
         size = len(value_close)
         closes = yield from self._closes(inp, _CLOSE, after, size, key, arguments, keep)

@@ -453,6 +453,14 @@ def test_quoted_text_streams_as_it_arrives_holding_back_a_possible_close() -> No
     assert run.status is DONE
 
 
+@pytest.mark.parametrize("cut", ["]]>", "]]> \n", "]]></par"])
+def test_a_quote_closed_at_the_end_of_input_expects_the_value_close(cut: str) -> None:
+    text = f'<param name="content"><![CDATA[x{cut}'
+    run = parse(MINICPM5, text).run
+    assert run.status is FAILED and run.error is not None
+    assert run.error.position == len(text) and "`</param>`" in str(run.error)
+
+
 @pytest.mark.parametrize("value", ["<![CDATA", "<!x", "<![CDATA[x"])
 def test_text_that_only_begins_like_the_quote_is_read_as_it_can_be(value: str) -> None:
     """A proper prefix of the open is raw text; an open never closed fails at the end."""
