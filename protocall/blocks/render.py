@@ -91,6 +91,19 @@ def raw_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def layout_text(layout: Layout, value: Any) -> str:
+    """A value's raw text as `layout` writes it: in the layout's quote where it has one and
+    the value is a string holding one of its `quote_when` characters or beginning with
+    the quote's open."""
+    text = raw_text(value)
+    if layout.quote is None or not isinstance(value, str):
+        return text
+    opener, close = layout.quote
+    if text.startswith(opener) or any(char in text for char in layout.quote_when):
+        return f"{opener}{text}{close}"
+    return text
+
+
 def json_type(value: Any) -> str:
     """The JSON type name of a value (string, number, boolean, null, object, array), as a
     type attribute writes it."""
@@ -104,8 +117,9 @@ def render_argument(layout: Layout, key: str, value: Any) -> str:
     """One argument of a layout whose key is an attribute, the way `xml_arguments` reads it
     back: the opener with the key attribute and, where the layout has one, the type
     attribute (the value's JSON type, or the `type_values` entry for `string` or `json`),
-    then `key_close`, the raw text (a string verbatim, other values as JSON) and
-    `value_close`. Attribute values are entity-escaped where the layout decodes entities."""
+    then `key_close`, the raw text (a string verbatim, other values as JSON; quoted where
+    `layout_text` quotes it) and `value_close`. Attribute values are entity-escaped where
+    the layout decodes entities."""
     escape = escape_attribute if layout.decode_entities else str
     attributes = f' {layout.key_attribute}="{escape(key)}"'
     if layout.type_attribute is not None:
@@ -114,4 +128,5 @@ def render_argument(layout: Layout, key: str, value: Any) -> str:
             spelled = {name: attribute for attribute, name in layout.type_values.items()}
             kind = spelled.get(kind) or spelled["json"]
         attributes += f' {layout.type_attribute}="{kind}"'
-    return f"{layout.opener}{attributes}{layout.key_close}{raw_text(value)}{layout.value_close}"
+    text = layout_text(layout, value)
+    return f"{layout.opener}{attributes}{layout.key_close}{text}{layout.value_close}"

@@ -75,6 +75,8 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "k2-v3": ("k2-horizon", None),
     "mimo-v2-flash": ("mimo", None),
     "laguna-xs.2": ("poolside-v1", None),
+    "minicpm5-1b": ("minicpm5", None),
+    "minicpm-sala": ("minicpm5", None),
     "step-3.5-flash": ("qwen3-coder", "reasoning"),  # vLLM's and SGLang's step3p5
     "step-3.7": ("qwen3-coder", "reasoning"),
     "step-5": ("qwen3-coder", None),  # vLLM's step5: Qwen3-Coder, thinking off

@@ -108,6 +108,8 @@ _BUILTINS = (
     "xlam",
     "apriel",
     "hy3",
+    "hy-v4",
+    "minicpm5",
     "longcat",
     "dots",
     "k2-horizon",

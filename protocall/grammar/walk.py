@@ -139,14 +139,16 @@ TOLERATED: Mapping[str, frozenset[str]] = {
         }
     ),
     "XmlArguments": frozenset({"block"}),
-    "Layout": frozenset({"committed_opener", "unclosed_at_opener", "unclosed_at_end"}),
+    "Layout": frozenset(
+        {"committed_opener", "unclosed_at_opener", "unclosed_at_end", "quote", "quote_when"}
+    ),
 }
 """Read tolerances: other spellings and strays the parser accepts, which the written form
 (the grammar) never needs. Among them `Channels.starts` (which channels a prompt may leave
 open: the grammar follows the prompt it is given), `Call.proof` (what proves a bare object a
 call when read: the grammar writes the call object itself) and `Section.element` (an older
 spelling read behind the same opener, Mistral's pre-v11 array: the template's calls are
-written)."""
+written) and `Layout.quote` (values are written unquoted)."""
 
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""

@@ -37,7 +37,12 @@ from ..blocks.names import (
     name_run,
     tool_name,
 )
-from ..blocks.render import escape_attribute, raw_text, render_argument, unescape_attribute
+from ..blocks.render import (
+    escape_attribute,
+    layout_text,
+    render_argument,
+    unescape_attribute,
+)
 from ..blocks.schema_typing import schema_typing
 from ..combinators import (
     Backtrack,
@@ -223,7 +228,7 @@ class XmlArguments:
         if layout.key_attribute:
             return render_argument(layout, key, value)
         gap = "\n" if self.newline and layout.value_open else ""
-        text = raw_text(value)
+        text = layout_text(layout, value)
         before, after = _framing(layout, text)
         value_text = f"{layout.value_open}{before}{text}{after}"
         return f"{layout.opener}{key}{layout.key_close}{gap}{value_text}{layout.value_close}"
@@ -231,7 +236,8 @@ class XmlArguments:
     @property
     def markers(self) -> tuple[str, ...]:
         block = () if self.block is None else (self.block.open, self.block.close)
-        return (*block, self.layout.opener, self.layout.value_close)
+        quote = self.layout.quote or ()
+        return (*block, self.layout.opener, self.layout.value_close, *quote)
 
     @property
     def shown(self) -> str:

@@ -99,6 +99,12 @@ class Layout:
     - `committed_opener`: `value_close` then `opener` always ends the value (see the
       module docstring).
     - `unclosed_at_opener`, `unclosed_at_end`: tolerances of a missing `value_close`.
+    - `quote`: an (open, close) pair that may wrap a whole value, open right where the
+      value starts (MiniCPM5's `<![CDATA[` … `]]>`): the text between is the value
+      verbatim, markers included; the close ends it only where `value_close` follows
+      (after optional whitespace) and closes the value as the rules above have it, else
+      it is value text. `quote_when`: the characters that make the renderer quote a
+      string value (one that begins with the open is quoted too).
     """
 
     opener: str
@@ -115,6 +121,8 @@ class Layout:
     committed_opener: bool = False
     unclosed_at_opener: bool = False
     unclosed_at_end: tuple[str, ...] | None = None
+    quote: tuple[str, str] | None = None
+    quote_when: str = ""
 
 
 class Typed(Protocol):
@@ -187,6 +195,10 @@ class Terminators:
         # A bare key's text: it stops at a character that may start `key_close` or a tag.
         self.key_run = re.compile("[^<>\n" + re.escape(layout.key_close[0]) + "]*")
         self.value_expected = (quote(layout.value_close),)
+        if layout.quote is not None:
+            close = {layout.quote[1]: _CLOSE}
+            self.quote_find = re.compile(longest_first(close))
+            self.quote_scan = re.compile(f"{longest_first(close)}|(?:{proper_prefixes(close)})\\Z")
 
 
 class XmlArguments(Parser[Arguments]):
@@ -333,6 +345,10 @@ class XmlArguments(Parser[Arguments]):
         self, inp: Input, start: int, key: str, arguments: Arguments, streamed: bool
     ) -> Resumable[tuple[str, int, int]]:
         """The raw value from `start`: (raw text, where it ends, where the argument ends)."""
+        if self.layout.quote is not None:
+            quoted = yield from self._choose_quote(inp, start)
+            if quoted:
+                return (yield from self._quoted(inp, start, key, arguments, streamed))
         marks = self.terminators
         find, scan_open, kinds = marks.find, marks.scan, marks.kinds
         framing = self.layout.framing_newlines
@@ -380,6 +396,66 @@ class XmlArguments(Parser[Arguments]):
                 raise Backtrack(base + size, marks.value_expected)
             scan = limit
             yield from self.wait_value(inp, state)
+
+    def _choose_quote(self, inp: Input, start: int) -> Resumable[bool]:
+        """Whether the value at `start` opens the layout's quote; needs more while the text
+        there is a proper prefix of the open."""
+        assert self.layout.quote is not None
+        opener = self.layout.quote[0]
+        while True:
+            got = inp.buf[start - inp.base : start - inp.base + len(opener)]
+            if got == opener or inp.eof or not opener.startswith(got):
+                return got == opener
+            yield start
+
+    def _quoted(
+        self, inp: Input, start: int, key: str, arguments: Arguments, streamed: bool
+    ) -> Resumable[tuple[str, int, int]]:
+        """A quoted value from `start` (its open): (raw text, where it ends, where the
+        argument ends). Text that could still be the quote's close is held back."""
+        assert self.layout.quote is not None
+        opener, close = self.layout.quote
+        marks = self.terminators
+        state = _Gathered(start + len(opener))
+        scan = state.emitted
+        while True:
+            buf, base, eof = inp.buf, inp.base, inp.eof
+            match = (marks.quote_find if eof else marks.quote_scan).search(buf, scan - base)
+            limit = base + (len(buf) if match is None else match.start())
+            if limit > state.emitted:
+                piece = buf[state.emitted - base : limit - base]
+                state.add(piece)
+                if streamed:
+                    inp.out.append(new_text((encode_basestring(piece)[1:-1], state.emitted)))
+                state.emitted = limit
+            if match is not None and match.group() == close:
+                end = yield from self._quote_ends(inp, limit + len(close), key, arguments, limit)
+                if end is not None:
+                    return state.text(), limit, end
+                scan = limit + 1
+                continue
+            if eof:
+                raise Backtrack(base + len(buf), (quote(close),))
+            scan = limit
+            yield state.emitted
+
+    def _quote_ends(
+        self, inp: Input, pos: int, key: str, arguments: Arguments, keep: int
+    ) -> Resumable[int | None]:
+        """Where the argument ends if the quote's close right before `pos` ends the value
+        (`value_close` follows and closes it), else None; at the end of input, where
+        `value_close` could still have followed, a failure expecting it."""
+        value_close = self.layout.value_close
+        try:
+            after = yield from _skip_space(inp, pos, keep)
+            yield from self._choose(inp, after, (value_close,), keep)
+        except Backtrack as failure:
+            if inp.eof and failure.position >= inp.end:
+                raise Backtrack(inp.end, self.terminators.value_expected) from None
+            return None
+        size = len(value_close)
+        closes = yield from self._closes(inp, _CLOSE, after, size, key, arguments, keep)
+        return after + size if closes else None
 
     def _closes(
         self, inp: Input, kind: str, at: int, size: int, key: str, arguments: Arguments, keep: int

@@ -121,6 +121,8 @@ FAMILIES = {
     "granite-20b-fc": Family("test_granite_20b_fc"),
     "hy3": Family("test_hy3:HY3_EXAMPLES", ((12, 0),), escaped_values=False),
     "hy3-preview": Family("test_hy3:PREVIEW_EXAMPLES", escaped_values=False),
+    "hy-v4": Family("test_hy_v4", ((12, 0),), escaped_values=False),
+    "minicpm5": Family("test_minicpm5", ((12, 0),), opener="<function", escaped_values=False),
     "hunyuan-a13b": Family("test_hunyuan_a13b", opener="<tool_calls>", names_cut_call=False),
     "internlm2": Family("test_internlm2"),
     "jamba": Family("test_jamba", opener="<tool_calls>", names_cut_call=False),
@@ -466,7 +468,7 @@ def test_a_close_after_a_call_ended_pre_opened_reasoning_is_no_content(name: str
     fmt = registered(name)
     generation_prompt, close = fmt.prompt_for("reasoning"), fmt.channels["reasoning"][1]
     call = fmt.render(Turn(None, (ToolUse("get_time", {"zone": "UTC"}),)), None)
-    stop = next((s for s in fmt.reserved if call.endswith(s)), "")
+    stop = next((s for s in fmt.spec.stops if call.endswith(s)), "") if fmt.spec else ""
     text = "Hmm.\n" + call.removesuffix(stop) + close + "Done." + stop
     calls = [{"name": "get_time", "arguments": {"zone": "UTC"}}]
     expected = {"reasoning_content": "Hmm.", "content": "Done.", "tool_calls": calls}

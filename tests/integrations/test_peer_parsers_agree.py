@@ -29,12 +29,18 @@ if FAMILY_TESTS not in sys.path:
 from peer_tools import TOOLS  # noqa: E402
 
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
-VLLM |= {"poolside-v1": "poolside_v1"}
+VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
-SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1"}
+SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
+SGLANG |= {"minicpm5": "minicpm5"}
+
+VOCABULARY = {"hy-v4"}
+"""The families whose peers read their markers off the tokenizer's vocabulary (Hy v4's
+suffix, and its lack of `<tool_sep>`): their tokenizer holds the format's reserved
+markers as special tokens; the others' holds none."""
 
 
-MODULES = {"gigachat-3.5": "test_gigachat35"}
+MODULES = {"gigachat-3.5": "test_gigachat35", "hy-v4": "test_hy_v4"}
 """The test modules not named by the family name with `_` for `-`."""
 
 
@@ -43,6 +49,12 @@ def examples(family: str) -> list[tuple[str, str | None]]:
     name = MODULES.get(family) or "test_" + family.replace("-", "_")
     module = importlib.import_module(name)
     return [(text, prompt) for text, prompt, _ in module.EXAMPLES]
+
+
+def tokenizer(family: str) -> servers_shim.Tokenizer:
+    """A tokenizer for the family's peers (see `VOCABULARY`)."""
+    reserved = protocall.formats.get(family).reserved if family in VOCABULARY else ()
+    return servers_shim.Tokenizer(list(reserved))
 
 
 def ours(text: str, family: str, prompt: str | None) -> list[tuple[str, Any]]:
@@ -60,7 +72,7 @@ def test_vllm_s_tool_parser_reads_the_same_calls(family: str) -> None:
     request = ChatCompletionRequest(model="m", messages=[], tools=TOOLS, tool_choice="auto")
     parser_class = ToolParserManager.get_tool_parser(VLLM[family])
     for text, prompt in examples(family):
-        parser = parser_class(servers_shim.Tokenizer([]), request.tools)
+        parser = parser_class(tokenizer(family), request.tools)
         found = parser.extract_tool_calls(text, request).tool_calls
         theirs = [(call.function.name, json.loads(call.function.arguments)) for call in found]
         assert theirs == ours(text, family, prompt), text
@@ -75,6 +87,7 @@ def test_sglang_s_detector_reads_the_same_calls(family: str) -> None:
 
     tools = [Tool(**tool) for tool in TOOLS]
     for text, prompt in examples(family):
-        _, found = FunctionCallParser(tools, SGLANG[family]).parse_non_stream(text)
+        parser = FunctionCallParser(tools, SGLANG[family], tokenizer(family))
+        _, found = parser.parse_non_stream(text)
         theirs = [(call.name, json.loads(call.parameters)) for call in found]
         assert theirs == ours(text, family, prompt), text

@@ -16,6 +16,7 @@ from protocall.formats.deepseek import DSML, DSML_V41
 from protocall.formats.deepseek import dsml_layout as dsml
 from protocall.formats.glm import LAYOUT as GLM
 from protocall.formats.kimi_k3 import LAYOUT as KIMI_K3
+from protocall.formats.minicpm5 import LAYOUT as MINICPM5
 from protocall.formats.minimax import LAYOUT as MINIMAX
 from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
 from protocall.formats.seed_oss import LAYOUT as SEED_OSS
@@ -67,6 +68,10 @@ def render(layout: Layout, args: list[Arg], gap: str = "\n") -> str:
             parts.append(f"<arg_key>{arg.key}</arg_key>{gap}<arg_value>{arg.raw}</arg_value>")
         elif layout is MINIMAX:
             parts.append(f'<parameter name="{arg.key}">{arg.raw}</parameter>')
+        elif layout is MINICPM5:  # CDATA where the template writes it
+            quoted = arg.kind == "string" and any(c in arg.raw for c in "<&\n")
+            raw = f"<![CDATA[{arg.raw}]]>" if quoted else arg.raw
+            parts.append(f'<param name="{arg.key}">{raw}</param>')
         elif layout in (DSML, DSML_V41):
             string = "true" if arg.kind == "string" else "false"
             parts.append(
@@ -86,8 +91,9 @@ def schema_of(args: list[Arg]) -> dict[str, Any]:
     return {"type": "object", "properties": {a.key: SCHEMA_TYPES[a.kind] for a in args}}
 
 
-LAYOUTS = [QWEN3_CODER, SEED_OSS, GLM, MINIMAX, DSML, DSML_V41, KIMI_K3]
+LAYOUTS = [QWEN3_CODER, SEED_OSS, GLM, MINIMAX, DSML, DSML_V41, KIMI_K3, MINICPM5]
 LAYOUT_IDS = ["qwen3_coder", "seed_oss", "glm", "minimax", "dsml", "dsml_v41", "kimi_k3"]
+LAYOUT_IDS += ["minicpm5"]
 WEATHER = {
     "type": "object",
     "properties": {
@@ -260,6 +266,7 @@ def test_generated_arguments_under_every_chunking(
 def marker_laden(draw: st.DrawFn, layout: Layout) -> str:
     """Value text made of the layout's terminators, their prefixes, newlines and letters."""
     marks = [layout.value_close, layout.end, layout.opener, "\n" + layout.opener]
+    marks += layout.quote or ()
     pieces = [*marks, *(m[:cut] for m in marks for cut in (1, 2, len(m) - 1)), "\n", "a"]
     return "".join(draw(st.lists(st.sampled_from(pieces), max_size=6)))
 
@@ -401,13 +408,69 @@ def test_qwen_markup_in_code_is_kept() -> None:
     assert parse(QWEN3_CODER, list(text)).value == {"content": code, "path": "a.py"}
 
 
-@pytest.mark.parametrize("layout", LAYOUTS, ids=LAYOUT_IDS)
+UNQUOTED = [layout for layout in LAYOUTS if layout.quote is None]
+UNQUOTED_IDS = [name for name, layout in zip(LAYOUT_IDS, LAYOUTS, strict=True) if not layout.quote]
+
+
+@pytest.mark.parametrize("layout", UNQUOTED, ids=UNQUOTED_IDS)
 def test_a_closing_tag_then_the_end_marker_always_ends_the_value(layout: Layout) -> None:
     value = f"x{layout.value_close}{layout.end}y"
     text = render(layout, [Arg("content", "string", value)])
     outcome = parse(layout, text)
     assert outcome.value == {"content": "x"}
     assert outcome.run.end == text.index(layout.end)
+
+
+# -- a quoted value (MiniCPM5's CDATA) ------------------------------------------------------------
+
+
+def test_a_quoted_value_holds_closing_tags_and_the_end_marker() -> None:
+    kept(MINICPM5, "x</param></function>y")
+
+
+@pytest.mark.parametrize("value", ["a]]>b", "]]>", "a]]>\n</param>b", "]]]]>"])
+def test_a_quote_close_that_no_value_close_follows_is_value_text(value: str) -> None:
+    text = f'<param name="content"><![CDATA[{value}]]></param></function>'
+    check(parse(MINICPM5, text), {"content": value}, text.rindex("</function>"))
+    check(parse(MINICPM5, list(text)), {"content": value}, text.rindex("</function>"))
+
+
+def test_a_quote_close_then_space_then_the_value_close_ends_the_value() -> None:
+    text = '<param name="content"><![CDATA[a]]> \n</param></function>'
+    check(parse(MINICPM5, text), {"content": "a"}, text.rindex("</function>"))
+
+
+def test_quoted_text_streams_as_it_arrives_holding_back_a_possible_close() -> None:
+    run = Run(xml_arguments(MINICPM5, schema_typing(WEATHER)))
+    run.feed('<param name="content"><![CDATA[a<b]')
+    assert streamed_text(run.take()) == '{"content": "a<b'
+    run.feed("]")
+    assert streamed_text(run.take()) == ""
+    run.feed("x]]></param>")
+    assert streamed_text(run.take()) == "]]x"
+    run.feed("</function>")
+    assert streamed_text(run.take()) == '"}'
+    assert run.status is DONE
+
+
+@pytest.mark.parametrize("cut", ["]]>", "]]> \n", "]]></par"])
+def test_a_quote_closed_at_the_end_of_input_expects_the_value_close(cut: str) -> None:
+    text = f'<param name="content"><![CDATA[x{cut}'
+    run = parse(MINICPM5, text).run
+    assert run.status is FAILED and run.error is not None
+    assert run.error.position == len(text) and "`</param>`" in str(run.error)
+
+
+@pytest.mark.parametrize("value", ["<![CDATA", "<!x", "<![CDATA[x"])
+def test_text_that_only_begins_like_the_quote_is_read_as_it_can_be(value: str) -> None:
+    """A proper prefix of the open is raw text; an open never closed fails at the end."""
+    text = f'<param name="content">{value}</param></function>'
+    outcome = parse(MINICPM5, text)
+    if value.startswith("<![CDATA["):
+        assert outcome.run.status is FAILED and outcome.run.error is not None
+        assert "`]]>`" in str(outcome.run.error)
+    else:
+        assert outcome.value == {"content": value}
 
 
 def test_a_closing_tag_then_a_genuine_opener_is_the_end_of_the_value() -> None:
