@@ -65,13 +65,13 @@ def tool_call(
     """One call: `head` (whose value is the tool name), a cut, then `body(name)`.
 
     A failure after the cut becomes an `error` node: the region is skipped up to the first
-    `resync` marker, consuming the first one (the call's closer) if that is what stopped it
-    (see `skipped_call`).
+    `resync` marker, consuming the first one (the call's closer, "" for a call that has
+    none) if that is what stopped it (see `skipped_call`). Another marker (the next call's
+    opener) is never consumed: what it begins is read on.
     """
     closer, *others = resync
-    return skipped_call(
-        head, body, until(closer, *others, emit=False).then(optional(literal(closer)))
-    )
+    skip = until(*([closer] if closer else []), *others, emit=False)
+    return skipped_call(head, body, skip.then(optional(literal(closer))) if closer else skip)
 
 
 def skipped_call(

@@ -63,7 +63,9 @@ class Envelope(XmlCalls, TemplateCalls):
         required = call.template.replace("".join(call.optional), "")  # what every call has
         self.pieces = [p for p in PLACEHOLDER.split(required) if p]
         tokens = PLACEHOLDER.sub(" ", call.template).split() or [""]
-        self.opener, self.closer = tokens[0], tokens[-1]  # the call's first and last tags
+        after = re.split(r"\{(?:arguments|call)\}", call.template)[-1].split()
+        self.opener = tokens[0]  # the call's first tag
+        self.closer = after[-1] if after else ""  # its last, after the arguments, if any
         self.array = section is not None and section.array
         self.alternative = section is not None and section.element is not None  # to template
         self.end = section.ends[0] if section and section.ends else ""
@@ -286,8 +288,8 @@ class Envelope(XmlCalls, TemplateCalls):
         if before[-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
             # a name right before `{` (whitespace aside) ends there: the head needs the `{`
             head = head.skip(peek(ws.then(literal("{"))))
-        resync = (self.closer, self.opener, *(section.ends if section else ()), *spec.stops)
-        resync = tuple(marker for marker in resync if marker)  # `{call}` alone has no tags
+        others = (self.opener, *(section.ends if section else ()), *spec.stops)
+        resync = (self.closer, *(m for m in others if m))
         if section is None:
             calls = in_runs(tool_calls((self.opener,), head, body, resync))
         elif section.opens_at == "marker":

@@ -169,7 +169,7 @@ class TemplateCalls:
         values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
         after = [part for piece in self._split()[1] for part in _text(piece)]
         closing = optional(seq(ws, *after)) if after else ws
-        resync = tuple(m for m in (self.closer, self.opener, *self.spec.stops) if m)
+        resync = (self.closer, *(m for m in (self.opener, *self.spec.stops) if m))
         return unfinished(tool_call(head, lambda found: seq(ws, values(found), closing), resync))
 
     def _optional(self) -> list[Parser[Any]]:
