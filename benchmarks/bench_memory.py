@@ -3,9 +3,10 @@
 For every format and every input of `protocall.testing.degenerate_inputs`, the output is
 parsed one-shot (`protocall.parse`) and streamed in 4-character deltas (a `Session`, feed
 + finish), under `tracemalloc`; the peak of memory allocated while parsing, the input
-itself not counted, is reported as a multiple of the input's size (ASCII input: one byte a
-character). Reported: each format's worst input per mode, and every input above
-`--target` (20×).
+itself not counted, is reported as a multiple of the input's size in memory (a Python
+string holds 1 byte a character for ASCII, 2 for DSML's `｜` and others up to U+FFFF:
+every copy of such text costs twice as much, and so does its input). Reported: each
+format's worst input per mode, and every input above `--target` (20×).
 
 Run: python benchmarks/bench_memory.py [--size 100000] [--formats hermes,llama-3]
      [--modes one-shot,4] [--inputs "backslash"] [--all]
@@ -26,6 +27,13 @@ def inputs(name: str) -> dict[str, Callable[[int], str]]:
     return dict(degenerate_inputs(formats.get(name)))
 
 
+def size_in_memory(text: str) -> int:
+    """The bytes `text`'s characters take in a Python string (1, 2 or 4 each, by the
+    widest)."""
+    widest = ord(max(text)) if text else 0
+    return len(text) * (1 if widest < 0x100 else 2 if widest < 0x10000 else 4)
+
+
 def multiple(name: str, text: str, delta: int) -> float:
     """Peak memory parsing `text`, over its size."""
     gc.collect()
@@ -35,7 +43,7 @@ def multiple(name: str, text: str, delta: int) -> float:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return peak / len(text)
+    return peak / size_in_memory(text)
 
 
 def main() -> None:
