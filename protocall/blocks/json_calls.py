@@ -186,7 +186,7 @@ def json_call_list(
     begin = seq(opening, literal("["), whitespace, peek(markers("{", "]")))
     if proof is not None:
         begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
-        openers += ("[",)
+        openers += tuple(f"[{after}" for after in "{ \t\n\r")  # `[[[…` tries no list
     resync = tuple(resync)
     element = judged(cut.then(tag(ast.TOOL_CALL, call)), (*resync, *ends))
     later = seq(whitespace, literal(","), cut, whitespace, element)
