@@ -69,6 +69,20 @@ class _Trie:
                     node = child
         return trie
 
+    def holds(self, text: str) -> bool:
+        """Whether a pattern matches somewhere in `text`."""
+        nodes: set[int] = set()
+        for char in text:
+            after: set[int] = set()
+            for node in (0, *nodes):
+                if char in self.final[node]:
+                    return True
+                after |= self.children[node].get(char, set())
+                if self.gap[node] and char in GAP:
+                    after.add(node)
+            nodes = after
+        return False
+
     def step(self, nodes: frozenset[int]) -> tuple[dict[str, frozenset[int]], set[str]]:
         """The nodes each character takes `nodes` (and the root) to, where that is not
         only the root, and the characters that complete a pattern from one of them."""
@@ -87,8 +101,12 @@ class _Trie:
 @functools.lru_cache(maxsize=64)
 def automaton(patterns: Patterns) -> tuple[State, ...]:
     """The states of free text that never completes one of `patterns`: the first where no
-    match is under way, the others numbered in the order they are reached from it."""
-    trie = _Trie.of(patterns)
+    match is under way, the others numbered in the order they are reached from it. A
+    marker that holds a match of a pattern of more texts is left out (text that holds the
+    marker holds that match): an opener `[get(` that is a head `[ get (` spaced tight."""
+    heads = tuple(pattern for pattern in patterns if len(pattern) > 1)
+    among = _Trie.of(heads)
+    trie = _Trie.of(heads + tuple(p for p in patterns if len(p) == 1 and not among.holds(p[0])))
     numbers: dict[frozenset[int], int] = {frozenset(): 0}
     pending: collections.deque[frozenset[int]] = collections.deque([frozenset()])
     states = []
