@@ -332,7 +332,6 @@ class _Writer:
         return {"object": obj, "array": arr}.get(kind or "", value)
 
 
-@functools.lru_cache(maxsize=64)
 def _free_text(patterns: free_text.Patterns, prefix: str) -> tuple[str, ...]:
     """The rules of free text that never completes one of `patterns` (see `free_text`):
     one per state of its automaton (`PREFIX-0`: the first), each allowed to end the text,
