@@ -204,7 +204,7 @@ def test_the_engines_read_free_text_over_bfcl_names(name: str) -> None:
     """Where free text may hold no call head, xgrammar reads the GBNF of all of BFCL's
     functions (compiling it for a vocabulary takes minutes: benchmarks/README.md), and
     llguidance compiles the Lark of 100 (Llama 3's of 300 passes its symbol limit, as all
-    format): prose is viable there, a head spaced out in it is refused."""
+    formats' of 2,000 do): prose is viable there, a head spaced out in it is refused."""
     tools = bfcl_tools()
     fmt = formats.get(name)
     _xgrammar().Grammar.from_ebnf(export(fmt, tools, "gbnf").text)
