@@ -15,16 +15,22 @@ For each format the exporter writes (`protocall.formats.exportable()`) and each 
 
 With `--real`, the tools are the real-world tool set of the tests
 (tests/grammar/data/real_tools.json: `$ref`, `format`, `pattern`, bounds, …), repeated under
-numbered names up to `--tools`.
+numbered names up to `--tools`; with `--bfcl`, the first `--tools` of BFCL's functions (as
+tests/grammar/test_grammar_bfcl.py reads them from the `bfcl-eval` wheel,
+requirements/bfcl.txt): real names, which Llama 3's, Llama 4's and pythonic free text
+excludes as call heads. `--no-compile` leaves the engines out; `--dialects` picks some.
 
-Run: python benchmarks/bench_grammar.py [--tools 500] [--formats hermes,qwen3-coder] [--real]
+Run: python benchmarks/bench_grammar.py [--tools 500] [--formats hermes,qwen3-coder]
+     [--real | --bfcl] [--no-compile] [--dialects lark,gbnf]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +39,7 @@ from typing import Any
 from protocall import formats
 from protocall.combinators import UsageError
 from protocall.formats import exportable
-from protocall.grammar import Options, export
+from protocall.grammar import Options, export, free_text
 from protocall.tools import normalize_tools
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
@@ -64,6 +70,22 @@ def real_tools(count: int) -> Any:
     )  # fmt: skip
 
 
+def bfcl_tools(count: int) -> Any:
+    """The first `count` of BFCL's functions, as the tests read them."""
+    sys.path.insert(0, str(TESTS / "grammar"))
+    from test_grammar_bfcl import bfcl_tools as every
+
+    return normalize_tools(list(every().values())[:count])
+
+
+def installed(module: str) -> Any:
+    """The module named `module`, or None where it is not installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
 def xgrammar_compiler() -> Callable[[str, str], Any] | None:
     """A function compiling a GBNF (`gbnf`) or structural tag (`structural-tag`) text with
     xgrammar, or None where xgrammar is not installed."""
@@ -83,9 +105,11 @@ def xgrammar_compiler() -> Callable[[str, str], Any] | None:
 
 
 def best(run: Callable[..., Any], *args: Any) -> tuple[float, Any]:
-    """The least CPU time of `REPEATS` calls `run(*args)`, and its result."""
+    """The least CPU time of `REPEATS` calls `run(*args)`, and its result; each from a
+    cold start (the cache of free text's automata cleared: as for a new tool set)."""
     times, result = [], None
     for _ in range(REPEATS):
+        free_text.automaton.cache_clear()
         start = time.process_time()
         result = run(*args)
         times.append(time.process_time() - start)
@@ -97,21 +121,21 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=500)
     parser.add_argument("--formats", help="comma-separated names (default: every exportable)")
     parser.add_argument("--real", action="store_true", help="the tests' real-world tool set")
+    parser.add_argument("--bfcl", action="store_true", help="BFCL's functions (bfcl-eval)")
+    parser.add_argument("--no-compile", action="store_true", help="no engine compiles")
+    parser.add_argument("--dialects", default=",".join(DIALECTS), help="comma-separated")
     args = parser.parse_args()
     names = args.formats.split(",") if args.formats else exportable()
-    declare = real_tools if args.real else tools
+    declare = bfcl_tools if args.bfcl else real_tools if args.real else tools
     many, one = declare(args.tools), declare(1)
-    try:
-        import llguidance
-    except ImportError:
-        llguidance = None
-    xgrammar = xgrammar_compiler()
+    llguidance = None if args.no_compile else installed("llguidance")
+    xgrammar = None if args.no_compile else xgrammar_compiler()
     print(f"| format | dialect | 1 tool | {args.tools} tools | size | dropped | compile |")
     print("|---|---|---|---|---|---|---|")
     for name in names:
         fmt = formats.get(name)
         derive = functools.partial(export, fmt, start=fmt.start_state(None), options=Options())
-        for dialect in DIALECTS:
+        for dialect in args.dialects.split(","):
             try:
                 single, _ = best(derive, one, dialect)
             except UsageError:

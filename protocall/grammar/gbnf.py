@@ -4,7 +4,6 @@ schema, and `Members` in one fixed order (required first; GBNF has no parametric
 
 from __future__ import annotations
 
-import collections
 import functools
 import json
 import re
@@ -12,9 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..combinators import UsageError
-from . import patterns, schemas
+from . import free_text, patterns, schemas
 from .ir import (
-    GAP,
     Alt,
     Grammar,
     Json,
@@ -104,9 +102,15 @@ class _Writer:
         self.grammar = grammar
         self.rules: list[str] = []
         self.named: dict[str, str] = {}
-        self.free = self._free((*grammar.excluded, *grammar.openers), grammar.heads)
+        self.automata = 0
         self.root: Any = {}
         self.root_key = ""
+
+    @functools.cached_property
+    def free(self) -> str:
+        """The grammar's free text (see `_free`), written where a node first holds it."""
+        grammar = self.grammar
+        return self._free((*grammar.excluded, *grammar.openers), grammar.heads)
 
     def rule(self, key: str, name: str, body: Any) -> str:
         """A rule for `key` (written once), its body from `body()`."""
@@ -191,10 +195,11 @@ class _Writer:
         """Free text that never completes one of `markers` or `heads` (see `_free_text`)."""
         patterns = tuple((marker,) for marker in markers) + heads
         if not patterns:
-            return self.rule("free", "free", lambda: "[^\\x00]*")  # any text
+            return self.rule("free", "text", lambda: "[^\\x00]*")  # any text
         key = f"free {patterns}"
         if key not in self.named:
-            prefix = f"free{len(self.named)}" if self.named else "free"
+            prefix = f"free{len(self.named)}" if self.automata else "free"
+            self.automata += 1
             self.rules += _free_text(patterns, prefix)
             self.named[key] = f"{prefix}-0"
         return self.named[key]
@@ -327,57 +332,13 @@ class _Writer:
         return {"object": obj, "array": arr}.get(kind or "", value)
 
 
-_Position = tuple[int, int, int]
-"""Where a match of a pattern stands: the pattern, the text of it, the characters of that
-text matched (0 of a text after the first: in the gap before it)."""
-
-
-@functools.lru_cache(maxsize=64)
-def _free_text(patterns: tuple[tuple[str, ...], ...], prefix: str) -> tuple[str, ...]:
-    """The rules of free text that never completes one of `patterns` (texts with any `GAP`
-    whitespace between them; a marker is a pattern of one text): one per state of the
-    automaton that follows every match under way (`PREFIX-0`: none), each allowed to end
-    the text. The states are those reachable from none, numbered in that order."""
-    alphabet = {c for texts in patterns for text in texts for c in text}
-    if any(len(texts) > 1 for texts in patterns):
-        alphabet |= set(GAP)
-    ordered = sorted(alphabet)
-    starts = [(number, 0, 0) for number in range(len(patterns))]
-    names: dict[frozenset[_Position], str] = {frozenset(): f"{prefix}-0"}
-    pending, rules = collections.deque([frozenset[_Position]()]), []
-    while pending:
-        state = pending.popleft()
-        targets: dict[frozenset[_Position], set[str]] = {}
-        for char in ordered:
-            after = _advance(patterns, (*starts, *state), char)
-            if after is not None:
-                targets.setdefault(after, set()).add(char)
-        options = ['""', f"{_char_class(alphabet, negated=True)} {prefix}-0"]
-        for target, chars in targets.items():
-            if target not in names:
-                names[target] = f"{prefix}-{len(names)}"
-                pending.append(target)
-            options.append(f"{_char_class(chars)} {names[target]}")
-        rules.append(f"{names[state]} ::= " + " | ".join(options))
+def _free_text(patterns: free_text.Patterns, prefix: str) -> tuple[str, ...]:
+    """The rules of free text that never completes one of `patterns` (see `free_text`):
+    one per state of its automaton (`PREFIX-0`: the first), each allowed to end the text,
+    a character that moves nowhere special going back to the first state."""
+    rules = []
+    for number, state in enumerate(free_text.automaton(patterns)):
+        options = ['""', f"{_char_class(set(state.special()), negated=True)} {prefix}-0"]
+        options += [f"{_char_class(set(chars))} {prefix}-{target}" for target, chars in state.moves]
+        rules.append(f"{prefix}-{number} ::= " + " | ".join(options))
     return tuple(rules)
-
-
-def _advance(
-    patterns: tuple[tuple[str, ...], ...], positions: tuple[_Position, ...], char: str
-) -> frozenset[_Position] | None:
-    """The matches under way after `char`, or None where `char` completes a pattern (the
-    text may not go there)."""
-    after: set[_Position] = set()
-    for number, index, done in positions:
-        texts = patterns[number]
-        if index and not done and char in GAP:
-            after.add((number, index, done))
-        if texts[index][done] != char:
-            continue
-        if done + 1 < len(texts[index]):
-            after.add((number, index, done + 1))
-        elif index + 1 < len(texts):
-            after.add((number, index + 1, 0))
-        else:
-            return None
-    return frozenset(after)

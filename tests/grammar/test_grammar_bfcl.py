@@ -25,12 +25,9 @@ import pytest
 from grammar_oracle import EXPORTABLE, check
 
 from protocall import formats
-from protocall.grammar import DIALECTS, Options, export, schemas, walk
+from protocall.grammar import DIALECTS, Options, export, schemas, structural_tag, walk
 from protocall.tools import Tools, normalize_tools
 
-HEADED = 300
-"""BFCL's functions a format whose free text may hold no call head exports (see
-`test_every_format_exports_bfcl_functions_in_every_dialect`)."""
 ONE = {"name": "f", "parameters": {"type": "object"}}
 
 TYPES = {"dict": "object", "float": "number", "tuple": "array", "double": "number",
@@ -155,17 +152,20 @@ def test_bfcl_schemas_become_json_schema() -> None:
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_every_format_exports_bfcl_functions_in_every_dialect(name: str) -> None:
     """All of BFCL's functions at once, in every dialect: an export, never a refusal; what
-    it drops is a constraining keyword, never an annotation."""
+    it drops is a constraining keyword, never an annotation. (Free text that may hold no
+    call head, `[ NAME (` or `{"name": "NAME"` in Llama 3, Llama 4 and pythonic, is an
+    automaton over all the names.) A structural tag whose calls only their own beginning
+    marks (pythonic, Llama 4) is a tag per tool, each holding every call that may follow
+    in its run: with parallel calls its size grows as the square of the tools (1,000 of
+    them: 500 MB, docs/grammar.md), so there it is exported with one call per run."""
     fmt = formats.get(name)
     tools = bfcl_tools()
-    if walk.build(fmt, normalize_tools([ONE]), None, Options(), ()).heads:
-        # A known gap (docs/grammar.md): where free text may hold no call head (`[ NAME (`,
-        # `{"name": "NAME"`: Llama 3, Llama 4, pythonic), GBNF's free text is an automaton
-        # over every name, built by subset construction: for 2,000 names it took over 20
-        # minutes. These formats export the first HEADED of the functions.
-        tools = normalize_tools(list(tools.values())[:HEADED])
+    bare = walk.build(fmt, normalize_tools([ONE]), None, Options(), ()).openers
     for dialect in DIALECTS:
-        result = export(fmt, tools, dialect)
+        options = Options()
+        if dialect == "structural-tag" and bare and not structural_tag.json_arguments(fmt):
+            options = Options(parallel=False)
+        result = export(fmt, tools, dialect, options=options)
         assert result.text
         for line in result.dropped:
             keyword = line.rsplit(": ", 1)[1].split(" ")[0]
@@ -196,3 +196,23 @@ def test_the_engines_compile_bfcl_grammars(name: str) -> None:
     xgrammar = _xgrammar()
     xgrammar.Grammar.from_ebnf(export(fmt, tools, "gbnf").text)
     xgrammar.Grammar.from_structural_tag(export(fmt, tools, "structural-tag").text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["llama-3", "llama-4", "pythonic"])
+def test_the_engines_read_free_text_over_bfcl_names(name: str) -> None:
+    """Where free text may hold no call head, xgrammar reads the GBNF of all of BFCL's
+    functions (compiling it for a vocabulary takes minutes: benchmarks/README.md), and
+    llguidance compiles the Lark of 100 (Llama 3's of 300 passes its symbol limit, as all
+    formats' of 2,000 do): prose is viable there, a head spaced out in it is refused."""
+    tools = bfcl_tools()
+    fmt = formats.get(name)
+    _xgrammar().Grammar.from_ebnf(export(fmt, tools, "gbnf").text)
+    some = normalize_tools(list(tools.values())[:100])
+    lark = export(fmt, some, "lark").text
+    head = " ".join(walk.build(fmt, some, None, Options(), ()).heads[-1])
+    prose = 'Call it [like this], or {"name": 1}: '
+    viable = check(lark, prose)
+    assert viable.viable == viable.tokens, viable
+    refused = check(lark, prose + head)
+    assert refused.viable < refused.tokens, (head, refused)
