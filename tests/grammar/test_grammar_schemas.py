@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 from gbnf_recognizer import Recognizer
 from grammar_oracle import EXPORTABLE, check, completes, in_order
+from sampled import every_format
 
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
@@ -218,7 +219,9 @@ literals drop other numbers' bounds and array lengths; GBNF drops the bounds of 
 numbers and formats but four; a structural tag of calls that are not JSON holds GBNF."""
 
 
-@pytest.mark.parametrize("name", ["hermes", "qwen3-coder", "pythonic", "mistral", "glm-4.5"])
+@pytest.mark.parametrize(
+    "name", every_format(["hermes", "qwen3-coder", "pythonic", "mistral", "glm-4.5"])
+)
 @pytest.mark.parametrize("dialect", ["lark", "gbnf", "structural-tag"])
 def test_valid_calls_are_accepted_and_expressed_violations_refused(name: str, dialect: str) -> None:
     if dialect == "structural-tag" and name not in RAW_AND_LITERAL:
@@ -283,7 +286,7 @@ STRING_VALUES = ["JFK", "JF", "JFKX", "jfk", "#W12", "#W123", "#W", "ab'c", 'a"b
                  "x 7"]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", RAW_AND_LITERAL)
+@pytest.mark.parametrize("name", every_format(RAW_AND_LITERAL))
 @pytest.mark.parametrize("keywords", STRING_KEYWORDS)
 def test_strings_of_raw_text_and_python_literals_keep_their_keywords(
     name: str, keywords: dict[str, Any]

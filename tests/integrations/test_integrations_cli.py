@@ -126,6 +126,7 @@ def test_every_documented_line_is_read_below() -> None:
 # vLLM: `vllm serve` with the entry point, and with the plug-in module named.
 
 
+@pytest.mark.slow  # a fresh process importing the server
 @pytest.mark.parametrize("argv", lines("vllm", "serve"), ids=lambda argv: argv[2])
 def test_vllm_serve(argv: list[str]) -> None:
     """`vllm serve` parses and validates the line, imports its plug-ins (the entry point
@@ -140,6 +141,7 @@ def test_vllm_serve(argv: list[str]) -> None:
     assert result["auto_tool_choice"] is True
 
 
+@pytest.mark.slow  # a fresh process importing the server
 def test_vllm_rejects_the_names_without_a_plugin() -> None:
     """Without the entry point or the plug-in options, vLLM's own validation refuses the
     names (so the lines above pass through the mechanism they rely on)."""
@@ -155,6 +157,7 @@ def test_vllm_rejects_the_names_without_a_plugin() -> None:
 # launcher behind `import protocall.integrations.sglang`.
 
 
+@pytest.mark.slow  # a fresh process importing the server
 @pytest.mark.parametrize("argv", lines("sglang", "serve"), ids=lambda argv: argv[3])
 def test_sglang_serve(argv: list[str]) -> None:
     """`sglang serve` loads its general plug-ins (the entry point), then parses the line
@@ -165,6 +168,7 @@ def test_sglang_serve(argv: list[str]) -> None:
     assert result["model"] == value(argv, "--model-path")
 
 
+@pytest.mark.slow  # a fresh process importing the server
 def test_sglang_launch_server_module() -> None:
     """`python -m sglang.launch_server` with the same arguments: the docs say it loads the
     plug-ins like `sglang serve`."""
@@ -173,6 +177,7 @@ def test_sglang_launch_server_module() -> None:
     protocall_parsers(resolved(probe("python", argv)), "sglang", argv)
 
 
+@pytest.mark.slow  # a fresh process importing the server
 @pytest.mark.parametrize("argv", lines("python", "-c"), ids=lambda argv: argv[4])
 def test_sglang_import_in_front_of_the_launcher(argv: list[str]) -> None:
     """The `python -c 'import protocall.integrations.sglang, runpy; ...'` line, run with
@@ -184,6 +189,7 @@ def test_sglang_import_in_front_of_the_launcher(argv: list[str]) -> None:
     assert result["model"] == value(argv, "--model-path")
 
 
+@pytest.mark.slow  # a fresh process importing the server
 def test_sglang_rejects_the_names_without_the_plugin() -> None:
     """Without the entry point and the import, SGLang's parser refuses the names."""
     need("sglang")

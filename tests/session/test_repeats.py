@@ -8,6 +8,7 @@ import gc
 import tracemalloc
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ def test_the_blocks_read_back_as_the_entries(entries: list[tuple[Any, ...]], siz
             assert type(block) is tuple and 0 < len(block) <= size
 
 
+@pytest.mark.slow
 def test_a_repeated_stop_keeps_its_tree_in_a_few_bytes_a_repetition() -> None:
     fmt = formats.get("hermes")
     text = "Done." + "<|im_end|>" * 50_000

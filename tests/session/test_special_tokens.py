@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sampled import every_format
 
 import protocall
 from protocall import UsageError
@@ -125,7 +126,7 @@ def replaced(value: Any, text: str) -> Any:
     return value
 
 
-@pytest.mark.parametrize("name", protocall.formats.names())
+@pytest.mark.parametrize("name", every_format())
 @settings(max_examples=15, deadline=None)
 @given(sizes=st.lists(st.integers(1, 7), min_size=1, max_size=8))
 def test_injected_markers_stay_text_in_content_and_arguments(name: str, sizes: list[int]) -> None:
@@ -164,7 +165,7 @@ def ordinary_text(draw: st.DrawFn, fmt: protocall.formats.Format) -> str:
     return "".join(draw(st.lists(units, max_size=30)))
 
 
-@pytest.mark.parametrize("name", protocall.formats.names())
+@pytest.mark.parametrize("name", every_format())
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_ordinary_text_is_content_verbatim(name: str, data: st.DataObject) -> None:

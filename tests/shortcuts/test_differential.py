@@ -14,6 +14,7 @@ from core.test_properties import chunkings as random_chunks
 from core.test_properties import grammars, inputs, observe, per_character, same_result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sampled import every_format
 
 from protocall import formats
 from protocall.formats import Format
@@ -28,13 +29,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-SAMPLED = ("hermes", "qwen3-coder", "kimi-k2", "deepseek-v3.2", "glm-4.7", "gemma-4", "llama-3")
-"""The formats the quick suite compares (one of each kind of turn, call and argument
-layout); CI (`-m 'slow or not slow'`) compares every registered format."""
-EVERY_FORMAT = [
-    name if name in SAMPLED else pytest.param(name, marks=pytest.mark.slow)
-    for name in formats.names()
-]
+EVERY_FORMAT = every_format(quick=("hermes", "qwen3-coder", "kimi-k2", "gemma-4"))
+"""Shortcuts off are slow: the quick suite compares a smaller sample."""
 
 
 def outcome(fmt: Format, tools: Any, prompt: str | None, chunks: list[str]) -> str:
@@ -78,6 +74,7 @@ def test_degenerate_outputs_parse_the_same_with_shortcuts_off(name: str) -> None
             same_with_shortcuts_off(fmt, TOOLS, None, chunks)
 
 
+@pytest.mark.slow  # the core properties run in the quick suite (tests/core)
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_core_grammars_parse_the_same_with_shortcuts_off(data: st.DataObject) -> None:

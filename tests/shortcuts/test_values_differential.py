@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sampled import sample
 
 from protocall.blocks.schema_typing import schema_typing
 from protocall.combinators import NEED_MORE, Parser, Text
@@ -121,7 +122,7 @@ JSON_PARSERS: dict[str, Callable[[], Parser[Any]]] = {
 }
 
 
-@pytest.mark.parametrize("name", JSON_PARSERS)
+@pytest.mark.parametrize("name", sample(JSON_PARSERS, ["json_value", "nested_objects"]))
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_json_parsers_are_the_same_with_and_without_shortcuts(
@@ -165,7 +166,7 @@ def python_texts(draw: st.DrawFn, many: bool) -> str:
     return draw(variants(text, PYTHON_CHARS))
 
 
-@pytest.mark.parametrize("many", [False, True], ids=["python_call", "python_calls"])
+@pytest.mark.parametrize("many", sample([False, True], [True]), ids=["python_call", "python_calls"])
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_python_calls_are_the_same_with_and_without_shortcuts(
@@ -226,7 +227,7 @@ def xml_texts(draw: st.DrawFn, layout: Layout) -> str:
     return draw(variants(text, "".join({*"".join(markers), *"".join(VALUE_PIECES)})))
 
 
-@pytest.mark.parametrize("name", LAYOUTS)
+@pytest.mark.parametrize("name", sample(LAYOUTS, ["qwen3_coder", "glm_47", "dsml", "kimi_k3"]))
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_xml_arguments_are_the_same_with_and_without_shortcuts(
