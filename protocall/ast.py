@@ -72,7 +72,8 @@ class TextSpan:
 class Node:
     """A tagged region `[start, end)`; `value` is its parser's value once closed.
 
-    A node left open by a failed region (an `error` node follows it) has `complete=False`.
+    A node the output ended inside has `complete=False`. A node a failed region left open
+    is not in the tree: the `error` node that follows holds the region's text.
     """
 
     tag: str
@@ -122,7 +123,7 @@ class TreeBuilder:
             return None
         if isinstance(item, Open):
             if item.tag == ERROR:
-                self.abandon(item.start)
+                self.drop(item.start)
             node = Node(item.tag, item.start)
             self.stack[-1].children.append(node)
             self.stack.append(node)
@@ -131,14 +132,14 @@ class TreeBuilder:
         node.end, node.value, node.complete = item.end, item.value, True
         return node
 
-    def abandon(self, start: int) -> list[Node]:
-        """Close, as incomplete, the open nodes that began at or after `start`."""
-        abandoned = []
+    def drop(self, start: int) -> None:
+        """Take out of the tree the open nodes that began at or after `start` (the
+        outermost of them is the last child of the node open around it)."""
+        dropped = None
         while len(self.stack) > 1 and self.stack[-1].start >= start:
-            node = self.stack.pop()
-            node.end = start
-            abandoned.append(node)
-        return abandoned
+            dropped = self.stack.pop()
+        if dropped is not None:
+            self.stack[-1].children.pop()
 
     def finish(self, end: int) -> Node:
         while len(self.stack) > 1:
