@@ -104,6 +104,7 @@ def build(stated: Spec) -> Format:
         malformed_as_content=spec.malformed_as_content,
         reserved=reserved,
         markers=shown,
+        primed=spec.primed,
     )
 
 

@@ -92,7 +92,10 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   texts is spelled with it, by `tags.spelled` too.
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
   or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
-  what it ends with when thinking is off) and the start state assumed without one.
+  what it ends with when thinking is off) and the start state assumed without one;
+  `primed`: texts a generation prompt may end with that begin the turn's first marker
+  (Functionary v3.2's template ends its prompt with `>>>`): after such a prompt the turn
+  is read as if it began with that text (`Format.primed`).
 
 From this the factory derives, never restated: the grammar (through the blocks of
 `blocks`), the renderer (the same template written back), the reserved markers (the

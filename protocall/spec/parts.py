@@ -271,3 +271,4 @@ class Spec:
     respelled: tuple[tuple[str, str], ...] = ()
     tags: Tags | None = None
     token_suffix: str = ""
+    primed: tuple[str, ...] = ()
