@@ -19,7 +19,7 @@ from ..blocks.turns import ToolUse, Turn
 from ..combinators import UsageError
 from ..compile.factory import build
 from ..compile.format import Format
-from ..inference.infer import infer
+from ..inference.infer import content_opener, infer
 from ..inference.probes import ONE_CALL, PROBES, Renders
 from ..inference.rendering import EXTRA_BUILTINS, EXTRA_INPUTS, ChatTemplate, TemplateError
 from ..inference.roundtrip import Trailer, problems
@@ -111,7 +111,7 @@ def detect(
                 f"{trailer.stop!r}, each a message of its own (a turn of several messages no "
                 f"spec infers): {rendered.turn!r}"
             )
-    candidates = _candidates(trailer) if families else iter(())
+    candidates = _candidates(renders, trailer) if families else iter(())
     matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
     if matches:
         # The best fit; of equal ones, the family that knows more of the template's prompts
@@ -181,16 +181,49 @@ def _renders(template: ChatTemplate) -> Renders:
     return rendered[0] if rendered else Renders.of(template, PROBES)  # transformers' error
 
 
-def _candidates(trailer: Trailer) -> Iterator[Format]:
+def _candidates(renders: Renders, trailer: Trailer) -> Iterator[Format]:
     """The built-in formats; a spec's also with the template's end-of-turn marker as a stop
-    where it has another (Granite 4 writes Hermes calls and ends with `<|end_of_text|>`)."""
+    where it has another (Granite 4 writes Hermes calls and ends with `<|end_of_text|>`),
+    dropping what the template writes before an answer's content only where it writes
+    that (`content_opener`: Hunyuan A13B's `助手：` in vLLM's example template), and
+    `primed` with what the template's prompt adds to the family's where that begins one
+    of its markers (Functionary v3.2's `>>>`)."""
+    opener = _content_opener(renders, trailer)
+    prompt = renders.prompts["default"]
     for name in names():
         fmt = get(name)
         yield fmt
         spec = fmt.spec
-        if isinstance(spec, Spec) and trailer.stop and trailer.stop not in spec.stops:
+        if not isinstance(spec, Spec):
+            continue
+        variants = [spec]
+        if trailer.stop and trailer.stop not in spec.stops:
             summary = f"{spec.summary}; ends with {trailer.stop}"
-            yield build(replace(spec, stops=(*spec.stops, trailer.stop), summary=summary))
+            variants.append(replace(spec, stops=(*spec.stops, trailer.stop), summary=summary))
+        if opener is not None and opener not in spec.dropped:
+            variants += [
+                replace(v, dropped=(*v.dropped, opener), summary=f"{v.summary}; drops {opener}")
+                for v in variants
+            ]
+        primed = prompt.removeprefix(spec.prompt) if prompt.startswith(spec.prompt) else ""
+        if primed.strip() and any(marker.startswith(primed) for marker in fmt.reserved):
+            variants += [
+                replace(v, primed=(primed,), summary=f"{v.summary}; its prompt ends in {primed}")
+                for v in variants
+            ]
+        for variant in variants[1:]:
+            try:
+                yield build(variant)
+            except UsageError:  # a marker of the family's own starts with what it drops
+                continue
+
+
+def _content_opener(renders: Renders, trailer: Trailer) -> str | None:
+    """`content_opener`, or None where the renders show no content or call to tell it by."""
+    try:
+        return content_opener(renders, trailer)
+    except UsageError:
+        return None
 
 
 def _fit(fmt: Format, prompts: Mapping[str, str], trailer: Trailer) -> int:

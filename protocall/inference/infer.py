@@ -23,6 +23,7 @@ What cannot be read this way is a `UsageError` naming it.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, replace
@@ -131,7 +132,7 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
     empty_block = () if turn is None else (turn.open + turn.close, turn.close)
     opener = None
     if "".join(lead.split()) not in ("", *empty_block):
-        opener = _content_opener(lead, _body(renders, ONE_CALL, "", trailer))
+        opener = content_opener(renders, trailer)
     if opener is None and "".join(lead.split()) not in ("", *empty_block):
         raise UsageError(
             f"the template writes {lead.strip()!r} before an answer's content, which is no "
@@ -169,14 +170,19 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
     return content.turn[: content.turn.index(CONTENT)]
 
 
-def _content_opener(lead: str, calls: str) -> str | None:
+_ROLE_PREFIX = re.compile(r"[^\s<>\[\]]{1,16}[:：]")
+"""A role's name and a colon (Hunyuan A13B's `助手：` in vLLM's example template)."""
+
+
+def content_opener(renders: Renders, trailer: Trailer) -> str | None:
     """The marker the template writes before an answer's content only, not before calls
-    (Solar Open's `<|content|>`), which a reader drops; None where `lead` is no such
-    marker."""
-    marker = lead.strip()
-    if not TAG.fullmatch(marker) or calls.lstrip().startswith(marker):
+    (Solar Open's `<|content|>`), or a role prefix written so (`助手：`), which a reader
+    drops; None where it writes no such thing."""
+    marker = _lead(renders, trailer).strip()
+    if not (TAG.fullmatch(marker) or _ROLE_PREFIX.fullmatch(marker)):
         return None
-    return marker
+    calls = _body(renders, ONE_CALL, "", trailer)
+    return None if calls.lstrip().startswith(marker) else marker
 
 
 def _check_prompt_text(renders: Renders) -> None:
@@ -219,12 +225,31 @@ def _core(body: str, call: tuple[str, dict[str, Any]]) -> _Core:
         if found is not None:
             return found
     python = re.search(re.escape(name) + r"\(", body)
+    if python and "location=" in body[python.end() :]:
+        written = body[python.start() : body.find(")", python.end()) + 1]
+        if not _python_call(written):
+            raise UsageError(
+                f"the template writes a pythonic call that is not valid Python: {written!r}"
+            )
     if python and f"location={json.dumps(arguments['location'])}" in body:
         close = body.index(")", python.end())
         return _Core(python.start(), close + 1, "{name}({arguments})", PythonKeywords(), Plain())
     if "location" in body and "Paris" in body:
         return _xml_core(body, name, arguments)
     raise UsageError(f"cannot find the call's arguments {arguments} in {body!r}")
+
+
+def _python_call(text: str) -> bool:
+    """Whether `text` is a Python call with literal keyword arguments only."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+        if not isinstance(tree, ast.Call) or tree.args:
+            return False
+        for keyword in tree.keywords:
+            ast.literal_eval(keyword.value)
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _json_core(

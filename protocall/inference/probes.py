@@ -22,7 +22,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .rendering import ChatTemplate, TemplateError
@@ -156,11 +156,15 @@ def _own_modes(template: ChatTemplate) -> list[tuple[str, dict[str, Any]]]:
 @dataclass(frozen=True)
 class Rendered:
     """A probe's turn: `prompt`, the generation prompt before it (the conversation's
-    prompt as the history writes it), and `turn`, what the model writes."""
+    prompt as the history writes it), and `turn`, what the model writes; `alike`, where the
+    template writes a number or an object argument exactly as it writes that value's text
+    (functiongemma's `<escape>3<escape>`, Llama 4 pythonic's `days="3"`), the probe's calls
+    with those values as strings: a reading of them as strings is as true to the render."""
 
     probe: Probe
     prompt: str
     turn: str
+    alike: tuple[Call, ...] | None = None
 
 
 @dataclass
@@ -221,10 +225,39 @@ class Renders:
             if printed and not string:  # Python's repr: the template prints them as given
                 problems.append(f"the template prints the arguments as {printed[0]}")
                 continue
-            self.turns.append(Rendered(probe, whole[len(base) : at], whole[at:]))
+            alike = self._alike(probe, user, whole, (ids, content, string))
+            self.turns.append(Rendered(probe, whole[len(base) : at], whole[at:], alike))
             return
         unwritten = problems[0].startswith("the template does not write")
         self.refused[probe.name] = problems[0] if unwritten else problems[-1]
+
+    def _alike(
+        self,
+        probe: Probe,
+        user: list[dict[str, Any]],
+        whole: str,
+        variant: tuple[str, str | None, bool],
+    ) -> tuple[Call, ...] | None:
+        """`probe`'s calls with each argument that is no string replaced by its text (as
+        Python or JSON writes it) where the template renders `whole` all the same (see
+        `Rendered.alike`); None where it renders every such value apart from its text."""
+        calls = list(probe.calls)
+        for index, (name, arguments) in enumerate(probe.calls):
+            for key, value in arguments.items():
+                if isinstance(value, str):
+                    continue
+                for text in dict.fromkeys((str(value), json.dumps(value))):
+                    trial = [*calls]
+                    trial[index] = (name, {**calls[index][1], key: text})
+                    message = replace(probe, calls=tuple(trial)).message(*variant)
+                    try:
+                        same = self.template.render([*user, message], TOOLS) == whole
+                    except TemplateError:
+                        same = False
+                    if same:
+                        calls = trial
+                        break
+        return tuple(calls) if calls != list(probe.calls) else None
 
     def turn(self, probe: Probe) -> Rendered | None:
         """`probe`'s rendered turn, or None if the template refused it."""

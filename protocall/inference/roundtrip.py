@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..combinators import UsageError
 from ..compile.format import Format
@@ -93,9 +93,13 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
     text = trailer.cut(turn)
     content = probe.content if probe.content and probe.content in text else None
     reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else None
-    expected = [(content, reasoning, list(probe.calls))]
+    calls = [list(probe.calls)]
+    if rendered.alike is not None:  # values the template writes as it writes their text
+        calls.append(list(rendered.alike))
+    texts = [(content, reasoning)]
     if content and probe.calls and not probe.reasoning:  # content before calls as reasoning
-        expected.append((None, content, list(probe.calls)))  # (gpt-oss's analysis channel)
+        texts.append((None, content))  # (gpt-oss's analysis channel)
+    expected = [(*text, written) for text in texts for written in calls]
     for chunks in chunkings(text):
         try:
             message = parsed(fmt, rendered, chunks)
@@ -115,6 +119,18 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
 
 
 def problems(fmt: Format, renders: Renders, trailer: Trailer) -> Iterator[str]:
-    """Why `fmt` does not read each probe back, lazily (none: the round trip holds)."""
-    found = (problem(fmt, rendered, trailer) for rendered in renders.turns)
-    return (p for p in found if p is not None)
+    """Why `fmt` does not read each probe back, lazily (none: the round trip holds). A
+    turn reads back after the prompt its history writes, or after a generation prompt that
+    adds to that one what the history leaves out (Apriel 1.6's history drops the
+    `Here are my reasoning steps:` that its prompt opens reasoning with)."""
+    for rendered in renders.turns:
+        found = problem(fmt, rendered, trailer)
+        longer = [
+            prompt
+            for prompt in dict.fromkeys(renders.prompts.values())
+            if prompt.startswith(rendered.prompt) and prompt != rendered.prompt
+        ]
+        if found is not None and all(
+            problem(fmt, replace(rendered, prompt=prompt), trailer) is not None for prompt in longer
+        ):
+            yield found

@@ -169,6 +169,9 @@ VARIANTS = [
     ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
     ("swiss-ai-Apertus-8B-Instruct-2509", "apertus", False),  # flat tools
     ("Motif-Technologies-Motif-2-12.7B-Instruct", "hermes", False),  # a marker the prompt lacks
+    ("Apriel-1.6-15b-Thinker-fixed", "apriel", False),  # its history drops the prompt's opener
+    ("meetkai-functionary-medium-v3.2", "functionary-v3.2", False),  # its prompt ends in `>>>`
+    ("role-prefix", "hermes", False),  # `Bot:` before an answer without calls only
 ]
 
 
@@ -179,12 +182,47 @@ def test_a_real_variant_of_a_family_s_template_is_recognised(
 ) -> None:
     """Templates that render their calls only with llama.cpp's built-ins, `content` null or
     arguments as a JSON string, that always write their generation prompt, close a channel
-    with the marker that also ends the turn, leak indentation into the history, or write the
-    user message otherwise once an answer follows it, are their families."""
+    with the marker that also ends the turn, leak indentation into the history, write the
+    user message otherwise once an answer follows it, drop the text their generation
+    prompt opens reasoning with, end their prompt inside a marker or write a role prefix
+    before an answer only, are their families."""
     detection = detect(template(name))
     assert (detection.family, detection.extra_builtins) == (family, extra_builtins)
     assert detection.read_back >= 6
     assert_round_trip(detection, template(name))
+
+
+def test_values_a_template_writes_as_their_text_may_be_read_as_strings() -> None:
+    """A template that writes the number 3 as it writes the string "3" (`days="3"`) cannot
+    tell them apart: a format reading the string reads its render right."""
+    source = own("quoted-values")
+    turns = Renders.of(ChatTemplate(source)).turns
+    one_call = next(rendered for rendered in turns if rendered.probe.name == "one call")
+    assert one_call.alike == (("get_weather", {"location": "Paris", "days": "3"}),)
+    detection = detect(source)
+    assert (detection.family, detection.confidence) == (None, "high")
+    assert_round_trip(detection, source)
+    typed = Renders.of(ChatTemplate(own("python-calls"))).turns
+    assert [rendered.alike for rendered in typed] == [None] * len(typed)
+
+
+def test_a_prompt_ending_inside_a_family_s_marker_primes_its_sessions() -> None:
+    detection = detect(real("meetkai-functionary-medium-v3.2"))
+    assert detection.format.primed == (">>>",)
+    session = detection.format.parser(TOOLS, detection.prompts["default"])
+    session.feed('all\nChecking.>>>get_time\n{"zone": "UTC"}<|eot_id|>')
+    session.finish()
+    calls = [call.name for call in session.message.tool_calls]
+    assert (session.message.content, calls) == ("Checking.", ["get_time"])
+
+
+def test_a_role_prefix_before_an_answer_only_is_dropped() -> None:
+    """What a template writes before an answer without calls only, a role prefix too
+    (Hunyuan A13B's `助手：` in vLLM's example template), is dropped when read."""
+    detection = detect(own("role-prefix"))
+    assert detection.family == "hermes"
+    assert detection.format.spec.dropped[-1] == "Bot:"
+    assert detect(own("role-prefix"), families=False).format.spec.dropped == ("Bot:",)
 
 
 def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:
@@ -561,6 +599,8 @@ NOT_UNDERSTOOD = [
     # `Call.between` is whitespace when read in a section (a missing `Spec` capability):
     ("next-separator", True, "renders back: two parallel calls: read"),
     ("ai21labs-AI21-Jamba-Reasoning-3B", True, "writes its calls in another turn"),
+    # `location=Paris`: the history's pythonic calls are no Python a format could read
+    ("baseten-Llama-3.2-3B-Instruct-pythonic", True, r"not valid Python: '\w+\(location=Paris,"),
     ("openai-gpt-oss-120b", False, re.escape("'<|channel|>final<|message|>' before an answer")),
 ]
 
