@@ -37,7 +37,9 @@ class Detection:
     rendered with llama.cpp's extra Jinja built-ins (`extra_builtins`: transformers'
     environment did not render its tool calls) and given its tools flattened to
     `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape) and
-    `EXTRA_INPUTS` (`extra_inputs`: it needs them)."""
+    `EXTRA_INPUTS` (`extra_inputs`: it needs them), and its probe turns rendered as
+    history, a user message after each (`followed`: it writes the last assistant message
+    otherwise, as Nemotron Nano v2 continues its generation prompt with it)."""
 
     format: Format
     family: str | None
@@ -49,6 +51,7 @@ class Detection:
     extra_builtins: bool = False
     flat_tools: bool = False
     extra_inputs: bool = False
+    followed: bool = False
 
     @property
     def confidence(self) -> str:
@@ -71,6 +74,8 @@ class Detection:
             lines.append("tools given as {name, description, parameters}: it refuses OpenAI's")
         if self.extra_inputs:
             lines.append(f"given {EXTRA_INPUTS}: it needs them")
+        if self.followed:
+            lines.append("probes rendered as history: it writes a last assistant turn otherwise")
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():
             start = self.format.start_state(prompt)
@@ -96,11 +101,47 @@ def detect(
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
     renders = _renders(template)
-    trailer = Trailer.of(renders, template.eos_token)
-    for rendered in list(renders.turns):  # calls past the end of turn: another turn's
-        if any(name not in trailer.cut(rendered.turn) for name, _ in rendered.probe.calls):
-            renders.turns.remove(rendered)
-            renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
+    shown = _shows_reasoning(renders)
+    try:
+        return _detected(renders, families)
+    except UsageError as error:
+        # the last assistant message written otherwise: the probes as history, unless that
+        # drops the reasoning the last turn shows (HyperCLOVAX SEED Think writes it as a
+        # message of its own): then it is no turn the model writes
+        history = _renders(template, followed=True)
+        if shown and not _shows_reasoning(history):
+            raise
+        try:
+            return _detected(history, families)
+        except UsageError:
+            raise error from None
+
+
+def _shows_reasoning(renders: Renders) -> bool:
+    """Whether the template writes a probe's reasoning in its turn."""
+    return any(
+        rendered.probe.reasoning and rendered.probe.reasoning in rendered.turn
+        for rendered in renders.turns
+    )
+
+
+def _detected(renders: Renders, families: bool) -> Detection:
+    """`detect` on `renders`."""
+    trailer = Trailer.of(renders, renders.template.eos_token)
+    apart = [
+        rendered
+        for rendered in renders.turns
+        if any(name not in trailer.cut(rendered.turn) for name, _ in rendered.probe.calls)
+    ]
+    if apart and families and renders.turn(ONE_CALL) is not None:
+        # its end of turn within a turn with calls: a family that reads it there (GigaChat
+        # 3 drops the `<|message_sep|>` before its calls) reads through its last one
+        found = _family(renders, replace(trailer, last=True))
+        if found is not None:
+            return found
+    for rendered in apart:  # calls past the end of turn: another turn's
+        renders.turns.remove(rendered)
+        renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
     if renders.turn(ONE_CALL) is None:
         raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
     for rendered in renders.turns:  # the model writes on past the end of turn: where to?
@@ -111,34 +152,9 @@ def detect(
                 f"{trailer.stop!r}, each a message of its own (a turn of several messages no "
                 f"spec infers): {rendered.turn!r}"
             )
-    candidates = _candidates(renders, trailer) if families else iter(())
-    matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
-    if matches:
-        # The best fit; of equal ones, the family that knows more of the template's prompts
-        # but for whitespace, then the one that writes a call with the markers the template
-        # writes, then the fewest reserved markers (the fewest assumptions).
-        matches.sort(
-            key=lambda fmt: (
-                -_fit(fmt, renders.prompts, trailer),
-                -_loosely_known(fmt, renders.prompts),
-                _unwritten(fmt, renders),
-                len(fmt.reserved),
-            )
-        )
-        family = matches[0]
-        others = dict.fromkeys(other.name for other in matches if other.name != family.name)
-        fmt = _with_prompts(family, renders.prompts)
-        return Detection(
-            fmt,
-            family.name,
-            renders.prompts,
-            len(renders.turns),
-            renders.refused,
-            tuple(others),
-            extra_builtins=renders.template.extra_builtins,
-            flat_tools=renders.template.flat_tools,
-            extra_inputs=renders.template.extra_inputs,
-        )
+    found = _family(renders, trailer) if families else None
+    if found is not None:
+        return found
     inferred = infer(renders, trailer)
     fmt = inferred.format
     failed = next(problems(fmt, renders, trailer), None)
@@ -156,14 +172,48 @@ def detect(
         extra_builtins=renders.template.extra_builtins,
         flat_tools=renders.template.flat_tools,
         extra_inputs=renders.template.extra_inputs,
+        followed=renders.followed,
     )
 
 
-def _renders(template: ChatTemplate) -> Renders:
+def _family(renders: Renders, trailer: Trailer) -> Detection | None:
+    """The built-in family that reads `renders` back, or None."""
+    candidates = _candidates(renders, trailer)
+    matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
+    if not matches:
+        return None
+    # The best fit; of equal ones, the family that knows more of the template's prompts
+    # but for whitespace, then the one that writes a call with the markers the template
+    # writes, then the fewest reserved markers (the fewest assumptions).
+    matches.sort(
+        key=lambda fmt: (
+            -_fit(fmt, renders.prompts, trailer),
+            -_loosely_known(fmt, renders.prompts),
+            _unwritten(fmt, renders),
+            len(fmt.reserved),
+        )
+    )
+    family = matches[0]
+    others = dict.fromkeys(other.name for other in matches if other.name != family.name)
+    return Detection(
+        _with_prompts(family, renders.prompts),
+        family.name,
+        renders.prompts,
+        len(renders.turns),
+        renders.refused,
+        tuple(others),
+        extra_builtins=renders.template.extra_builtins,
+        flat_tools=renders.template.flat_tools,
+        extra_inputs=renders.template.extra_inputs,
+        followed=renders.followed,
+    )
+
+
+def _renders(template: ChatTemplate, followed: bool = False) -> Renders:
     """The probes rendered as transformers does, or with llama.cpp's extra built-ins where
     only those render a tool call (Kimi K2 templates that `append` to a list); the tools
     flattened to `{name, description, parameters}`, else with `EXTRA_INPUTS`, where the
-    template refuses them whole."""
+    template refuses them whole; as history if `followed` (see `Renders`)."""
     attempts = [template] if template.extra_builtins else [template, template.with_extra_builtins()]
     rendered = []
     for attempt in attempts:
@@ -171,14 +221,14 @@ def _renders(template: ChatTemplate) -> Renders:
         # inputs the chat inputs lack (firefunction-v2 reads `functions`)
         for variant in (attempt, attempt.with_flat_tools(), attempt.with_extra_inputs()):
             try:
-                renders = Renders.of(variant, PROBES)
+                renders = Renders.of(variant, PROBES, followed)
             except TemplateError:
                 continue
             if renders.turn(ONE_CALL) is not None:
                 return renders
             rendered.append(renders)
             break
-    return rendered[0] if rendered else Renders.of(template, PROBES)  # transformers' error
+    return rendered[0] if rendered else Renders.of(template, PROBES, followed)  # its error
 
 
 def _candidates(renders: Renders, trailer: Trailer) -> Iterator[Format]:

@@ -128,7 +128,7 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
     if section is None and section_end.strip():  # the turn ends otherwise after calls
         call_stop = section_end.strip()
         stops = (trailer.stop, call_stop)
-    turn, prompt, start = _reasoning(renders, lead)
+    turn, prompt, start = _reasoning(renders, lead, trailer)
     empty_block = () if turn is None else (turn.open + turn.close, turn.close)
     opener = None
     if "".join(lead.split()) not in ("", *empty_block):
@@ -453,14 +453,16 @@ def _start(text: str, core: _Core, name: str) -> int:
     return at
 
 
-def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | None]:
+def _reasoning(
+    renders: Renders, lead: str, trailer: Trailer
+) -> tuple[Think | None, str, str | None]:
     """(the reasoning block, the generation prompt that opens nothing, the start state).
 
     The prompts of every mode share a base; a prompt that ends inside the block (its last
     opener unclosed) pre-opens it with what it adds to the base (`Think.opened_by`), one
     that adds anything else writes thinking off (`Think.off`)."""
     prompts = renders.prompts
-    markers = _reasoning_markers(renders, lead)
+    markers = _reasoning_markers(renders, lead, trailer)
     if markers is None:
         return None, prompts["default"], None
     open, close = markers
@@ -482,11 +484,13 @@ def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | No
     return think, base, "reasoning" if opens(prompts["default"]) else None
 
 
-def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
+def _reasoning_markers(renders: Renders, lead: str, trailer: Trailer) -> tuple[str, str] | None:
     """The reasoning block's (open, close): around the probe reasoning where the template
-    writes it, else the tag (`<think>`, not a special token) a generation prompt ends with
-    and its closing tag, where that closing tag is written or only the generation prompt
-    opens the tag (an assumption `infer` reports: the template never writes the close)."""
+    writes it (the end of turn and the prompt after it, where the turn goes on with another
+    message: `Trailer.resumed`), else the tag (`<think>`, not a special token) a generation
+    prompt ends with and its closing tag, where that closing tag is written or only the
+    generation prompt opens the tag (an assumption `infer` reports: the template never
+    writes the close)."""
     for rendered in renders.turns:
         turn = rendered.turn
         if rendered.probe.reasoning and REASONING in turn:
@@ -495,7 +499,10 @@ def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
             after = _FIRST_MARKER.match(turn, at + len(REASONING))
             if before is None or after is None:
                 raise UsageError(f"cannot read the reasoning block's markers in {turn!r}")
-            return before.group(1), after.group(1)
+            close = after.group(1)
+            if close == trailer.stop and turn.startswith(trailer.resumed or "\0", after.end()):
+                close += trailer.resumed
+            return before.group(1), close
     written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
     headers = [rendered.prompt for rendered in renders.turns]
     for prompt in renders.prompts.values():

@@ -167,22 +167,33 @@ class Rendered:
     alike: tuple[Call, ...] | None = None
 
 
+NEXT = "Next probe question?"
+"""The user message that follows a probe turn rendered as history (`Renders.followed`)."""
+
+
 @dataclass
 class Renders:
     """The probes a template renders, and its generation prompts per mode; `next_turn`,
-    what follows the content probe's content when a user message follows it."""
+    what follows the content probe's content when a user message follows it. With
+    `followed`, each probe turn is rendered as history, a user message after it (its turn
+    then runs up to that message's text): for templates that write the last assistant
+    message otherwise, as a continuation of the generation prompt (Nemotron Nano v2)."""
 
     template: ChatTemplate
     turns: list[Rendered] = field(default_factory=list)
     prompts: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     next_turn: str = ""
+    followed: bool = False
 
     @classmethod
-    def of(cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES) -> Renders:
-        """`template`'s renders of `probes` after one user message, with the probe tools;
-        a `TemplateError` if it cannot render even the user message."""
-        renders = cls(template)
+    def of(
+        cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES, followed: bool = False
+    ) -> Renders:
+        """`template`'s renders of `probes` after one user message, with the probe tools
+        (as history if `followed`); a `TemplateError` if it cannot render even the user
+        message."""
+        renders = cls(template, followed=followed)
         user = [{"role": "user", "content": USER}]
         bases = {}
         for mode, switches in MODES:
@@ -212,7 +223,7 @@ class Renders:
         for string, ids, content in variants:
             try:
                 message = probe.message(ids, content, string)
-                whole = self.template.render([*user, message], TOOLS)
+                whole = self._conversation([*user, message])
             except TemplateError as error:
                 problems.append(str(error))
                 continue
@@ -251,13 +262,21 @@ class Renders:
                     trial[index] = (name, {**calls[index][1], key: text})
                     message = replace(probe, calls=tuple(trial)).message(*variant)
                     try:
-                        same = self.template.render([*user, message], TOOLS) == whole
+                        same = self._conversation([*user, message]) == whole
                     except TemplateError:
                         same = False
                     if same:
                         calls = trial
                         break
         return tuple(calls) if calls != list(probe.calls) else None
+
+    def _conversation(self, messages: list[dict[str, Any]]) -> str:
+        """`messages` rendered; where `followed`, with a user message after them, up to
+        its text."""
+        if not self.followed:
+            return self.template.render(messages, TOOLS)
+        whole = self.template.render([*messages, {"role": "user", "content": NEXT}], TOOLS)
+        return whole[: whole.rfind(NEXT)] if NEXT in whole else whole
 
     def turn(self, probe: Probe) -> Rendered | None:
         """`probe`'s rendered turn, or None if the template refused it."""

@@ -54,7 +54,7 @@ def assert_round_trip(detection: Detection, source: str) -> None:
         chat_template = chat_template.with_extra_builtins()
     if detection.flat_tools:
         chat_template = chat_template.with_flat_tools()
-    renders = Renders.of(chat_template)
+    renders = Renders.of(chat_template, followed=detection.followed)
     assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
         start = detection.format.start_state(prompt)
@@ -173,6 +173,11 @@ VARIANTS = [
     ("meetkai-functionary-medium-v3.2", "functionary-v3.2", False),  # its prompt ends in `>>>`
     ("role-prefix", "hermes", False),  # `Bot:` before an answer without calls only
 ]
+AS_HISTORY = [  # the last assistant message written as a continuation of the prompt
+    ("continued-last", "hermes"),
+    ("NVIDIA-Nemotron-Nano-v2", "nemotron"),
+    ("nvidia-NVIDIA-Nemotron-Nano-12B-v2", "nemotron"),
+]
 
 
 @pytest.mark.slow
@@ -223,6 +228,17 @@ def test_a_role_prefix_before_an_answer_only_is_dropped() -> None:
     assert detection.family == "hermes"
     assert detection.format.spec.dropped[-1] == "Bot:"
     assert detect(own("role-prefix"), families=False).format.spec.dropped == ("Bot:",)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "family"), AS_HISTORY)
+def test_a_template_writing_its_last_turn_otherwise_is_probed_with_its_history(
+    name: str, family: str
+) -> None:
+    detection = detect(template(name))
+    assert (detection.family, detection.followed) == (family, True)
+    assert "probes rendered as history" in detection.describe()
+    assert_round_trip(detection, template(name))
 
 
 def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:
@@ -461,11 +477,24 @@ def test_a_call_id_before_the_name_and_a_content_opener_are_inferred() -> None:
 
 
 def test_an_answer_past_the_end_of_turn_after_the_reasoning_is_an_error() -> None:
-    """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
-    their own, each ended by `<|end|>`: read as one turn, the answer would be lost."""
-    error = "writes the answer after the reasoning past its end of turn '<|end|>'"
+    """HyperCLOVAX SEED Think writes its reasoning and the answer as messages of their own,
+    each ended by `<|im_end|>`, the next headed otherwise than the prompt: read as one
+    turn, the answer would be lost."""
+    error = "writes the answer after the reasoning past its end of turn '<|im_end|>'"
     with pytest.raises(UsageError, match=re.escape(error)):
-        detect(real("upstage-Solar-Open-100B"))
+        detect(real("naver-hyperclovax-HyperCLOVAX-SEED-Think-14B"))
+
+
+def test_a_turn_of_messages_each_after_the_prompt_again_is_one_turn() -> None:
+    """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
+    their own, each ended by `<|end|>`, the answer after the prompt `<|begin|>assistant`
+    again: the turn goes on there, the reasoning block closed by both."""
+    source = real("upstage-Solar-Open-100B")
+    detection = detect(source)
+    turn = detection.format.spec.turn
+    assert (turn.open, turn.close) == ("<|think|>", "<|end|><|begin|>assistant")
+    assert (detection.family, detection.confidence) == (None, "high")
+    assert_round_trip(detection, source)
 
 
 def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
@@ -551,10 +580,11 @@ def test_a_block_whose_end_the_template_never_writes_is_an_assumption() -> None:
 
 
 def test_a_template_contradicting_its_own_prompt_is_an_error() -> None:
-    """Nemotron Nano v2's template writes a final assistant message after the prompt's
-    `<think>` and never closes it: no format reads that back, none is returned."""
-    with pytest.raises(UsageError, match="ends with <think>, which the template also writes"):
-        detect(real("NVIDIA-Nemotron-Nano-v2"))
+    """LongCat-Flash-Lite's template writes an answer after the tag its prompt ends with,
+    and never closes it, as history too: no format reads that back, none is returned."""
+    error = "ends with <longcat_assistant>, which the template also writes"
+    with pytest.raises(UsageError, match=error):
+        detect(real("meituan-longcat-LongCat-Flash-Lite"))
 
 
 TEXT = st.text(st.characters(codec="ascii", categories=("L", "N", "Zs", "P")), min_size=1)
