@@ -101,15 +101,17 @@ def detect(
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
     renders = _renders(template)
-    shown = _shows_reasoning(renders)
+    last = _evidence(renders)
     try:
         return _detected(renders, families)
     except UsageError as error:
         # the last assistant message written otherwise: the probes as history, unless that
         # drops the reasoning the last turn shows (HyperCLOVAX SEED Think writes it as a
-        # message of its own): then it is no turn the model writes
+        # message of its own) or ends otherwise (OptiMind's `<|end|>`, its last turn's
+        # `<|return|>`): then it is no turn the model writes
         history = _renders(template, followed=True)
-        if shown and not _shows_reasoning(history):
+        shown, stop = _evidence(history)
+        if (last[0] and not shown) or stop != last[1]:
             raise
         try:
             return _detected(history, families)
@@ -117,12 +119,13 @@ def detect(
             raise error from None
 
 
-def _shows_reasoning(renders: Renders) -> bool:
-    """Whether the template writes a probe's reasoning in its turn."""
-    return any(
+def _evidence(renders: Renders) -> tuple[bool, str]:
+    """Whether the template writes a probe's reasoning in its turn, and its end of turn."""
+    shown = any(
         rendered.probe.reasoning and rendered.probe.reasoning in rendered.turn
         for rendered in renders.turns
     )
+    return shown, Trailer.of(renders, renders.template.eos_token).stop
 
 
 def _detected(renders: Renders, families: bool) -> Detection:
