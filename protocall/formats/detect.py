@@ -26,6 +26,10 @@ from ..inference.roundtrip import Trailer, problems
 from ..spec import Spec, to_json
 from .registry import get, names
 
+BARE_CALL_PROOF = "llama-3"
+"""The proof hook an inferred spec's bare call objects use (`Call.proof`: a `{"name": …,
+"arguments": …}` object naming a declared tool, as Llama 3's and xLAM's are read)."""
+
 
 @dataclass(frozen=True)
 class Detection:
@@ -100,6 +104,7 @@ def detect(
     built-in format is tried (the spec is always inferred)."""
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
+    names()  # the families, and the proof hook their modules register
     renders = _renders(template)
     last = _evidence(renders)
     try:
@@ -158,7 +163,7 @@ def _detected(renders: Renders, families: bool) -> Detection:
     found = _family(renders, trailer) if families else None
     if found is not None:
         return found
-    inferred = infer(renders, trailer)
+    inferred = infer(renders, trailer, proof=BARE_CALL_PROOF)
     fmt = inferred.format
     failed = next(problems(fmt, renders, trailer), None)
     if failed is not None:

@@ -90,8 +90,10 @@ class Inferred:
     assumptions: tuple[str, ...] = ()
 
 
-def infer(renders: Renders, trailer: Trailer) -> Inferred:
-    """The format the renders imply (a `UsageError` naming what was not understood)."""
+def infer(renders: Renders, trailer: Trailer, proof: str = "") -> Inferred:
+    """The format the renders imply (a `UsageError` naming what was not understood); call
+    objects standing bare, with no marker around them, are proven calls by the registered
+    proof hook `proof` (`Call.proof`: what proves one is code, not inferred)."""
     if not trailer.stop:
         raise UsageError(
             "no end-of-turn marker: the template writes nothing after an assistant turn "
@@ -142,7 +144,15 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
-        call=_with_id_pattern(Call(template, core.arguments, name=core.name, between=between)),
+        call=_with_id_pattern(
+            Call(
+                template,
+                core.arguments,
+                name=core.name,
+                between=between,
+                proof=proof if template == "{call}" and section is None else "",
+            )
+        ),
         section=section,
         stops=stops,
         call_stop=call_stop,

@@ -241,6 +241,14 @@ def test_a_template_writing_its_last_turn_otherwise_is_probed_with_its_history(
     assert_round_trip(detection, template(name))
 
 
+def test_bare_call_objects_are_proven_calls_by_the_bare_call_proof() -> None:
+    """Call objects with no marker around them (Phi-4-mini's example template in vLLM):
+    what proves one a call is the registered proof hook Llama 3's and xLAM's use."""
+    spec = detect(own("bare-objects")).format.spec
+    assert (spec.call.template, spec.call.between, spec.section) == ("{call}", ",", None)
+    assert spec.call.proof == "llama-3"
+
+
 def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:
     """Motif 2's history writes `<|startofturn|><|assistant|>` before an answer, its
     generation prompt `<|assistant|>` (and `<think>`, which the history never writes)
@@ -513,7 +521,17 @@ def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls", "content-opener"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "json-section",
+        "xml-invoke",
+        "python-calls",
+        "content-opener",
+        "quoted-values",
+        "bare-objects",
+    ],
+)
 def test_a_shape_no_family_has_is_inferred_and_passes_the_checks(name: str) -> None:
     detection = detect(own(name))
     assert detection.family is None and detection.confidence == "high"
