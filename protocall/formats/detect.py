@@ -19,7 +19,7 @@ from ..blocks.turns import ToolUse, Turn
 from ..combinators import UsageError
 from ..compile.factory import build
 from ..compile.format import Format
-from ..inference.infer import content_opener, infer
+from ..inference.infer import content_opener, infer, opener_fields
 from ..inference.probes import ONE_CALL, PROBES, Renders
 from ..inference.rendering import EXTRA_BUILTINS, EXTRA_INPUTS, ChatTemplate, TemplateError
 from ..inference.roundtrip import Trailer, problems
@@ -258,11 +258,8 @@ def _candidates(renders: Renders, trailer: Trailer) -> Iterator[Format]:
         if trailer.stop and trailer.stop not in spec.stops:
             summary = f"{spec.summary}; ends with {trailer.stop}"
             variants.append(replace(spec, stops=(*spec.stops, trailer.stop), summary=summary))
-        if opener is not None and opener not in spec.dropped:
-            variants += [
-                replace(v, dropped=(*v.dropped, opener), summary=f"{v.summary}; drops {opener}")
-                for v in variants
-            ]
+        if opener is not None and opener not in (*spec.dropped, *spec.content_lead):
+            variants += [_dropping(v, opener) for v in variants]
         primed = prompt.removeprefix(spec.prompt) if prompt.startswith(spec.prompt) else ""
         if primed.strip() and any(marker.startswith(primed) for marker in fmt.reserved):
             variants += [
@@ -274,6 +271,17 @@ def _candidates(renders: Renders, trailer: Trailer) -> Iterator[Format]:
                 yield build(variant)
             except UsageError:  # a marker of the family's own starts with what it drops
                 continue
+
+
+def _dropping(spec: Spec, opener: str) -> Spec:
+    """`spec` dropping the content opener `opener` too (see `opener_fields`)."""
+    dropped, lead = opener_fields(opener)
+    return replace(
+        spec,
+        dropped=(*spec.dropped, *dropped),
+        content_lead=(*spec.content_lead, *lead),
+        summary=f"{spec.summary}; drops {opener}",
+    )
 
 
 def _content_opener(renders: Renders, trailer: Trailer) -> str | None:

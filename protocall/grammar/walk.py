@@ -109,7 +109,15 @@ HANDLED: Mapping[str, frozenset[str]] = {
 TOLERATED: Mapping[str, frozenset[str]] = {
     # `primed`: a grammar after a prompt ending inside a marker is refused by `Format`
     "Spec": frozenset(
-        {"dropped", "placeholder", "malformed_as_content", "fenced", "respelled", "primed"}
+        {
+            "dropped",
+            "placeholder",
+            "malformed_as_content",
+            "fenced",
+            "respelled",
+            "primed",
+            "content_lead",
+        }
     ),
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),

@@ -141,6 +141,7 @@ def infer(renders: Renders, trailer: Trailer, proof: str = "") -> Inferred:
             "reasoning block (channels or headers no spec infers)"
         )
     _check_prompt_text(renders)
+    dropped, content_lead = opener_fields(opener)
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
@@ -159,7 +160,8 @@ def infer(renders: Renders, trailer: Trailer, proof: str = "") -> Inferred:
         turn=turn,
         prompt=prompt,
         default_start=start,
-        dropped=() if opener is None else (opener,),
+        dropped=dropped,
+        content_lead=content_lead,
     )
     try:
         fmt = build(spec)
@@ -182,6 +184,14 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
 
 _ROLE_PREFIX = re.compile(r"[^\s<>\[\]]{1,16}[:：]")
 """A role's name and a colon (Hunyuan A13B's `助手：` in vLLM's example template)."""
+
+
+def opener_fields(opener: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What drops a content opener, as (`Spec.dropped`, `Spec.content_lead`): a marker
+    where it stands, a role prefix where the content begins only."""
+    if opener is None:
+        return (), ()
+    return ((opener,), ()) if TAG.fullmatch(opener) else ((), (opener,))
 
 
 def content_opener(renders: Renders, trailer: Trailer) -> str | None:

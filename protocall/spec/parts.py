@@ -272,3 +272,4 @@ class Spec:
     tags: Tags | None = None
     token_suffix: str = ""
     primed: tuple[str, ...] = ()
+    content_lead: tuple[str, ...] = ()

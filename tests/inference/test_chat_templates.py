@@ -226,8 +226,12 @@ def test_a_role_prefix_before_an_answer_only_is_dropped() -> None:
     (Hunyuan A13B's `助手：` in vLLM's example template), is dropped when read."""
     detection = detect(own("role-prefix"))
     assert detection.family == "hermes"
-    assert detection.format.spec.dropped[-1] == "Bot:"
-    assert detect(own("role-prefix"), families=False).format.spec.dropped == ("Bot:",)
+    assert detection.format.spec.content_lead == ("Bot:",)
+    assert detect(own("role-prefix"), families=False).format.spec.content_lead == ("Bot:",)
+    session = detection.format.parser(TOOLS, detection.prompts["default"])
+    session.feed("Bot: I said Bot: hello.<|im_end|>")  # dropped where the content begins only
+    session.finish()
+    assert session.message.content == "I said Bot: hello."
 
 
 @pytest.mark.slow
@@ -608,7 +612,10 @@ def test_a_template_contradicting_its_own_prompt_is_an_error() -> None:
 TEXT = st.text(st.characters(codec="ascii", categories=("L", "N", "Zs", "P")), min_size=1)
 DRAWN_TEMPLATES = {
     **{name: real(name) for name in ("Qwen3-Coder", "moonshotai-Kimi-K2.5", "tencent-Hy3")},
-    **{name: own(name) for name in ("json-section", "xml-invoke", "python-calls")},
+    **{
+        name: own(name)
+        for name in ("json-section", "xml-invoke", "python-calls", "role-prefix", "bare-objects")
+    },
 }
 
 
