@@ -3,8 +3,10 @@
 The template renders the probe turns (`probes`); every built-in format is tried on those
 renders, and one that reads them all back (`roundtrip`) is the model's family, used with
 the template's generation prompts. When none does, a spec is inferred from the renders
-(`inference.infer`) and built, and must pass the same round trip. When neither works, a
-`UsageError` names what was not understood: never a silently wrong parser.
+(`inference.infer`) and built, and must pass the same round trip. When neither works, the
+probes are rendered again as history (a user message after each turn), for templates that
+write the last assistant message otherwise; when that fails too, a `UsageError` names what
+was not understood: never a silently wrong parser.
 """
 
 from __future__ import annotations
