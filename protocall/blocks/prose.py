@@ -239,6 +239,7 @@ def assistant_turn(
     start: str | None = None,
     fenced: bool = False,
     dropped: Iterable[str] = (),
+    content_lead: Iterable[str] = (),
 ) -> Parser[Any]:
     """A whole assistant turn (see the module docstring); `start == "reasoning"` when the
     generation prompt pre-opened the reasoning block. With `fenced`, Markdown code in the
@@ -247,7 +248,9 @@ def assistant_turn(
     markers and a reasoning close marker (the block ended at a call, or was closed
     already); in the reasoning they are its text. Where the prompt opened no block, a run
     of reasoning closes is a `reasoning_close` node: the session reports the first one
-    that follows no reasoning block (the prompt probably pre-opened one).
+    that follows no reasoning block (the prompt probably pre-opened one). A `content_lead`
+    text where the content begins (after the reasoning block, if any; whitespace before it
+    too) is dropped; elsewhere it is text.
 
     A `content` node is one text scan, its value the text: the openers in it that head no
     call where the characters after them rule the call out (`until`'s `text_markers`) are part of
@@ -270,6 +273,9 @@ def assistant_turn(
         lead = alt(
             seq(whitespace, markers(*opening), cut, thought, optional(markers(*closing))), lead
         )
+    content_lead = tuple(content_lead)
+    if content_lead:
+        lead = seq(lead, optional(seq(whitespace, markers(*content_lead))))
     closes = tuple(close for _, close in reasoning.spellings) if reasoning is not None else ()
     dropped = tuple(dropped)
     strays = (*closes, *dropped)

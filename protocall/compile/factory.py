@@ -34,6 +34,11 @@ def build(stated: Spec) -> Format:
     reserved += (spec.placeholder,) if spec.placeholder else ()
     section = envelope.written_section
     turn = spec.turn
+    if spec.content_lead and isinstance(turn, Messages | Channels):
+        raise UsageError(
+            f"spec {spec.name!r}: `content_lead` is read in a `Think` turn or one without "
+            "reasoning (`turn=None`), not in channels or messages"
+        )
     if isinstance(turn, Messages):
         fmt = _messages(spec, turn, envelope)
     elif isinstance(turn, Channels):
@@ -93,6 +98,7 @@ def build(stated: Spec) -> Format:
             written=written,
             call_stop=spec.call_stop,
             dropped=envelope.dropped,
+            content_lead=spec.content_lead,
         )
     reserved = tuple(m for m in fmt.reserved if m not in envelope.brackets)  # `[`, `]`: JSON
     shown = dict(fmt.markers)
@@ -104,6 +110,7 @@ def build(stated: Spec) -> Format:
         malformed_as_content=spec.malformed_as_content,
         reserved=reserved,
         markers=shown,
+        primed=spec.primed,
     )
 
 

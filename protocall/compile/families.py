@@ -48,6 +48,7 @@ def turn_format(
     written: Reasoning | None = None,
     call_stop: str | None = None,
     dropped: tuple[str, ...] = (),
+    content_lead: tuple[str, ...] = (),
 ) -> Format:
     """The `Format` of a family whose turn is a reasoning block, then content and calls,
     then one of `stops` (`assistant_turn`; `calls(tools)` gives the calls), rendered by
@@ -57,7 +58,8 @@ def turn_format(
     reasoning channel and marker summary follow from `reasoning`; its reserved markers are
     the reasoning block's, the section's, `reserved` and the stops (and a backtick when
     `fenced`: Markdown code in prose is text, see `assistant_turn`). `dropped` markers are
-    strays, dropped where they stand in the content."""
+    strays, dropped where they stand in the content; `content_lead` texts where they begin
+    it only."""
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
         return assistant_turn(
@@ -67,6 +69,7 @@ def turn_format(
             start=start,
             fenced=fenced,
             dropped=dropped,
+            content_lead=content_lead,
         )
 
     def render(turn: Turn, start: str | None) -> str:

@@ -46,8 +46,10 @@ class Format:
     contain for a rendered turn to mean what it says. `malformed_as_content` is the
     session's default for `passthrough_malformed`: False for a format whose envelopes are
     special tokens (Harmony), so a rejected region's raw text stays in its error instead of
-    showing header tokens as content. `spec` is the declarative `Spec` it was built from
-    (`compile.factory.build`), if any.
+    showing header tokens as content. `primed` lists texts a generation prompt may end with
+    that begin the turn's first marker (Functionary v3.2's `>>>`): a session after such a
+    prompt reads the turn as if it began with that text. `spec` is the declarative `Spec`
+    it was built from (`compile.factory.build`), if any.
     """
 
     name: str
@@ -61,6 +63,7 @@ class Format:
     prompts: Mapping[str | None, str] = field(default_factory=dict)
     malformed_as_content: bool = True
     spec: Any = field(default=None, compare=False)
+    primed: tuple[str, ...] = ()
 
     def start_state(self, generation_prompt: str | None) -> str | None:
         """The channel left open at the end of `generation_prompt` (the last open marker
@@ -90,12 +93,23 @@ class Format:
         declare the same tools (see `compile.compiled`): the tools' schemas are checked and
         their validators compiled then (`Tools`): a bad schema is a `UsageError` now, not
         during the stream, as is a `special_tokens` text that is no part of any of the
-        format's markers (`reserved` and `channels`: it could never matter)."""
+        format's markers (`reserved` and `channels`: it could never matter). After a
+        prompt ending with a `primed` text, the session has read that text already (as
+        special tokens: the template wrote it)."""
         if "special_tokens" in options:
             options["special_tokens"] = self._special_tokens(options["special_tokens"])
         turn = compiled(self, tools, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
-        return Session(turn.grammar, turn.tools, **options)
+        session = Session(turn.grammar, turn.tools, **options)
+        primed = self._primed(generation_prompt)
+        if primed:
+            session.feed(primed, special=True)
+        return session
+
+    def _primed(self, generation_prompt: str | None) -> str:
+        """The `primed` text `generation_prompt` ends with, or the empty text."""
+        prompt = generation_prompt or ""
+        return max((text for text in self.primed if prompt.endswith(text)), key=len, default="")
 
     def _special_tokens(self, tokens: Iterable[str]) -> tuple[str, ...]:
         """`tokens` checked: each a non-empty part of one of the format's markers."""
@@ -143,6 +157,12 @@ class Format:
         stop out, for engines that end it with the stop token outside the grammar."""
         from ..grammar import Options, export  # loaded on first use: most formats never export
 
+        primed = self._primed(generation_prompt)
+        if primed:
+            raise UsageError(
+                f"no grammar after a generation prompt ending with {primed!r}, the start of "
+                "the turn's first marker: the grammar begins at a marker's start"
+            )
         options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)
         declared = normalize_tools(tools)

@@ -3,8 +3,10 @@
 The template renders the probe turns (`probes`); every built-in format is tried on those
 renders, and one that reads them all back (`roundtrip`) is the model's family, used with
 the template's generation prompts. When none does, a spec is inferred from the renders
-(`inference.infer`) and built, and must pass the same round trip. When neither works, a
-`UsageError` names what was not understood: never a silently wrong parser.
+(`inference.infer`) and built, and must pass the same round trip. When neither works, the
+probes are rendered again as history (a user message after each turn), for templates that
+write the last assistant message otherwise; when that fails too, a `UsageError` names what
+was not understood: never a silently wrong parser.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from ..blocks.turns import ToolUse, Turn
 from ..combinators import UsageError
 from ..compile.factory import build
 from ..compile.format import Format
-from ..inference.infer import infer
+from ..inference.infer import content_opener, infer, opener_fields
 from ..inference.probes import ONE_CALL, PROBES, Renders
 from ..inference.rendering import EXTRA_BUILTINS, EXTRA_INPUTS, ChatTemplate, TemplateError
 from ..inference.roundtrip import Trailer, problems
 from ..spec import Spec, to_json
 from .registry import get, names
+
+BARE_CALL_PROOF = "llama-3"
+"""The proof hook an inferred spec's bare call objects use (`Call.proof`: a `{"name": …,
+"arguments": …}` object naming a declared tool, as Llama 3's and xLAM's are read)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,9 @@ class Detection:
     rendered with llama.cpp's extra Jinja built-ins (`extra_builtins`: transformers'
     environment did not render its tool calls) and given its tools flattened to
     `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape) and
-    `EXTRA_INPUTS` (`extra_inputs`: it needs them)."""
+    `EXTRA_INPUTS` (`extra_inputs`: it needs them), and its probe turns rendered as
+    history, a user message after each (`followed`: it writes the last assistant message
+    otherwise, as Nemotron Nano v2 continues its generation prompt with it)."""
 
     format: Format
     family: str | None
@@ -49,6 +57,7 @@ class Detection:
     extra_builtins: bool = False
     flat_tools: bool = False
     extra_inputs: bool = False
+    followed: bool = False
 
     @property
     def confidence(self) -> str:
@@ -71,6 +80,8 @@ class Detection:
             lines.append("tools given as {name, description, parameters}: it refuses OpenAI's")
         if self.extra_inputs:
             lines.append(f"given {EXTRA_INPUTS}: it needs them")
+        if self.followed:
+            lines.append("probes rendered as history: it writes a last assistant turn otherwise")
         lines.append("generation prompts:")
         for mode, prompt in self.prompts.items():
             start = self.format.start_state(prompt)
@@ -95,12 +106,52 @@ def detect(
     built-in format is tried (the spec is always inferred)."""
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
+    names()  # the families, and the proof hook their modules register
     renders = _renders(template)
-    trailer = Trailer.of(renders, template.eos_token)
-    for rendered in list(renders.turns):  # calls past the end of turn: another turn's
-        if any(name not in trailer.cut(rendered.turn) for name, _ in rendered.probe.calls):
-            renders.turns.remove(rendered)
-            renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
+    last = _evidence(renders)
+    try:
+        return _detected(renders, families)
+    except UsageError as error:
+        # the last assistant message written otherwise: the probes as history, unless that
+        # drops the reasoning the last turn shows (HyperCLOVAX SEED Think writes it as a
+        # message of its own) or ends otherwise (OptiMind's `<|end|>`, its last turn's
+        # `<|return|>`): then it is no turn the model writes
+        history = _renders(template, followed=True)
+        shown, stop = _evidence(history)
+        if (last[0] and not shown) or stop != last[1]:
+            raise
+        try:
+            return _detected(history, families)
+        except UsageError:
+            raise error from None
+
+
+def _evidence(renders: Renders) -> tuple[bool, str]:
+    """Whether the template writes a probe's reasoning in its turn, and its end of turn."""
+    shown = any(
+        rendered.probe.reasoning and rendered.probe.reasoning in rendered.turn
+        for rendered in renders.turns
+    )
+    return shown, Trailer.of(renders, renders.template.eos_token).stop
+
+
+def _detected(renders: Renders, families: bool) -> Detection:
+    """`detect` on `renders`."""
+    trailer = Trailer.of(renders, renders.template.eos_token)
+    apart = [
+        rendered
+        for rendered in renders.turns
+        if any(name not in trailer.cut(rendered.turn) for name, _ in rendered.probe.calls)
+    ]
+    if apart and families and renders.turn(ONE_CALL) is not None:
+        # its end of turn within a turn with calls: a family that reads it there (GigaChat
+        # 3 drops the `<|message_sep|>` before its calls) reads through its last one
+        found = _family(renders, replace(trailer, last=True))
+        if found is not None:
+            return found
+    for rendered in apart:  # calls past the end of turn: another turn's
+        renders.turns.remove(rendered)
+        renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
     if renders.turn(ONE_CALL) is None:
         raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
     for rendered in renders.turns:  # the model writes on past the end of turn: where to?
@@ -111,35 +162,10 @@ def detect(
                 f"{trailer.stop!r}, each a message of its own (a turn of several messages no "
                 f"spec infers): {rendered.turn!r}"
             )
-    candidates = _candidates(trailer) if families else iter(())
-    matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
-    if matches:
-        # The best fit; of equal ones, the family that knows more of the template's prompts
-        # but for whitespace, then the one that writes a call with the markers the template
-        # writes, then the fewest reserved markers (the fewest assumptions).
-        matches.sort(
-            key=lambda fmt: (
-                -_fit(fmt, renders.prompts, trailer),
-                -_loosely_known(fmt, renders.prompts),
-                _unwritten(fmt, renders),
-                len(fmt.reserved),
-            )
-        )
-        family = matches[0]
-        others = dict.fromkeys(other.name for other in matches if other.name != family.name)
-        fmt = _with_prompts(family, renders.prompts)
-        return Detection(
-            fmt,
-            family.name,
-            renders.prompts,
-            len(renders.turns),
-            renders.refused,
-            tuple(others),
-            extra_builtins=renders.template.extra_builtins,
-            flat_tools=renders.template.flat_tools,
-            extra_inputs=renders.template.extra_inputs,
-        )
-    inferred = infer(renders, trailer)
+    found = _family(renders, trailer) if families else None
+    if found is not None:
+        return found
+    inferred = infer(renders, trailer, proof=BARE_CALL_PROOF)
     fmt = inferred.format
     failed = next(problems(fmt, renders, trailer), None)
     if failed is not None:
@@ -156,14 +182,48 @@ def detect(
         extra_builtins=renders.template.extra_builtins,
         flat_tools=renders.template.flat_tools,
         extra_inputs=renders.template.extra_inputs,
+        followed=renders.followed,
     )
 
 
-def _renders(template: ChatTemplate) -> Renders:
+def _family(renders: Renders, trailer: Trailer) -> Detection | None:
+    """The built-in family that reads `renders` back, or None."""
+    candidates = _candidates(renders, trailer)
+    matches = [fmt for fmt in candidates if next(problems(fmt, renders, trailer), None) is None]
+    if not matches:
+        return None
+    # The best fit; of equal ones, the family that knows more of the template's prompts
+    # but for whitespace, then the one that writes a call with the markers the template
+    # writes, then the fewest reserved markers (the fewest assumptions).
+    matches.sort(
+        key=lambda fmt: (
+            -_fit(fmt, renders.prompts, trailer),
+            -_loosely_known(fmt, renders.prompts),
+            _unwritten(fmt, renders),
+            len(fmt.reserved),
+        )
+    )
+    family = matches[0]
+    others = dict.fromkeys(other.name for other in matches if other.name != family.name)
+    return Detection(
+        _with_prompts(family, renders.prompts),
+        family.name,
+        renders.prompts,
+        len(renders.turns),
+        renders.refused,
+        tuple(others),
+        extra_builtins=renders.template.extra_builtins,
+        flat_tools=renders.template.flat_tools,
+        extra_inputs=renders.template.extra_inputs,
+        followed=renders.followed,
+    )
+
+
+def _renders(template: ChatTemplate, followed: bool = False) -> Renders:
     """The probes rendered as transformers does, or with llama.cpp's extra built-ins where
     only those render a tool call (Kimi K2 templates that `append` to a list); the tools
     flattened to `{name, description, parameters}`, else with `EXTRA_INPUTS`, where the
-    template refuses them whole."""
+    template refuses them whole; as history if `followed` (see `Renders`)."""
     attempts = [template] if template.extra_builtins else [template, template.with_extra_builtins()]
     rendered = []
     for attempt in attempts:
@@ -171,26 +231,67 @@ def _renders(template: ChatTemplate) -> Renders:
         # inputs the chat inputs lack (firefunction-v2 reads `functions`)
         for variant in (attempt, attempt.with_flat_tools(), attempt.with_extra_inputs()):
             try:
-                renders = Renders.of(variant, PROBES)
+                renders = Renders.of(variant, PROBES, followed)
             except TemplateError:
                 continue
             if renders.turn(ONE_CALL) is not None:
                 return renders
             rendered.append(renders)
             break
-    return rendered[0] if rendered else Renders.of(template, PROBES)  # transformers' error
+    return rendered[0] if rendered else Renders.of(template, PROBES, followed)  # its error
 
 
-def _candidates(trailer: Trailer) -> Iterator[Format]:
+def _candidates(renders: Renders, trailer: Trailer) -> Iterator[Format]:
     """The built-in formats; a spec's also with the template's end-of-turn marker as a stop
-    where it has another (Granite 4 writes Hermes calls and ends with `<|end_of_text|>`)."""
+    where it has another (Granite 4 writes Hermes calls and ends with `<|end_of_text|>`),
+    dropping what the template writes before an answer's content only where it writes
+    that (`content_opener`: Hunyuan A13B's `助手：` in vLLM's example template), and
+    `primed` with what the template's prompt adds to the family's where that begins one
+    of its markers (Functionary v3.2's `>>>`)."""
+    opener = _content_opener(renders, trailer)
+    prompt = renders.prompts["default"]
     for name in names():
         fmt = get(name)
         yield fmt
         spec = fmt.spec
-        if isinstance(spec, Spec) and trailer.stop and trailer.stop not in spec.stops:
+        if not isinstance(spec, Spec):
+            continue
+        variants = [spec]
+        if trailer.stop and trailer.stop not in spec.stops:
             summary = f"{spec.summary}; ends with {trailer.stop}"
-            yield build(replace(spec, stops=(*spec.stops, trailer.stop), summary=summary))
+            variants.append(replace(spec, stops=(*spec.stops, trailer.stop), summary=summary))
+        if opener is not None and opener not in (*spec.dropped, *spec.content_lead):
+            variants += [_dropping(v, opener) for v in variants]
+        primed = prompt.removeprefix(spec.prompt) if prompt.startswith(spec.prompt) else ""
+        if primed.strip() and any(marker.startswith(primed) for marker in fmt.reserved):
+            variants += [
+                replace(v, primed=(primed,), summary=f"{v.summary}; its prompt ends in {primed}")
+                for v in variants
+            ]
+        for variant in variants[1:]:
+            try:
+                yield build(variant)
+            except UsageError:  # a marker of the family's own starts with what it drops
+                continue
+
+
+def _dropping(spec: Spec, opener: str) -> Spec:
+    """`spec` dropping the content opener `opener` too (see `opener_fields`)."""
+    dropped, lead = opener_fields(opener)
+    return replace(
+        spec,
+        dropped=(*spec.dropped, *dropped),
+        content_lead=(*spec.content_lead, *lead),
+        summary=f"{spec.summary}; drops {opener}",
+    )
+
+
+def _content_opener(renders: Renders, trailer: Trailer) -> str | None:
+    """`content_opener`, or None where the renders show no content or call to tell it by."""
+    try:
+        return content_opener(renders, trailer)
+    except UsageError:
+        return None
 
 
 def _fit(fmt: Format, prompts: Mapping[str, str], trailer: Trailer) -> int:

@@ -107,7 +107,18 @@ HANDLED: Mapping[str, frozenset[str]] = {
 """The spec fields the walk writes into the grammar, by kind."""
 
 TOLERATED: Mapping[str, frozenset[str]] = {
-    "Spec": frozenset({"dropped", "placeholder", "malformed_as_content", "fenced", "respelled"}),
+    # `primed`: a grammar after a prompt ending inside a marker is refused by `Format`
+    "Spec": frozenset(
+        {
+            "dropped",
+            "placeholder",
+            "malformed_as_content",
+            "fenced",
+            "respelled",
+            "primed",
+            "content_lead",
+        }
+    ),
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),
     "Call": frozenset(

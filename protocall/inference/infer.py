@@ -23,6 +23,7 @@ What cannot be read this way is a `UsageError` naming it.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, replace
@@ -89,8 +90,10 @@ class Inferred:
     assumptions: tuple[str, ...] = ()
 
 
-def infer(renders: Renders, trailer: Trailer) -> Inferred:
-    """The format the renders imply (a `UsageError` naming what was not understood)."""
+def infer(renders: Renders, trailer: Trailer, proof: str = "") -> Inferred:
+    """The format the renders imply (a `UsageError` naming what was not understood); call
+    objects standing bare, with no marker around them, are proven calls by the registered
+    proof hook `proof` (`Call.proof`: what proves one is code, not inferred)."""
     if not trailer.stop:
         raise UsageError(
             "no end-of-turn marker: the template writes nothing after an assistant turn "
@@ -127,28 +130,38 @@ def infer(renders: Renders, trailer: Trailer) -> Inferred:
     if section is None and section_end.strip():  # the turn ends otherwise after calls
         call_stop = section_end.strip()
         stops = (trailer.stop, call_stop)
-    turn, prompt, start = _reasoning(renders, lead)
+    turn, prompt, start = _reasoning(renders, lead, trailer)
     empty_block = () if turn is None else (turn.open + turn.close, turn.close)
     opener = None
     if "".join(lead.split()) not in ("", *empty_block):
-        opener = _content_opener(lead, _body(renders, ONE_CALL, "", trailer))
+        opener = content_opener(renders, trailer)
     if opener is None and "".join(lead.split()) not in ("", *empty_block):
         raise UsageError(
             f"the template writes {lead.strip()!r} before an answer's content, which is no "
             "reasoning block (channels or headers no spec infers)"
         )
     _check_prompt_text(renders)
+    dropped, content_lead = opener_fields(opener)
     spec = Spec(
         name="inferred",
         summary=f"inferred from a chat template: {template!r}",
-        call=_with_id_pattern(Call(template, core.arguments, name=core.name, between=between)),
+        call=_with_id_pattern(
+            Call(
+                template,
+                core.arguments,
+                name=core.name,
+                between=between,
+                proof=proof if template == "{call}" and section is None else "",
+            )
+        ),
         section=section,
         stops=stops,
         call_stop=call_stop,
         turn=turn,
         prompt=prompt,
         default_start=start,
-        dropped=() if opener is None else (opener,),
+        dropped=dropped,
+        content_lead=content_lead,
     )
     try:
         fmt = build(spec)
@@ -169,14 +182,27 @@ def _lead(renders: Renders, trailer: Trailer) -> str:
     return content.turn[: content.turn.index(CONTENT)]
 
 
-def _content_opener(lead: str, calls: str) -> str | None:
+_ROLE_PREFIX = re.compile(r"[^\s<>\[\]]{1,16}[:：]")
+"""A role's name and a colon (Hunyuan A13B's `助手：` in vLLM's example template)."""
+
+
+def opener_fields(opener: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What drops a content opener, as (`Spec.dropped`, `Spec.content_lead`): a marker
+    where it stands, a role prefix where the content begins only."""
+    if opener is None:
+        return (), ()
+    return ((opener,), ()) if TAG.fullmatch(opener) else ((), (opener,))
+
+
+def content_opener(renders: Renders, trailer: Trailer) -> str | None:
     """The marker the template writes before an answer's content only, not before calls
-    (Solar Open's `<|content|>`), which a reader drops; None where `lead` is no such
-    marker."""
-    marker = lead.strip()
-    if not TAG.fullmatch(marker) or calls.lstrip().startswith(marker):
+    (Solar Open's `<|content|>`), or a role prefix written so (`助手：`), which a reader
+    drops; None where it writes no such thing."""
+    marker = _lead(renders, trailer).strip()
+    if not (TAG.fullmatch(marker) or _ROLE_PREFIX.fullmatch(marker)):
         return None
-    return marker
+    calls = _body(renders, ONE_CALL, "", trailer)
+    return None if calls.lstrip().startswith(marker) else marker
 
 
 def _check_prompt_text(renders: Renders) -> None:
@@ -219,12 +245,31 @@ def _core(body: str, call: tuple[str, dict[str, Any]]) -> _Core:
         if found is not None:
             return found
     python = re.search(re.escape(name) + r"\(", body)
+    if python and "location=" in body[python.end() :]:
+        written = body[python.start() : body.find(")", python.end()) + 1]
+        if not _python_call(written):
+            raise UsageError(
+                f"the template writes a pythonic call that is not valid Python: {written!r}"
+            )
     if python and f"location={json.dumps(arguments['location'])}" in body:
         close = body.index(")", python.end())
         return _Core(python.start(), close + 1, "{name}({arguments})", PythonKeywords(), Plain())
     if "location" in body and "Paris" in body:
         return _xml_core(body, name, arguments)
     raise UsageError(f"cannot find the call's arguments {arguments} in {body!r}")
+
+
+def _python_call(text: str) -> bool:
+    """Whether `text` is a Python call with literal keyword arguments only."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+        if not isinstance(tree, ast.Call) or tree.args:
+            return False
+        for keyword in tree.keywords:
+            ast.literal_eval(keyword.value)
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _json_core(
@@ -428,14 +473,16 @@ def _start(text: str, core: _Core, name: str) -> int:
     return at
 
 
-def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | None]:
+def _reasoning(
+    renders: Renders, lead: str, trailer: Trailer
+) -> tuple[Think | None, str, str | None]:
     """(the reasoning block, the generation prompt that opens nothing, the start state).
 
     The prompts of every mode share a base; a prompt that ends inside the block (its last
     opener unclosed) pre-opens it with what it adds to the base (`Think.opened_by`), one
     that adds anything else writes thinking off (`Think.off`)."""
     prompts = renders.prompts
-    markers = _reasoning_markers(renders, lead)
+    markers = _reasoning_markers(renders, lead, trailer)
     if markers is None:
         return None, prompts["default"], None
     open, close = markers
@@ -457,11 +504,13 @@ def _reasoning(renders: Renders, lead: str) -> tuple[Think | None, str, str | No
     return think, base, "reasoning" if opens(prompts["default"]) else None
 
 
-def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
+def _reasoning_markers(renders: Renders, lead: str, trailer: Trailer) -> tuple[str, str] | None:
     """The reasoning block's (open, close): around the probe reasoning where the template
-    writes it, else the tag (`<think>`, not a special token) a generation prompt ends with
-    and its closing tag, where that closing tag is written or only the generation prompt
-    opens the tag (an assumption `infer` reports: the template never writes the close)."""
+    writes it (the end of turn and the prompt after it, where the turn goes on with another
+    message: `Trailer.resumed`), else the tag (`<think>`, not a special token) a generation
+    prompt ends with and its closing tag, where that closing tag is written or only the
+    generation prompt opens the tag (an assumption `infer` reports: the template never
+    writes the close)."""
     for rendered in renders.turns:
         turn = rendered.turn
         if rendered.probe.reasoning and REASONING in turn:
@@ -470,7 +519,10 @@ def _reasoning_markers(renders: Renders, lead: str) -> tuple[str, str] | None:
             after = _FIRST_MARKER.match(turn, at + len(REASONING))
             if before is None or after is None:
                 raise UsageError(f"cannot read the reasoning block's markers in {turn!r}")
-            return before.group(1), after.group(1)
+            close = after.group(1)
+            if close == trailer.stop and turn.startswith(trailer.resumed or "\0", after.end()):
+                close += trailer.resumed
+            return before.group(1), close
     written = [*renders.prompts.values(), *(rendered.turn for rendered in renders.turns)]
     headers = [rendered.prompt for rendered in renders.turns]
     for prompt in renders.prompts.values():

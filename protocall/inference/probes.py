@@ -22,7 +22,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .rendering import ChatTemplate, TemplateError
@@ -156,29 +156,44 @@ def _own_modes(template: ChatTemplate) -> list[tuple[str, dict[str, Any]]]:
 @dataclass(frozen=True)
 class Rendered:
     """A probe's turn: `prompt`, the generation prompt before it (the conversation's
-    prompt as the history writes it), and `turn`, what the model writes."""
+    prompt as the history writes it), and `turn`, what the model writes; `alike`, where the
+    template writes a number or an object argument exactly as it writes that value's text
+    (functiongemma's `<escape>3<escape>`, Llama 4 pythonic's `days="3"`), the probe's calls
+    with those values as strings: a reading of them as strings is as true to the render."""
 
     probe: Probe
     prompt: str
     turn: str
+    alike: tuple[Call, ...] | None = None
+
+
+NEXT = "Next probe question?"
+"""The user message that follows a probe turn rendered as history (`Renders.followed`)."""
 
 
 @dataclass
 class Renders:
     """The probes a template renders, and its generation prompts per mode; `next_turn`,
-    what follows the content probe's content when a user message follows it."""
+    what follows the content probe's content when a user message follows it. With
+    `followed`, each probe turn is rendered as history, a user message after it (its turn
+    then runs up to that message's text): for templates that write the last assistant
+    message otherwise, as a continuation of the generation prompt (Nemotron Nano v2)."""
 
     template: ChatTemplate
     turns: list[Rendered] = field(default_factory=list)
     prompts: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     next_turn: str = ""
+    followed: bool = False
 
     @classmethod
-    def of(cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES) -> Renders:
-        """`template`'s renders of `probes` after one user message, with the probe tools;
-        a `TemplateError` if it cannot render even the user message."""
-        renders = cls(template)
+    def of(
+        cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES, followed: bool = False
+    ) -> Renders:
+        """`template`'s renders of `probes` after one user message, with the probe tools
+        (as history if `followed`); a `TemplateError` if it cannot render even the user
+        message."""
+        renders = cls(template, followed=followed)
         user = [{"role": "user", "content": USER}]
         bases = {}
         for mode, switches in MODES:
@@ -208,7 +223,7 @@ class Renders:
         for string, ids, content in variants:
             try:
                 message = probe.message(ids, content, string)
-                whole = self.template.render([*user, message], TOOLS)
+                whole = self._conversation([*user, message])
             except TemplateError as error:
                 problems.append(str(error))
                 continue
@@ -221,10 +236,47 @@ class Renders:
             if printed and not string:  # Python's repr: the template prints them as given
                 problems.append(f"the template prints the arguments as {printed[0]}")
                 continue
-            self.turns.append(Rendered(probe, whole[len(base) : at], whole[at:]))
+            alike = self._alike(probe, user, whole, (ids, content, string))
+            self.turns.append(Rendered(probe, whole[len(base) : at], whole[at:], alike))
             return
         unwritten = problems[0].startswith("the template does not write")
         self.refused[probe.name] = problems[0] if unwritten else problems[-1]
+
+    def _alike(
+        self,
+        probe: Probe,
+        user: list[dict[str, Any]],
+        whole: str,
+        variant: tuple[str, str | None, bool],
+    ) -> tuple[Call, ...] | None:
+        """`probe`'s calls with each argument that is no string replaced by its text (as
+        Python or JSON writes it) where the template renders `whole` all the same (see
+        `Rendered.alike`); None where it renders every such value apart from its text."""
+        calls = list(probe.calls)
+        for index, (name, arguments) in enumerate(probe.calls):
+            for key, value in arguments.items():
+                if isinstance(value, str):
+                    continue
+                for text in dict.fromkeys((str(value), json.dumps(value))):
+                    trial = [*calls]
+                    trial[index] = (name, {**calls[index][1], key: text})
+                    message = replace(probe, calls=tuple(trial)).message(*variant)
+                    try:
+                        same = self._conversation([*user, message]) == whole
+                    except TemplateError:
+                        same = False
+                    if same:
+                        calls = trial
+                        break
+        return tuple(calls) if calls != list(probe.calls) else None
+
+    def _conversation(self, messages: list[dict[str, Any]]) -> str:
+        """`messages` rendered; where `followed`, with a user message after them, up to
+        its text."""
+        if not self.followed:
+            return self.template.render(messages, TOOLS)
+        whole = self.template.render([*messages, {"role": "user", "content": NEXT}], TOOLS)
+        return whole[: whole.rfind(NEXT)] if NEXT in whole else whole
 
     def turn(self, probe: Probe) -> Rendered | None:
         """`probe`'s rendered turn, or None if the template refused it."""

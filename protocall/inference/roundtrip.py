@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..combinators import UsageError
 from ..compile.format import Format
@@ -26,10 +26,15 @@ _MARKER = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]|[^\s<\[]{1,80}")
 @dataclass(frozen=True)
 class Trailer:
     """What a turn ends with: `stop`, the end-of-turn marker, then `rest` (whitespace the
-    template writes before the next turn)."""
+    template writes before the next turn); with `last`, a turn runs through its last
+    `stop`, not its first (a family may read it within a turn, as GigaChat 3 drops it); a
+    `stop` followed by `resumed` (the generation prompt again: Solar Open writes its
+    reasoning and its answer as two messages of one turn) ends no turn."""
 
     stop: str
     rest: str
+    last: bool = False
+    resumed: str = ""
 
     @classmethod
     def of(cls, renders: Renders, eos_token: str = "") -> Trailer:
@@ -37,7 +42,25 @@ class Trailer:
         tag that every probe turn writes first in the tail they all end with (Kimi K3
         closes its response channel with `<|close|>` before the tools channel: its end of
         turn is `<|end_of_msg|>`). Where it has no marker, `eos_token` or else the first
-        marker of the next turn is the end of turn."""
+        marker of the next turn is the end of turn. It is `resumed` by the generation
+        prompt where every turn that writes an answer after the reasoning past its end of
+        turn writes that prompt right after it (a turn of several messages, each after
+        the prompt again: Solar Open's reasoning and answer)."""
+        trailer = cls._ending(renders, eos_token)
+        prompt = renders.prompts["default"]
+        past = [
+            rendered.turn
+            for rendered in renders.turns
+            if rendered.probe.reasoning and rendered.probe.content not in trailer.cut(rendered.turn)
+        ]
+        resumed = all(trailer.stop + prompt in turn for turn in past)
+        if trailer.stop and prompt.strip() and past and resumed:
+            return replace(trailer, resumed=prompt)
+        return trailer
+
+    @classmethod
+    def _ending(cls, renders: Renders, eos_token: str) -> Trailer:
+        """The trailer, never `resumed` (see `of`)."""
         content = renders.turn(CONTENT_ONLY)
         after = "" if content is None else content.turn.rpartition(CONTENT)[2]
         markers = list(_MARKER.finditer(after))
@@ -62,10 +85,23 @@ class Trailer:
         return cls(after[start:end], after[end:])
 
     def cut(self, turn: str) -> str:
-        """`turn` through its first end-of-turn marker (where the model stops)."""
-        if self.stop and self.stop in turn:
-            return turn[: turn.index(self.stop) + len(self.stop)]
+        """`turn` through its first end-of-turn marker (where the model stops), or its
+        last with `last`."""
+        at = self._end(turn)
+        if at >= 0:
+            return turn[: at + len(self.stop)]
         return turn.removesuffix(self.rest) if self.rest else turn
+
+    def _end(self, turn: str) -> int:
+        """Where the end-of-turn marker that ends `turn` stands, or -1."""
+        if not self.stop:
+            return -1
+        if self.last:
+            return turn.rfind(self.stop)
+        at = turn.find(self.stop)
+        while at >= 0 and self.resumed and turn.startswith(self.resumed, at + len(self.stop)):
+            at = turn.find(self.stop, at + len(self.stop))
+        return at
 
 
 def chunkings(text: str) -> Iterator[list[str]]:
@@ -93,9 +129,13 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
     text = trailer.cut(turn)
     content = probe.content if probe.content and probe.content in text else None
     reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else None
-    expected = [(content, reasoning, list(probe.calls))]
+    calls = [list(probe.calls)]
+    if rendered.alike is not None:  # values the template writes as it writes their text
+        calls.append(list(rendered.alike))
+    texts = [(content, reasoning)]
     if content and probe.calls and not probe.reasoning:  # content before calls as reasoning
-        expected.append((None, content, list(probe.calls)))  # (gpt-oss's analysis channel)
+        texts.append((None, content))  # (gpt-oss's analysis channel)
+    expected = [(*text, written) for text in texts for written in calls]
     for chunks in chunkings(text):
         try:
             message = parsed(fmt, rendered, chunks)
@@ -115,6 +155,18 @@ def problem(fmt: Format, rendered: Rendered, trailer: Trailer) -> str | None:
 
 
 def problems(fmt: Format, renders: Renders, trailer: Trailer) -> Iterator[str]:
-    """Why `fmt` does not read each probe back, lazily (none: the round trip holds)."""
-    found = (problem(fmt, rendered, trailer) for rendered in renders.turns)
-    return (p for p in found if p is not None)
+    """Why `fmt` does not read each probe back, lazily (none: the round trip holds). A
+    turn reads back after the prompt its history writes, or after a generation prompt that
+    adds to that one what the history leaves out (Apriel 1.6's history drops the
+    `Here are my reasoning steps:` that its prompt opens reasoning with)."""
+    for rendered in renders.turns:
+        found = problem(fmt, rendered, trailer)
+        longer = [
+            prompt
+            for prompt in dict.fromkeys(renders.prompts.values())
+            if prompt.startswith(rendered.prompt) and prompt != rendered.prompt
+        ]
+        if found is not None and all(
+            problem(fmt, replace(rendered, prompt=prompt), trailer) is not None for prompt in longer
+        ):
+            yield found

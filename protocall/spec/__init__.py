@@ -76,7 +76,10 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `[TOOL_CALLS] [{…}]` besides v11's calls). With `single`, a lone call object after the
   begin, without the brackets, is read as a list of that one call (Nemotron).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
-  right before a call (Kimi K2's `(no content)`).
+  right before a call (Kimi K2's `(no content)`); `content_lead`: texts dropped where they
+  begin the content (after the reasoning block, if any) and nowhere else, a role prefix
+  written before an answer (Hunyuan A13B's `助手：` in vLLM's example template), in a
+  `Think` turn or one without reasoning.
 - `malformed_as_content`: the session's default for a rejected region (see `Format`);
   `fenced`: Markdown code in prose is text, calls quoted in it included (`Think` turns);
   `respelled`: (token, spelling) pairs, the same calls with the token so spelled accepted
@@ -92,7 +95,10 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   texts is spelled with it, by `tags.spelled` too.
 - `prompt`, `default_start`: the generation prompt that opens nothing (a reasoning block
   or channel is pre-opened by it plus the opener, or `Think.opened_by`; `Think.off` is
-  what it ends with when thinking is off) and the start state assumed without one.
+  what it ends with when thinking is off) and the start state assumed without one;
+  `primed`: texts a generation prompt may end with that begin the turn's first marker
+  (Functionary v3.2's template ends its prompt with `>>>`): after such a prompt the turn
+  is read as if it began with that text (`Format.primed`).
 
 From this the factory derives, never restated: the grammar (through the blocks of
 `blocks`), the renderer (the same template written back), the reserved markers (the

@@ -271,3 +271,5 @@ class Spec:
     respelled: tuple[tuple[str, str], ...] = ()
     tags: Tags | None = None
     token_suffix: str = ""
+    primed: tuple[str, ...] = ()
+    content_lead: tuple[str, ...] = ()

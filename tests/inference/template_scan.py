@@ -27,6 +27,7 @@ CAUSES = (
     ("does not compile", "the chat template does not compile"),
     ("no read-back", "does not read the template's own renders back"),
     ("spec does not build", "the inferred spec does not build"),
+    ("history not valid", "is not valid Python"),
 )
 """The named errors by cause (the first whose text the message holds); any other is a
 shape inference does not describe (`shape not understood`)."""

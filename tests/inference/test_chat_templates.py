@@ -54,7 +54,7 @@ def assert_round_trip(detection: Detection, source: str) -> None:
         chat_template = chat_template.with_extra_builtins()
     if detection.flat_tools:
         chat_template = chat_template.with_flat_tools()
-    renders = Renders.of(chat_template)
+    renders = Renders.of(chat_template, followed=detection.followed)
     assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
         start = detection.format.start_state(prompt)
@@ -169,6 +169,14 @@ VARIANTS = [
     ("dphn-Dolphin-Mistral-24B-Venice-Edition", "mistral", False),  # tools in the last user turn
     ("swiss-ai-Apertus-8B-Instruct-2509", "apertus", False),  # flat tools
     ("Motif-Technologies-Motif-2-12.7B-Instruct", "hermes", False),  # a marker the prompt lacks
+    ("Apriel-1.6-15b-Thinker-fixed", "apriel", False),  # its history drops the prompt's opener
+    ("meetkai-functionary-medium-v3.2", "functionary-v3.2", False),  # its prompt ends in `>>>`
+    ("role-prefix", "hermes", False),  # `Bot:` before an answer without calls only
+]
+AS_HISTORY = [  # the last assistant message written as a continuation of the prompt
+    ("continued-last", "hermes"),
+    ("NVIDIA-Nemotron-Nano-v2", "nemotron"),
+    ("nvidia-NVIDIA-Nemotron-Nano-12B-v2", "nemotron"),
 ]
 
 
@@ -179,12 +187,70 @@ def test_a_real_variant_of_a_family_s_template_is_recognised(
 ) -> None:
     """Templates that render their calls only with llama.cpp's built-ins, `content` null or
     arguments as a JSON string, that always write their generation prompt, close a channel
-    with the marker that also ends the turn, leak indentation into the history, or write the
-    user message otherwise once an answer follows it, are their families."""
+    with the marker that also ends the turn, leak indentation into the history, write the
+    user message otherwise once an answer follows it, drop the text their generation
+    prompt opens reasoning with, end their prompt inside a marker or write a role prefix
+    before an answer only, are their families."""
     detection = detect(template(name))
     assert (detection.family, detection.extra_builtins) == (family, extra_builtins)
     assert detection.read_back >= 6
     assert_round_trip(detection, template(name))
+
+
+def test_values_a_template_writes_as_their_text_may_be_read_as_strings() -> None:
+    """A template that writes the number 3 as it writes the string "3" (`days="3"`) cannot
+    tell them apart: a format reading the string reads its render right."""
+    source = own("quoted-values")
+    turns = Renders.of(ChatTemplate(source)).turns
+    one_call = next(rendered for rendered in turns if rendered.probe.name == "one call")
+    assert one_call.alike == (("get_weather", {"location": "Paris", "days": "3"}),)
+    detection = detect(source)
+    assert (detection.family, detection.confidence) == (None, "high")
+    assert_round_trip(detection, source)
+    typed = Renders.of(ChatTemplate(own("python-calls"))).turns
+    assert [rendered.alike for rendered in typed] == [None] * len(typed)
+
+
+def test_a_prompt_ending_inside_a_family_s_marker_primes_its_sessions() -> None:
+    detection = detect(real("meetkai-functionary-medium-v3.2"))
+    assert detection.format.primed == (">>>",)
+    session = detection.format.parser(TOOLS, detection.prompts["default"])
+    session.feed('all\nChecking.>>>get_time\n{"zone": "UTC"}<|eot_id|>')
+    session.finish()
+    calls = [call.name for call in session.message.tool_calls]
+    assert (session.message.content, calls) == ("Checking.", ["get_time"])
+
+
+def test_a_role_prefix_before_an_answer_only_is_dropped() -> None:
+    """What a template writes before an answer without calls only, a role prefix too
+    (Hunyuan A13B's `助手：` in vLLM's example template), is dropped when read."""
+    detection = detect(own("role-prefix"))
+    assert detection.family == "hermes"
+    assert detection.format.spec.content_lead == ("Bot:",)
+    assert detect(own("role-prefix"), families=False).format.spec.content_lead == ("Bot:",)
+    session = detection.format.parser(TOOLS, detection.prompts["default"])
+    session.feed("Bot: I said Bot: hello.<|im_end|>")  # dropped where the content begins only
+    session.finish()
+    assert session.message.content == "I said Bot: hello."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "family"), AS_HISTORY)
+def test_a_template_writing_its_last_turn_otherwise_is_probed_with_its_history(
+    name: str, family: str
+) -> None:
+    detection = detect(template(name))
+    assert (detection.family, detection.followed) == (family, True)
+    assert "probes rendered as history" in detection.describe()
+    assert_round_trip(detection, template(name))
+
+
+def test_bare_call_objects_are_proven_calls_by_the_bare_call_proof() -> None:
+    """Call objects with no marker around them (Phi-4-mini's example template in vLLM):
+    what proves one a call is the registered proof hook Llama 3's and xLAM's use."""
+    spec = detect(own("bare-objects")).format.spec
+    assert (spec.call.template, spec.call.between, spec.section) == ("{call}", ",", None)
+    assert spec.call.proof == "llama-3"
 
 
 def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:
@@ -423,11 +489,24 @@ def test_a_call_id_before_the_name_and_a_content_opener_are_inferred() -> None:
 
 
 def test_an_answer_past_the_end_of_turn_after_the_reasoning_is_an_error() -> None:
-    """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
-    their own, each ended by `<|end|>`: read as one turn, the answer would be lost."""
-    error = "writes the answer after the reasoning past its end of turn '<|end|>'"
+    """HyperCLOVAX SEED Think writes its reasoning and the answer as messages of their own,
+    each ended by `<|im_end|>`, the next headed otherwise than the prompt: read as one
+    turn, the answer would be lost."""
+    error = "writes the answer after the reasoning past its end of turn '<|im_end|>'"
     with pytest.raises(UsageError, match=re.escape(error)):
-        detect(real("upstage-Solar-Open-100B"))
+        detect(real("naver-hyperclovax-HyperCLOVAX-SEED-Think-14B"))
+
+
+def test_a_turn_of_messages_each_after_the_prompt_again_is_one_turn() -> None:
+    """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
+    their own, each ended by `<|end|>`, the answer after the prompt `<|begin|>assistant`
+    again: the turn goes on there, the reasoning block closed by both."""
+    source = real("upstage-Solar-Open-100B")
+    detection = detect(source)
+    turn = detection.format.spec.turn
+    assert (turn.open, turn.close) == ("<|think|>", "<|end|><|begin|>assistant")
+    assert (detection.family, detection.confidence) == (None, "high")
+    assert_round_trip(detection, source)
 
 
 def test_a_turn_with_calls_ending_otherwise_has_a_call_stop() -> None:
@@ -446,7 +525,17 @@ def test_the_inferred_reasoning_and_prompts_of_longcat() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["json-section", "xml-invoke", "python-calls", "content-opener"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "json-section",
+        "xml-invoke",
+        "python-calls",
+        "content-opener",
+        "quoted-values",
+        "bare-objects",
+    ],
+)
 def test_a_shape_no_family_has_is_inferred_and_passes_the_checks(name: str) -> None:
     detection = detect(own(name))
     assert detection.family is None and detection.confidence == "high"
@@ -513,16 +602,20 @@ def test_a_block_whose_end_the_template_never_writes_is_an_assumption() -> None:
 
 
 def test_a_template_contradicting_its_own_prompt_is_an_error() -> None:
-    """Nemotron Nano v2's template writes a final assistant message after the prompt's
-    `<think>` and never closes it: no format reads that back, none is returned."""
-    with pytest.raises(UsageError, match="ends with <think>, which the template also writes"):
-        detect(real("NVIDIA-Nemotron-Nano-v2"))
+    """LongCat-Flash-Lite's template writes an answer after the tag its prompt ends with,
+    and never closes it, as history too: no format reads that back, none is returned."""
+    error = "ends with <longcat_assistant>, which the template also writes"
+    with pytest.raises(UsageError, match=error):
+        detect(real("meituan-longcat-LongCat-Flash-Lite"))
 
 
 TEXT = st.text(st.characters(codec="ascii", categories=("L", "N", "Zs", "P")), min_size=1)
 DRAWN_TEMPLATES = {
     **{name: real(name) for name in ("Qwen3-Coder", "moonshotai-Kimi-K2.5", "tencent-Hy3")},
-    **{name: own(name) for name in ("json-section", "xml-invoke", "python-calls")},
+    **{
+        name: own(name)
+        for name in ("json-section", "xml-invoke", "python-calls", "role-prefix", "bare-objects")
+    },
 }
 
 
@@ -561,7 +654,11 @@ NOT_UNDERSTOOD = [
     # `Call.between` is whitespace when read in a section (a missing `Spec` capability):
     ("next-separator", True, "renders back: two parallel calls: read"),
     ("ai21labs-AI21-Jamba-Reasoning-3B", True, "writes its calls in another turn"),
+    # `location=Paris`: the history's pythonic calls are no Python a format could read
+    ("baseten-Llama-3.2-3B-Instruct-pythonic", True, r"not valid Python: '\w+\(location=Paris,"),
     ("openai-gpt-oss-120b", False, re.escape("'<|channel|>final<|message|>' before an answer")),
+    # as history it ends its turns with `<|end|>`, its last with `<|return|>`: not retried so
+    ("microsoft-OptiMind-SFT", True, "does not read the template's own renders back"),
 ]
 
 
