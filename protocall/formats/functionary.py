@@ -7,7 +7,8 @@
   object; calls follow each other with nothing between. A header is a call only once the
   object's `{` follows it, so `>>>all` is never a call to a tool named `all`.
 - Llama 3 headers: the prompt is `<|start_header_id|>assistant<|end_header_id|>\\n\\n`,
-  `<|eot_id|>` ends the turn.
+  `<|eot_id|>` ends the turn. The model's template ends its generation prompt with the
+  first header's `>>>` (`primed`): the output then begins with the recipient.
 """
 
 from __future__ import annotations
@@ -23,5 +24,6 @@ SPEC = Spec(
     stops=("<|eot_id|>",),
     dropped=(">>>all\n",),
     prompt="<|start_header_id|>assistant<|end_header_id|>\n\n",
+    primed=(">>>",),
 )
 FORMAT = build(SPEC)

@@ -10,6 +10,7 @@ from protocall.formats.functionary import FORMAT
 from protocall.testing import example_tests, verify
 
 PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+PRIMED = PROMPT + ">>>"  # the model's template: the first header begun
 PARIS = {"name": "get_weather", "arguments": {"location": "Paris"}}
 EXAMPLES = [
     (">>>all\nHello, world!\nWhat's up?", PROMPT, {
@@ -21,6 +22,10 @@ EXAMPLES = [
     ('>>>get_weather\n{"location": "Paris"}>>>get_time\n{"zone": "CET"}>>>all\nBoth asked.',
      PROMPT, {"reasoning_content": None, "content": "Both asked.", "tool_calls": [
          PARIS, {"name": "get_time", "arguments": {"zone": "CET"}}]}),
+    ("all\nHello, world!", PRIMED, {
+        "reasoning_content": None, "content": "Hello, world!", "tool_calls": []}),
+    ('get_weather\n{"location": "Paris"}>>>all\nDone.', PRIMED, {
+        "reasoning_content": None, "content": "Done.", "tool_calls": [PARIS]}),
 ]  # fmt: skip
 
 
