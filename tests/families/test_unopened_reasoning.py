@@ -19,7 +19,7 @@ from protocall import cli, formats
 from protocall.formats import Format
 from protocall.testing import chunkings, stream
 
-NOT_A_BLOCK = {"gpt-oss"}  # `<|end|>` ends any Harmony message, not a reasoning block
+NOT_A_BLOCK = {"gpt-oss", "inkling"}  # `<|end|>`, `<|end_message|>`: they end any block
 THINKING = [
     name
     for name in formats.names()

@@ -4,10 +4,11 @@ the peers' own parsers do: vLLM's tool parsers and SGLang's function-call detect
 here as they ship. Only the calls are compared: a peer's tool parser alone leaves the
 reasoning text in its content (its reasoning parser splits it off).
 
-Not run against a peer: `plamo-3` and vLLM's `mimo`, whose parsers import `ijson` (not in
-requirements/servers.txt), and SGLang's `k2_horizon`, which keeps a think block never
-closed whole as reasoning, calls and all (vLLM's reasoning parser ends it at the calls,
-as protocall does)."""
+Not run against a peer: `plamo-3`, whose vLLM parser encodes its think tokens with a full
+tokenizer (`encode(…, add_special_tokens=False)`, which `servers_shim.Tokenizer` does not
+stand in for), and SGLang's `k2_horizon`, which keeps a think block never closed whole as
+reasoning, calls and all (vLLM's reasoning parser ends it at the calls, as protocall
+does)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ from peer_tools import TOOLS  # noqa: E402
 
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
 VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
+VLLM |= {"inkling": "inkling", "mimo": "mimo"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
-SGLANG |= {"minicpm5": "minicpm5"}
+SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling"}
 
 VOCABULARY = {"hy-v4"}
 """The families whose peers read their markers off the tokenizer's vocabulary (Hy v4's
