@@ -1,6 +1,8 @@
-"""The `inkling` format, from the shapes of vLLM's Inkling engine (its docstring's example,
-`vllm/parser/inkling.py`) and SGLang's `inkling_detector.py` (our own strings), one-shot
-and streamed in every test."""
+"""The `inkling` format, from the shapes of vLLM's Inkling tests
+(vllm-project/vllm `tests/parser/engine/test_inkling.py`: a header's name that is no
+content, blocks that repeat, raw-text and error blocks read as text, a text block ended by
+`<|content_model_end_sampling|>`) and SGLang's `inkling_detector.py` (our own strings),
+one-shot and streamed in every test."""
 
 from __future__ import annotations
 
@@ -40,6 +42,11 @@ EXAMPLES = [
     (call("get_time", "get_time", zone="UTC").removeprefix(HEAD) + STOP, PROMPT, {
         "reasoning_content": None, "content": None, "tool_calls": [
             {"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+    (f"{THINK}First.{END}{HEAD}{TEXT}Between.{END}{HEAD}{THINK}Second.{END}{HEAD}{TEXT}"
+     f"Last.{STOP}", PROMPT, {
+        "reasoning_content": "First.Second.", "content": "Between.Last.", "tool_calls": []}),
+    (f"<|content_invoke_tool_text|>run it{END}{HEAD}<|content_tool_error|> failed{END}{STOP}",
+     PROMPT, {"reasoning_content": None, "content": "run it failed", "tool_calls": []}),
 ]  # fmt: skip
 
 test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
