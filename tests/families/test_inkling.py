@@ -32,7 +32,7 @@ EXAMPLES = [
     (f"{THINK}Two lookups.{END}{call('get_weather', 'get_weather', location='Paris', days=3)}"
      f"{call('get_time', 'get_time')}{STOP}", PROMPT, {
         "reasoning_content": "Two lookups.", "content": None, "tool_calls": [PARIS, TIME]}),
-    (f"{TOOL}{{\"name\": \"get_time\", \"args\": {{\"zone\": \"北京\"}}}}{END}"
+    (f"{TOOL}\n  {{\"name\": \"get_time\", \"args\": {{\"zone\": \"北京\"}}}}\n{END}"
      f"{HEAD}{TEXT}Done.{END}{STOP}", PROMPT, {
         "reasoning_content": None, "content": "Done.", "tool_calls": [
             {"name": "get_time", "arguments": {"zone": "北京"}}]}),
