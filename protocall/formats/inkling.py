@@ -12,7 +12,8 @@
   `<|content_invoke_tool_text|>` and the error block `<|content_tool_error|>` (vLLM's
   reading; SGLang makes the raw-text block a call without a name). A tool block is one
   JSON object, whitespace around it allowed (both peers strip it), its arguments under
-  `args` (or `arguments`, `parameters`); the name a
+  `args` (or `arguments`, `parameters`) before or after the name (both peers read either
+  order); anything else after the token is a malformed call; the name a
   tool block's header may carry (`<|message_model|>get_weather<|content_invoke_tool_json|>`,
   as SGLang's constrained decoding writes it) is dropped with the header, as both peers
   drop it. Blocks repeat in any order; `<|content_model_end_sampling|>` ends the turn.
@@ -48,7 +49,7 @@ SPEC = Spec(
     ),
     call=Call(
         "<|content_invoke_tool_json|>{call}<|end_message|>",
-        NameAndArguments(keys=("args", "arguments", "parameters")),
+        NameAndArguments(keys=("args", "arguments", "parameters"), anywhere=True),
         spaced=True,
     ),
     stops=("<|content_model_end_sampling|>",),

@@ -139,6 +139,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
         }
     ),
     "XmlArguments": frozenset({"block"}),
+    "NameAndArguments": frozenset({"anywhere"}),
     "Layout": frozenset(
         {"committed_opener", "unclosed_at_opener", "unclosed_at_end", "quote", "quote_when"}
     ),
@@ -148,7 +149,8 @@ TOLERATED: Mapping[str, frozenset[str]] = {
 open: the grammar follows the prompt it is given), `Call.proof` (what proves a bare object a
 call when read: the grammar writes the call object itself) and `Section.element` (an older
 spelling read behind the same opener, Mistral's pre-v11 array: the template's calls are
-written) and `Layout.quote` (values are written unquoted)."""
+written), `Layout.quote` (values are written unquoted) and `NameAndArguments.anywhere` (the
+name is written first)."""
 
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from peer_tools import TOOLS
 
+import protocall
 from protocall.formats.inkling import FORMAT
 from protocall.testing import example_tests
 
@@ -47,7 +48,19 @@ EXAMPLES = [
         "reasoning_content": "First.Second.", "content": "Between.Last.", "tool_calls": []}),
     (f"<|content_invoke_tool_text|>run it{END}{HEAD}<|content_tool_error|> failed{END}{STOP}",
      PROMPT, {"reasoning_content": None, "content": "run it failed", "tool_calls": []}),
+    (f'{HEAD}get_time{TOOL}{{"args":{{"zone":"UTC"}},"name":"get_time"}}{END}{STOP}', PROMPT,
+     {"reasoning_content": None, "content": None, "tool_calls": [
+         {"name": "get_time", "arguments": {"zone": "UTC"}}]}),
 ]  # fmt: skip
 
 test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
 """Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
+
+
+def test_a_tool_block_that_is_no_json_object_is_an_error_keeping_its_text() -> None:
+    text = f"{TOOL}not json{END}{HEAD}{TEXT}after{END}"
+    message = protocall.parse(text, "inkling", TOOLS, PROMPT)
+    assert message.tool_calls == ()
+    assert message.content == f"{TOOL}not json{END}after"
+    [error] = message.errors
+    assert (error.code, error.raw) == ("malformed", f"{TOOL}not json{END}")
