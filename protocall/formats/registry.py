@@ -103,6 +103,7 @@ _BUILTINS = (
     "step3",
     "minimax-m1",
     "functionary",
+    "functionary-v31",
     "gigachat3",
     "functiongemma",
     "xlam",
