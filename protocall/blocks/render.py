@@ -73,10 +73,16 @@ def render_channels(
         out += [opener, (turn.reasoning or "") if reasoning else content, channel.close]
     if turn.calls:
         numbered = zip(turn.calls, itertools.count(1))
-        calls = (header + use.name * bool(header) + call(use, at) for use, at in numbered)
+        calls = (call_header(header, use) + call(use, at) for use, at in numbered)
         out += [section[0], *calls, section[1]]
     out.append(stop)
     return "".join(out)
+
+
+def call_header(header: str, use: ToolUse) -> str:
+    """What a channel turn's `header` writes before a call: the header and the call's name
+    (nothing where the turn has no header)."""
+    return header + use.name if header else ""
 
 
 def escape_attribute(value: str) -> str:

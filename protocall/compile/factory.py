@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..blocks.prose import Reasoning
-from ..blocks.render import render_turn
+from ..blocks.render import call_header, render_turn
 from ..blocks.turns import Turn
 from ..combinators import UsageError
 from ..spec.parts import (
@@ -158,7 +158,7 @@ def _interleaved(
             replace(parsed, parts=parts),
             start,
             reasoning=block,
-            call=lambda use: head + use.name * bool(head) + envelope.render(use, next(index)),
+            call=lambda use: call_header(head, use) + envelope.render(use, next(index)),
             between_calls=spec.call.between,
             section=envelope.written_section,
             stop=stop,

@@ -124,8 +124,8 @@ def channel_format(
     default_start: str | None = None,
 ) -> Format:
     """The `Format` of a family whose turn is made of channels: `channelled_turn` over
-    `channels`, `calls(tools)`, `stops`, `tokens`, `dropped` and `header`. It renders with `render`,
-    or else `render_channels` with `render_call`, `section` and the stops joined. The
+    `channels`, `calls(tools)`, `stops`, `tokens`, `dropped` and `header`. It renders with
+    `render`, or else `render_channels` with `render_call`, `section` and the stops joined. The
     channels named in `starts` (default: all) are the start states a generation prompt can
     leave open, the prompt for each being `prompt` plus its opener (`prompt` alone opens
     none); the reserved markers are every channel's open and close, the section's,
