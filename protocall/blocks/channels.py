@@ -72,6 +72,7 @@ def channelled_turn(
     stops: Iterable[str],
     tokens: Iterable[str],
     dropped: Iterable[str] = (),
+    header: str = "",
     start: str | None = None,
 ) -> Parser[Any]:
     """A turn made of channels (Kimi K3): the channel named `start` pre-opened by the
@@ -84,8 +85,9 @@ def channelled_turn(
     genuine call head, at an end-of-turn marker, at a `dropped` marker or at end of input
     (the close is optional). A close with no open channel, and a `dropped` marker (markup
     that carries nothing when it stands alone, such as a repeated region close), is
-    dropped (the reasoning channel's close, where the prompt opened no channel, as a
-    `reasoning_close` node, as in `assistant_turn`); a token that begins no marker is
+    dropped (the reasoning channel's close, where the prompt opened no channel and no
+    content channel closes with it too, as a `reasoning_close` node, as in
+    `assistant_turn`); a token that begins no marker is
     text, scanned with the text around it (the value of a text node is its text). A run of
     end-of-turn markers is one `end_of_turn` node. At end of input a marker cut off after
     its token is a truncated error, never text.
@@ -93,15 +95,22 @@ def channelled_turn(
     off) is known to the head's glance (`recurring`, as in a prose turn), so the text scan
     reads its later repetitions as text. The calls' `leading` call is tried at the turn's
     start and right after each channel.
+    A `header` (Inkling's `<|message_model|>`) may stand before any channel or call: it and
+    its label, the text after it up to the next token (the name a call's header carries),
+    are dropped (at end of input, a header and its label are dropped whole). Where no
+    channel is open at the start, the generation prompt ended with the header: text there
+    up to a channel opener or a call head is its label, dropped too (held back until the
+    token after it tells).
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(channel.open for channel in channels.values())
     closes = (*(channel.close for channel in channels.values()), *dropped)
+    headers = (header,) if header else ()
     head = recurring(calls.head)
-    known = unfinished(alt(head, markers(*stops, *opens, *closes)))
+    known = unfinished(alt(head, markers(*stops, *opens, *closes, *headers)))
     unknown = not_followed_by(known, "text")
     stray = unknown.then(as_text(markers(*tokens)))
-    readable = tuple(token for token in tokens if token not in (*stops, *opens, *closes))
+    readable = tuple(t for t in tokens if t not in (*stops, *opens, *closes, *headers))
     run = until(*tokens, nonempty=True, commit=True, text_markers=(known, readable))
     piece = alt(run, stray)
     texts = {node: tag(node, many(piece, minimum=1).map("".join)) for node in NODES}
@@ -114,17 +123,25 @@ def channelled_turn(
 
     opened = (c.opener().then(body(c)) for c in channels.values())
     end = tag(ast.END_OF_TURN, many(markers(*stops), minimum=1))
-    thinking = tuple(c.close for c in channels.values() if c.node == ast.REASONING)
+    shown = {c.close for c in channels.values() if c.node != ast.REASONING}  # content's too
+    thinking = tuple(
+        c.close for c in channels.values() if c.node == ast.REASONING and c.close not in shown
+    )
     if thinking and start != "reasoning":  # see `assistant_turn`
         others = tuple(close for close in closes if close not in thinking)
         strays = [
             tag(ast.REASONING_CLOSE, markers(*thinking)),
-            *([markers(*others)] * bool(others)),
+            *([markers(*others)] if others else []),
         ]
     else:
         strays = [markers(*closes)]
+    if header:
+        strays.append(literal(header).then(optional(until(*tokens, emit=False))))
     structure = alt(calls.call, end, *opened, *strays)
     lead = body(channels[start]) if start is not None else seq(success(None), *leading)
+    if header and start is None:  # the prompt wrote the first block's header: its label
+        label = until(*tokens, emit=False, nonempty=True)
+        lead = optional(seq(label, peek(alt(calls.head, markers(*opens))))).then(lead)
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])
     turn = skip_many(segment)
     head.informs(known, unknown, stray, run, piece, *texts.values(), segment, turn)

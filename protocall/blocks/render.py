@@ -54,12 +54,14 @@ def render_channels(
     call: Callable[[ToolUse, int], str],
     section: tuple[str, str],
     stop: str,
+    header: str = "",
 ) -> str:
     """Write `turn` as channels after a generation prompt that left channel `start` open:
     that channel first (its opener omitted), then the others in order — a reasoning channel
     only when the turn has reasoning or it is pre-opened, a content channel always, holding
     all the turn's content text in order — then every call, `call(use, position)` with
-    1-based positions, in one `section`, then `stop`."""
+    1-based positions, in one `section`, then `stop`; `header` before every channel
+    opener and call, a call's with the call's name after it."""
     content = "".join(part for part in turn.parts if isinstance(part, str))
     out = []
     for name in sorted(channels, key=lambda name: name != start):
@@ -67,12 +69,20 @@ def render_channels(
         reasoning = channel.node == ast.REASONING
         if reasoning and turn.reasoning is None and name != start:
             continue
-        opener = "" if name == start else channel.open
+        opener = "" if name == start else header + channel.open
         out += [opener, (turn.reasoning or "") if reasoning else content, channel.close]
     if turn.calls:
-        out += [section[0], *map(call, turn.calls, itertools.count(1)), section[1]]
+        numbered = zip(turn.calls, itertools.count(1))
+        calls = (call_header(header, use) + call(use, at) for use, at in numbered)
+        out += [section[0], *calls, section[1]]
     out.append(stop)
     return "".join(out)
+
+
+def call_header(header: str, use: ToolUse) -> str:
+    """What a channel turn's `header` writes before a call: the header and the call's name
+    (nothing where the turn has no header)."""
+    return header + use.name if header else ""
 
 
 def escape_attribute(value: str) -> str:

@@ -141,6 +141,8 @@ class Envelope(XmlCalls, TemplateCalls):
         if section is not None and section.sealed:  # a marker of its own (see `calls`)
             self.section_markers += (section.opener.strip(),)
         tags = tuple(token for token in tokens if not set(token) & set('"=('))  # not attributes
+        if re.fullmatch(r"<[\w:-]+=", tokens[0]):  # `<function=NAME>`: the tag the name is in
+            tags = (tokens[0], *(tag for tag in tags if tag != ">"))
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
         self.markers = (*tags, *call.arguments.markers)
         layout = self._xml_layout()

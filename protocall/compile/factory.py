@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..blocks.prose import Reasoning
-from ..blocks.render import render_turn
+from ..blocks.render import call_header, render_turn
 from ..blocks.turns import Turn
 from ..combinators import UsageError
 from ..spec.parts import (
@@ -56,6 +56,7 @@ def build(stated: Spec) -> Format:
             render_call=envelope.render,
             section=section or ("", ""),
             dropped=envelope.dropped,
+            header=turn.header,
             reserved=reserved,
             default_start=spec.default_start,
             starts=turn.starts,
@@ -141,14 +142,20 @@ def _interleaved(
     """The renderer of an `interleaved` channel turn: the reasoning channel (its opener
     omitted when pre-opened), each content part in the first content channel and each run
     of calls in the section, calls numbered from 0, then the first stop (`call_stop`
-    after a turn with calls, where given)."""
+    after a turn with calls, where given); the turn's `header` before every channel and
+    call, a call's with its name."""
     thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
     response = next((c for c in turn.channels if c.name != "reasoning"), None)
-    block = Reasoning(thinking.written or thinking.open, thinking.close) if thinking else None
+    head = turn.header
+    block = None
+    if thinking:
+        block = Reasoning(head + (thinking.written or thinking.open), thinking.close)
 
     def render(parsed: Turn, start: str | None) -> str:
         parts = tuple(
-            f"{response.open}{part}{response.close}" if response and isinstance(part, str) else part
+            f"{head}{response.open}{part}{response.close}"
+            if response and isinstance(part, str)
+            else part
             for part in parsed.parts
         )
         index = itertools.count()
@@ -158,7 +165,7 @@ def _interleaved(
             replace(parsed, parts=parts),
             start,
             reasoning=block,
-            call=lambda use: envelope.render(use, next(index)),
+            call=lambda use: call_header(head, use) + envelope.render(use, next(index)),
             between_calls=spec.call.between,
             section=envelope.written_section,
             stop=stop,

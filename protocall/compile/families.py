@@ -121,13 +121,14 @@ def channel_format(
     render_call: Callable[[ToolUse, int], str] | None = None,
     section: tuple[str, str] = ("", ""),
     dropped: tuple[str, ...] = (),
+    header: str = "",
     starts: tuple[str, ...] | None = None,
     reserved: tuple[str, ...] = (),
     default_start: str | None = None,
 ) -> Format:
     """The `Format` of a family whose turn is made of channels: `channelled_turn` over
-    `channels`, `calls(tools)`, `stops`, `tokens` and `dropped`. It renders with `render`,
-    or else `render_channels` with `render_call`, `section` and the stops joined. The
+    `channels`, `calls(tools)`, `stops`, `tokens`, `dropped` and `header`. It renders with
+    `render`, or else `render_channels` with `render_call`, `section` and the stops joined. The
     channels named in `starts` (default: all) are the start states a generation prompt can
     leave open, the prompt for each being `prompt` plus its opener (`prompt` alone opens
     none); the reserved markers are every channel's open and close, the section's,
@@ -141,6 +142,7 @@ def channel_format(
             stops=stops,
             tokens=tokens,
             dropped=dropped,
+            header=header,
             start=start,
         )
 
@@ -153,6 +155,7 @@ def channel_format(
             call=render_call,
             section=section,
             stop="".join(stops),
+            header=header,
         )
 
     opened = {key: channels[key] for key in (channels if starts is None else starts)}
@@ -167,7 +170,7 @@ def channel_format(
         render or rendered,
         default_start=default_start,
         summary=summary,
-        reserved=_reserved(*bounds, *section, *reserved, *stops),
+        reserved=_reserved(header, *bounds, *section, *reserved, *stops),
         channels={key: (channel.open, channel.close) for key, channel in opened.items()},
         prompts={None: prompt} | prompts,
         markers=shown | {"call": call_marker},

@@ -25,6 +25,7 @@ from ..combinators import (
     recover,
     regex,
     seq,
+    success,
     tag,
     unfinished,
     until,
@@ -81,7 +82,8 @@ class TemplateCalls:
         pieces = self._split()[0]
         for number, piece in enumerate(pieces):
             if piece == "{call}" and isinstance(call.arguments, NameAndArguments):
-                value = call.arguments.head()
+                anywhere = call.arguments.anywhere  # the text before `{call}` heads it
+                value = success("") if anywhere else call.arguments.head()
                 parts.append(value)
             elif piece == "{id}" and not isinstance(call.name, IdName):
                 parts.append(self._id())
@@ -125,7 +127,8 @@ class TemplateCalls:
         name = call.name
         after = [part for piece in self._split()[1] for part in _text(piece)]
         if isinstance(codec, NameAndArguments):
-            rest = seq(*_spaced([codec.body(), *after], call.spaced))
+            read = codec.element() if codec.anywhere else codec.body()
+            rest = seq(*_spaced([read, *after], call.spaced))
             return lambda _: rest
         values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
 

@@ -62,6 +62,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "step3": ("step-3", "reasoning"),
     "minimax-m1-40k": ("minimax-m1", None),
     "minimax-m1-80k": ("minimax-m1", None),
+    "functionary-medium-v3.1": ("functionary-v3.1", None),
     "functionary-medium-v3.2": ("functionary-v3.2", None),
     "functionary-small-v3.2": ("functionary-v3.2", None),
     "gigachat3-702b-a36b": ("gigachat-3", None),

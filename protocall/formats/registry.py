@@ -103,6 +103,7 @@ _BUILTINS = (
     "step3",
     "minimax-m1",
     "functionary",
+    "functionary-v31",
     "gigachat3",
     "functiongemma",
     "xlam",
@@ -118,6 +119,7 @@ _BUILTINS = (
     "poolside-v1",
     "gigachat35",
     "iquest-q1",
+    "inkling",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

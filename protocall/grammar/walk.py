@@ -74,7 +74,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
         }
     ),
     "Think": frozenset({"open", "close", "written", "opened_by", "off", "prompt"}),
-    "Channels": frozenset({"channels", "tokens", "interleaved"}),
+    "Channels": frozenset({"channels", "tokens", "interleaved", "header"}),
     "Channel": frozenset({"name", "open", "close", "label", "written"}),
     "Messages": frozenset({"hook", "channels", "tokens"}),
     "Call": frozenset({"template", "arguments", "name", "between", "optional", "id_pattern"}),
@@ -150,6 +150,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
         }
     ),
     "XmlArguments": frozenset({"block"}),
+    "NameAndArguments": frozenset({"anywhere"}),
     "Layout": frozenset(
         {"committed_opener", "unclosed_at_opener", "unclosed_at_end", "quote", "quote_when"}
     ),
@@ -159,7 +160,8 @@ TOLERATED: Mapping[str, frozenset[str]] = {
 open: the grammar follows the prompt it is given), `Call.proof` (what proves a bare object a
 call when read: the grammar writes the call object itself) and `Section.element` (an older
 spelling read behind the same opener, Mistral's pre-v11 array: the template's calls are
-written) and `Layout.quote` (values are written unquoted)."""
+written), `Layout.quote` (values are written unquoted) and `NameAndArguments.anywhere` (the
+name is written first)."""
 
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
@@ -325,6 +327,7 @@ class Walk:
         runs: bool = False,
     ) -> None:
         self.spec, self.options, self.start = spec, options, start
+        self.header = spec.turn.header if isinstance(spec.turn, Channels) else ""
         self.triggers: tuple[str, ...] = ()
         self.special: re.Pattern[str] | None = AUTO_SPECIAL
         if special is not None:
@@ -451,7 +454,7 @@ class Walk:
         (free text where there is none) and runs of calls in any order, then a stop."""
         reasoning: Node = Lit("")
         for channel in turn.channels:
-            block = seq(self.text(_opener(channel)), FREE, self.text(channel.close))
+            block = seq(self._opener(channel), FREE, self.text(channel.close))
             if channel.name != "reasoning":
                 continue
             if self.start == "reasoning":
@@ -464,11 +467,15 @@ class Walk:
                 reasoning = Opt(block)
         return seq(reasoning, self._body(self._content(turn)))
 
+    def _opener(self, channel: Channel) -> Node:
+        """A channel's opener as the model writes it, after the turn's header if any."""
+        return self.text(self.header + _opener(channel))
+
     def _content(self, turn: Channels) -> Node | None:
         """The first content channel, a block of free text (None where there is none)."""
         for channel in turn.channels:
             if channel.name != "reasoning":
-                return seq(self.text(_opener(channel)), FREE, self.text(channel.close))
+                return seq(self._opener(channel), FREE, self.text(channel.close))
         return None
 
     def _channels(self, turn: Channels) -> Node:
@@ -477,7 +484,7 @@ class Walk:
         order = sorted(turn.channels, key=lambda c: c.name != self.start)
         parts: list[Node] = []
         for channel in order:
-            opened = Lit("") if channel.name == self.start else self.text(_opener(channel))
+            opened = Lit("") if channel.name == self.start else self._opener(channel)
             block = seq(opened, FREE, self.text(channel.close))
             if channel.name == "reasoning" and channel.name != self.start:
                 block = Opt(block) if self.options.reasoning else Lit("")
@@ -510,9 +517,19 @@ class Walk:
             return self.text(section.begins[0]), seq(self._array(), self.text(closer))
         prefix = re.split(r"\{(?:name|id|index|arguments|call)\}", spec.call.template)[0]
         calls = [self.call(tool, len(prefix)) for tool in self.tools]
+        between = self.text(spec.call.between)
+        if self.header and section is not None:
+            raise UsageError("no grammar for a Channels.header before calls in a section")
+        if self.header:  # each call headed and named: a run per tool, as `_bare` writes
+            named = [
+                seq(self.text(self.header + tool.name + prefix), call)
+                for tool, call in zip(self.tools, calls, strict=True)
+            ]
+            one = self.grammar.rule("call", alt(*named))
+            more = Star(seq(between, one)) if self.options.parallel else Lit("")
+            return Lit(""), alt(*(seq(call, more) for call in named))
         rest = self.grammar.rule("call", alt(*calls))
         call = seq(self.text(prefix), rest)
-        between = self.text(spec.call.between)
         more = Star(seq(between, call)) if self.options.parallel else Lit("")
         listed = isinstance(spec.call.arguments, PythonKeywords) and spec.call.between != "\n"
         if listed and section is not None:  # a Python list of the calls

@@ -8,7 +8,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   calls in any order (`blocks.prose.assistant_turn`); `Channels(channels, tokens)`: channels
   over special tokens, text outside them content (`blocks.channels.channelled_turn`), those named
   in `starts` the ones a prompt can leave open, written `interleaved` (each content part
-  in a channel of its own, each run of calls in a section, in the turn's order) or not;
+  in a channel of its own, each run of calls in a section, in the turn's order) or not,
+  every channel and call headed by its `header` where it has one (Inkling's
+  `<|message_model|>`, a call's header carrying its name, dropped with its label when read);
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
   calls only.
 - `stops`: the end-of-turn markers (the first, or all joined for channels not
@@ -152,6 +154,9 @@ How every family maps (every one is written as a spec):
   (`<|channel>thought\n`), `interleaved`; `Call("<|tool_call>{name}{arguments}<tool_call|>",
   BareObject(), name=Plain(prefix="call:"), stray_closers=True)`: the `<|"|>` value codec,
   the `call:` prefix written but optional when read; `call_stop`.
+- *Inkling: `Channels` of four blocks closed by one `<|end_message|>`, `interleaved`, each
+  headed `<|message_model|>` (`header`); `Call("<|content_invoke_tool_json|>{call}…",
+  NameAndArguments(("args", …)), spaced=True)`.
 - *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
   proof="llama-3")`: bare objects proven by the hook its module registers, after an
   optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).

@@ -484,13 +484,17 @@ class NameAndArguments:
     "function"),))` writes `{"id": ID, "type": "function", "function": {"name": N,
     "arguments": {…}}}`. Read in a JSON array (`element`), the members of either object
     come in any order and other members of the outer one are skipped; read as a template's
-    `{call}` (`head`), they come in the order written, each constant optional."""
+    `{call}` (`head`), they come in the order written, each constant optional, unless
+    `anywhere`: then, as in an array, the name may follow the arguments (Inkling's template
+    writes `{"args": {…}, "name": N}`), which are read whole and stream once it has come,
+    and the template's text before `{call}` alone heads the call."""
 
     keys: tuple[str, ...] = ("arguments",)
     name: str = "name"
     id: str | None = None
     within: str | None = None
     constants: tuple[tuple[str, Any], ...] = ()
+    anywhere: bool = False
 
     def head(self) -> Parser[str]:
         """`{"name": N` (after the id, the constants and `"within": {` where given): its

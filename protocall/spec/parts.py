@@ -70,12 +70,16 @@ class Channels:
     channels in order, all its content in each content channel, then its calls in one
     section; with `interleaved`, as a `Think` turn is: its reasoning channel, then each
     content part in the first content channel (as it is where there is none) and each run
-    of calls in a section, in the turn's order, then the first stop (or `call_stop`)."""
+    of calls in a section, in the turn's order, then the first stop (or `call_stop`).
+    A `header` (Inkling's `<|message_model|>`) heads every channel and call as written, a
+    call's with the call's name after it; read, it may stand before any of them or be
+    missing, and its label (the text after it up to the next token) is dropped with it."""
 
     channels: tuple[Channel, ...]
     tokens: tuple[str, ...] = ()
     starts: tuple[str, ...] | None = None
     interleaved: bool = False
+    header: str = ""
 
 
 @dataclass(frozen=True)

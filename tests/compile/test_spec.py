@@ -20,6 +20,7 @@ from protocall.compile.factory import build
 from protocall.formats import registry
 from protocall.formats.glm import LAYOUT as GLM
 from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
+from protocall.grammar import export
 from protocall.spec import (
     Call,
     Channel,
@@ -421,6 +422,46 @@ def test_bare_call_objects_are_proven_by_a_named_hook() -> None:
     )
     with pytest.raises(UsageError, match="no proof hook named 'nope'"):
         build(replace(spec, call=replace(spec.call, proof="nope")))
+
+
+# Acme's blocks, each headed by a token, as Inkling's are.
+HEADED = Spec(
+    name="acme-headed",
+    summary="Acme: blocks headed <|head|>",
+    turn=Channels(
+        (Channel("reasoning", "<|think|>", "<|stop|>"), Channel("content", "<|say|>", "<|stop|>")),
+        tokens=("<|",),
+        header="<|head|>",
+    ),
+    call=Call("<|call|>{call}<|stop|>", NameAndArguments()),
+    stops=("<|end|>",),
+    prompt="<|head|>",
+)
+
+
+def test_a_header_heads_every_block_and_is_dropped_with_its_label_when_read() -> None:
+    fmt = build(HEADED)
+    use = ToolUse("get_weather", {"location": "Paris"})
+    call = '<|call|>{"name": "get_weather", "arguments": {"location": "Paris"}}<|stop|>'
+    text = fmt.render(Turn("Rain?", ("Checking.", use)), None)
+    head = "<|head|>"
+    blocks = f"{head}<|think|>Rain?<|stop|>{head}<|say|>Checking.<|stop|>"
+    assert text == f"{blocks}{head}get_weather{call}<|end|>"
+    expected = {
+        "reasoning_content": "Rain?",
+        "content": "Checking.",
+        "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+    }
+    unheaded = f"<|think|>Rain?<|stop|><|say|>Checking.<|stop|>{call}<|end|>"
+    for written in (text, unheaded):
+        verify(fmt, written, head, tools=WEATHER, expected=expected)
+    labelled = f"get_weather{call}<|end|>"  # after the prompt's header: the label at the start
+    verify(fmt, labelled, head, tools=WEATHER, expected={**expected, "reasoning_content": None,
+                                                          "content": None})  # fmt: skip
+    assert fmt.render(Turn(None, ("Hi",)), None) == f"{head}<|say|>Hi<|stop|><|end|>"
+    assert_format(fmt, max_examples=6, seed=0)
+    lazy = json.loads(export(fmt, normalize_tools(WEATHER), "gbnf-lazy").text)
+    assert lazy["grammar_triggers"] == [{"type": "word", "value": f"{head}get_weather<|call|>{{"}]
 
 
 def test_a_channel_turn_without_its_tokens_or_a_close_is_a_usage_error() -> None:

@@ -19,7 +19,7 @@ from protocall import cli, formats
 from protocall.formats import Format
 from protocall.testing import chunkings, stream
 
-NOT_A_BLOCK = {"gpt-oss"}  # `<|end|>` ends any Harmony message, not a reasoning block
+NOT_A_BLOCK = {"gpt-oss", "inkling"}  # `<|end|>`, `<|end_message|>`: they end any block
 THINKING = [
     name
     for name in formats.names()
@@ -35,7 +35,7 @@ def unopened(fmt: Format) -> tuple[str, str, str | None]:
 
 
 WITHOUT_REASONING = {"llama-3", "llama-4", "pythonic", "jamba", "phi-4-mini", "granite-20b-fc"}
-WITHOUT_REASONING |= {"functionary-v3.2", "gigachat-3", "functiongemma"}
+WITHOUT_REASONING |= {"functionary-v3.1", "functionary-v3.2", "gigachat-3", "functiongemma"}
 
 
 def test_every_format_with_a_reasoning_block_but_gpt_oss_is_covered() -> None:
