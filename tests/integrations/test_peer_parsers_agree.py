@@ -31,7 +31,7 @@ from peer_tools import TOOLS  # noqa: E402
 
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
 VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
-VLLM |= {"inkling": "inkling", "mimo": "mimo"}
+VLLM |= {"inkling": "inkling", "mimo": "mimo", "minimax-m3": "minimax_m3"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
 SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling"}
@@ -53,9 +53,18 @@ MODULES = {"gigachat-3.5": "test_gigachat35", "hy-v4": "test_hy_v4"}
 
 def examples(family: str) -> list[tuple[str, str | None]]:
     """The family's example outputs and generation prompts."""
-    name = MODULES.get(family) or "test_" + family.replace("-", "_")
-    module = importlib.import_module(name)
-    return [(text, prompt) for text, prompt, _ in module.EXAMPLES]
+    return [(text, prompt) for text, prompt, _ in module_of(family).EXAMPLES]
+
+
+def module_of(family: str) -> Any:
+    """The family's test module."""
+    return importlib.import_module(MODULES.get(family) or "test_" + family.replace("-", "_"))
+
+
+def tools_of(family: str) -> list[dict[str, Any]]:
+    """The tools the family's examples call: its module's `TOOLS` (the peers' shared ones,
+    or more: MiniMax-M3's nest)."""
+    return list(module_of(family).TOOLS)
 
 
 def tokenizer(family: str) -> servers_shim.Tokenizer:
@@ -64,8 +73,10 @@ def tokenizer(family: str) -> servers_shim.Tokenizer:
     return servers_shim.Tokenizer(list(reserved))
 
 
-def ours(text: str, family: str, prompt: str | None) -> list[tuple[str, Any]]:
-    message = protocall.parse(text, family, TOOLS, prompt)
+def ours(
+    text: str, family: str, prompt: str | None, tools: list[dict[str, Any]] = TOOLS
+) -> list[tuple[str, Any]]:
+    message = protocall.parse(text, family, tools, prompt)
     assert not message.errors, message.errors
     return [(call.name, call.arguments) for call in message.tool_calls]
 
@@ -76,13 +87,14 @@ def test_vllm_s_tool_parser_reads_the_same_calls(family: str) -> None:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.tool_parsers import ToolParserManager
 
-    request = ChatCompletionRequest(model="m", messages=[], tools=TOOLS, tool_choice="auto")
+    tools = tools_of(family)
+    request = ChatCompletionRequest(model="m", messages=[], tools=tools, tool_choice="auto")
     parser_class = ToolParserManager.get_tool_parser(VLLM[family])
     for text, prompt in examples(family):
         parser = parser_class(tokenizer(family), request.tools)
         found = parser.extract_tool_calls(text, request).tool_calls
         theirs = [(call.function.name, json.loads(call.function.arguments)) for call in found]
-        assert theirs == ours(text, family, prompt), text
+        assert theirs == ours(text, family, prompt, tools), text
 
 
 @pytest.mark.parametrize("family", sorted(SGLANG))
