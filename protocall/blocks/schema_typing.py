@@ -11,6 +11,7 @@ from typing import Any
 from ..schema import (
     Coerced,
     always_string,
+    coerce_json,
     coerce_typed,
     coercer,
     json_type,
@@ -80,10 +81,15 @@ class ElementSchema:
     list, its `properties` or `additionalProperties` for an object), through `$ref`,
     `anyOf`, `oneOf` and `allOf`; `container` is the one it allows where it allows one.
     An object's member is typed by its property, else by `additionalProperties` where
-    that is a schema; a list's item by `items`."""
+    that is a schema; a list's item by `items`. A `free` level is a member of an object
+    that declares no properties, or an item of a list that does not type its items: its
+    text is a JSON scalar where it is one (`2`, `true`), else a string (a key the schema
+    does not declare, or a value with no schema at all, is a string, as `SchemaTyping`
+    types it)."""
 
     schema: Mapping[str, Any] | None
     root: Mapping[str, Any] | None = None
+    free: bool = False
     # The levels below the declared properties and the items, worked out once per tool set
     # (a key the model invents is typed anew, as `SchemaTyping` does).
     below: dict[str | None, ElementSchema] = field(
@@ -104,6 +110,8 @@ class ElementSchema:
 
     @functools.cached_property
     def scalar(self) -> Typed:
+        if self.free:
+            return False, _json_or_text
         schema, root = self.schema, self.root
         return always_string(schema, root=root), coercer(schema, root=root)
 
@@ -111,12 +119,14 @@ class ElementSchema:
         known = self.below.get(key)
         if known is not None:
             return known
-        schema = self.containers.get("object", {})
-        properties = schema.get("properties")
+        schema = self.containers.get("object")
+        properties = schema.get("properties") if schema is not None else None
         below = properties.get(key) if isinstance(properties, Mapping) else None
         declared = below is not None
-        below = below if declared else schema.get("additionalProperties")
-        level = ElementSchema(below if isinstance(below, Mapping) else None, self.root)
+        below = below if declared else (schema or {}).get("additionalProperties")
+        free = schema is not None and properties is None and not isinstance(below, Mapping)
+        free = free or (self.free and below is None)
+        level = ElementSchema(below if isinstance(below, Mapping) else None, self.root, free)
         if declared:
             self.below[key] = level
         return level
@@ -124,10 +134,20 @@ class ElementSchema:
     def item(self) -> ElementSchema:
         known = self.below.get(None)
         if known is None:
-            items = self.containers.get("array", {}).get("items")
-            known = ElementSchema(items if isinstance(items, Mapping) else None, self.root)
+            schema = self.containers.get("array")
+            items = schema.get("items") if schema is not None else None
+            typed = isinstance(items, Mapping)
+            free = not typed and (self.free or schema is not None)
+            known = ElementSchema(items if typed else None, self.root, free)
             self.below[None] = known
         return known
+
+
+def _json_or_text(raw: str) -> Coerced:
+    """`raw` as a JSON scalar where it is one, else the string itself."""
+    typed = coerce_json(raw)
+    scalar = typed.problem is None and not isinstance(typed.value, (dict, list))
+    return typed if scalar else Coerced(raw)
 
 
 _UNIONS = ("anyOf", "oneOf", "allOf")

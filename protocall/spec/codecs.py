@@ -302,12 +302,12 @@ class XmlElements:
 
     def carries(self, values: dict[str, Any], parameters: Any) -> bool:
         """Whether `values`, written for a tool whose schema is `parameters`, read back as
-        themselves. What the written form loses: a null (left out, or an empty item), the
-        type of a scalar its level's schema does not type (read as its text), an empty
-        container or an object whose first key is `item` where the schema does not say
-        which container it is, a key that is no element name, a string holding the
-        prefix, and a value its schema's typing reads as another (`"42"` where a number
-        may stand)."""
+        themselves. What the written form loses: a null (left out, or an empty item), an
+        empty container or an object whose first key is `item` where the schema does not
+        say which container it is, a key that is no element name, a string holding the
+        prefix, and a value its level's typing reads as another: a number where the
+        schema gives no type (read as its text), a string that is a JSON scalar in a
+        free-form object (`"42"` read as 42), `"42"` where a number may stand."""
         return _carried(self.layout, values, element_typing(parameters))
 
     markers: ClassVar[tuple[str, ...]] = ()  # the prefix alone is none: the template's are

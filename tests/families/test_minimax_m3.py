@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import peer_tools
+import pytest
 
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
+from protocall.combinators import UsageError
 from protocall.message import Message
 from protocall.testing import example_tests, verify
 
@@ -142,3 +144,9 @@ def test_a_repeated_key_is_an_error_where_vllm_collects_a_list() -> None:
     assert not message.tool_calls
     assert "repeated element `tag`" in message.errors[0].message
     assert message.errors[0].raw == text.removesuffix(f"\n{P}</tool_call>")
+
+
+def test_the_grammar_exporter_refuses_it_by_name() -> None:
+    with pytest.raises(UsageError, match="no grammar for a spec part of kind XmlElements"):
+        FMT.decoding_export(TOOLS)
+    assert "minimax-m3" not in formats.exportable()

@@ -144,11 +144,15 @@ def test_an_empty_element_is_the_empty_container_its_schema_says_or_an_empty_str
     assert read(text) == {"address": {}, "tags": [], "extra": {}, "note": ""}
 
 
-def test_untyped_levels_are_strings_and_item_children_make_a_list() -> None:
-    text = el("extra", el("a", "1") + el("b", el("item", "x") + el("item", "2")))
-    assert read(text) == {"extra": {"a": "1", "b": ["x", "2"]}}
+def test_a_free_form_object_holds_json_scalars_or_strings_and_item_children_make_a_list() -> None:
+    text = el("extra", el("a", "1") + el("b", el("item", "x") + el("item", "true")))
+    assert read(text) == {"extra": {"a": 1, "b": ["x", True]}}
+
+
+def test_without_a_schema_values_are_strings() -> None:
     assert read(el("free", el("item", "1")), None) == {"free": ["1"]}
     assert read(el("free", " 1 "), None) == {"free": " 1 "}
+    assert read(el("address", el("floor", "3"))) == {"address": {"floor": "3"}}  # undeclared
 
 
 def test_a_container_as_json_text_and_a_null_are_read_by_their_schema() -> None:
@@ -261,7 +265,9 @@ def test_rendered_arguments_read_back_under_every_chunking(
 def test_what_the_written_form_loses_is_not_carried() -> None:
     assert CODEC.carries({"note": "x", "tags": ["a"]}, PARAMETERS)
     assert not CODEC.carries({"price": None}, PARAMETERS)  # a null member is left out
-    assert not CODEC.carries({"extra": {"n": 1}}, PARAMETERS)  # untyped: read as "1"
+    assert CODEC.carries({"extra": {"n": 1, "s": "x"}}, PARAMETERS)  # free-form: JSON scalars
+    assert not CODEC.carries({"extra": {"n": "1"}}, PARAMETERS)  # read as 1
+    assert not CODEC.carries({"address": {"floor": 3}}, PARAMETERS)  # undeclared: read as "3"
     assert CODEC.carries({"extra": {"item": "x"}}, PARAMETERS)  # the schema says object
     assert not CODEC.carries({"extra": {"a": {"item": "x"}}}, PARAMETERS)  # read as a list
     assert not CODEC.carries({"note": f"a{P}b"}, PARAMETERS)
