@@ -86,11 +86,6 @@ class Elements:
     prefix: str
     item: str = "item"
 
-    @property
-    def end(self) -> str:
-        """What ends the arguments (not consumed): the holder's closing tag begins."""
-        return f"{self.prefix}</"
-
     def opening(self, name: str) -> str:
         return f"{self.prefix}<{name}>"
 

@@ -1,8 +1,8 @@
 """The `minimax-m3` format, from the shapes of vLLM's MiniMax-M3 tool parser tests
 (vllm-project/vllm, tests/tool_parsers/test_minimax_m3_tool_parser.py: a nested call with
 an object, a list of objects and a free-form object; several invokes in one block; plain
-text; a damaged block) and MiniMax-M3's chat template, our own strings, one-shot and
-streamed in every test."""
+text; a damaged block), SGLang's MinimaxM3Detector and MiniMax-M3's chat template, our
+own strings, one-shot and streamed in every test."""
 
 from __future__ import annotations
 
