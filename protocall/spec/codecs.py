@@ -325,8 +325,8 @@ def _carried(layout: Elements, value: Any, level: ElementSchema) -> bool:
         kind = "object" if isinstance(value, dict) else "array"
         if level.containers and kind not in level.containers:
             return False
-        if level.container is None and not value:
-            return False
+        if not value:  # an empty element: the empty container only where text cannot be
+            return level.container == kind and level.scalar[1]("").problem is not None
         if isinstance(value, list):
             return all(_carried(layout, item, level.item()) for item in value)
         if level.container is None and next(iter(value)) == layout.item:

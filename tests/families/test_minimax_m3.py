@@ -15,7 +15,7 @@ from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
 from protocall.message import Message
-from protocall.testing import example_tests, verify
+from protocall.testing import assert_format, example_tests, verify
 
 FMT = formats.get("minimax-m3")
 P = "]<]minimax[>["
@@ -34,6 +34,8 @@ BOOKING = peer_tools.tool(
     },
     extras={"type": "object", "additionalProperties": STRING},
     seats={"type": "array", "items": STRING},
+    options={"type": "object"},
+    either={"anyOf": [STRING, {"type": "object", "properties": {"k": {"type": "number"}}}]},
 )
 TOOLS = [*peer_tools.TOOLS, BOOKING]
 """The peers' weather and search tools, and one whose arguments nest (vLLM's test declares
@@ -150,3 +152,9 @@ def test_the_grammar_exporter_refuses_it_by_name() -> None:
     with pytest.raises(UsageError, match="no grammar for a spec part of kind XmlElements"):
         FMT.decoding_export(TOOLS)
     assert "minimax-m3" not in formats.exportable()
+
+
+def test_the_kit_s_properties_hold_with_nested_arguments() -> None:
+    """Drawn turns calling a tool whose arguments nest (objects, lists of objects, a
+    free-form object, a union of a string and an object), as the template writes them."""
+    assert_format(FMT, tools=[BOOKING], max_examples=60, seed=3)

@@ -273,3 +273,6 @@ def test_what_the_written_form_loses_is_not_carried() -> None:
     assert not CODEC.carries({"note": f"a{P}b"}, PARAMETERS)
     assert not CODEC.carries({"extra": {"a<b": "x"}}, PARAMETERS)  # no element name
     assert not CODEC.carries({"tags": [None]}, PARAMETERS)
+    assert CODEC.carries({"tags": [], "extra": {}}, PARAMETERS)
+    either = {"properties": {"e": {"anyOf": [{"type": "string"}, {"type": "object"}]}}}
+    assert not CODEC.carries({"e": {}}, either)  # an empty element reads as ""
