@@ -44,11 +44,12 @@ class Detection:
     (`refused`), the other built-in formats that read them too (`others`), what an
     inferred spec assumes beyond the renders (`assumptions`), and whether the template was
     rendered with llama.cpp's extra Jinja built-ins (`extra_builtins`: transformers'
-    environment did not render its tool calls) and given its tools flattened to
-    `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape) and
-    `EXTRA_INPUTS` (`extra_inputs`: it needs them), and its probe turns rendered as
-    history, a user message after each (`followed`: it writes the last assistant message
-    otherwise, as Nemotron Nano v2 continues its generation prompt with it)."""
+    environment did not render its tool calls), given its tools flattened to
+    `{name, description, parameters}` (`flat_tools`: it refuses OpenAI's shape) or in
+    Cohere's shape (`cohere_tools`: its OpenAI branch fails), given `EXTRA_INPUTS`
+    (`extra_inputs`: it needs them), and its probe turns rendered as history, a user
+    message after each (`followed`: it writes the last assistant message otherwise, as
+    Nemotron Nano v2 continues its generation prompt with it)."""
 
     format: Format
     family: str | None
@@ -59,6 +60,7 @@ class Detection:
     assumptions: tuple[str, ...] = ()
     extra_builtins: bool = False
     flat_tools: bool = False
+    cohere_tools: bool = False
     extra_inputs: bool = False
     followed: bool = False
 
@@ -81,6 +83,10 @@ class Detection:
             lines.append(f"rendered with {EXTRA_BUILTINS}: transformers' sandbox refuses them")
         if self.flat_tools:
             lines.append("tools given as {name, description, parameters}: it refuses OpenAI's")
+        if self.cohere_tools:
+            lines.append(
+                "tools given in Cohere's shape (parameter_definitions): it refuses OpenAI's"
+            )
         if self.extra_inputs:
             lines.append(f"given {EXTRA_INPUTS}: it needs them")
         if self.followed:
@@ -208,6 +214,7 @@ def _detected(renders: Renders, families: bool) -> Detection:
         assumptions=inferred.assumptions,
         extra_builtins=renders.template.extra_builtins,
         flat_tools=renders.template.flat_tools,
+        cohere_tools=renders.template.cohere_tools,
         extra_inputs=renders.template.extra_inputs,
         followed=renders.followed,
     )
@@ -241,6 +248,7 @@ def _family(renders: Renders, trailer: Trailer) -> Detection | None:
         tuple(others),
         extra_builtins=renders.template.extra_builtins,
         flat_tools=renders.template.flat_tools,
+        cohere_tools=renders.template.cohere_tools,
         extra_inputs=renders.template.extra_inputs,
         followed=renders.followed,
     )
@@ -251,14 +259,16 @@ def _renders(
 ) -> Renders:
     """`probes` rendered as transformers does, or with llama.cpp's extra built-ins where
     only those render a tool call (Kimi K2 templates that `append` to a list); the tools
-    flattened to `{name, description, parameters}`, else with `EXTRA_INPUTS`, where the
-    template refuses them whole; as history if `followed` (see `Renders`)."""
+    flattened to `{name, description, parameters}`, else in Cohere's shape, else with
+    `EXTRA_INPUTS`, where the template refuses them whole; as history if `followed` (see
+    `Renders`)."""
     attempts = [template] if template.extra_builtins else [template, template.with_extra_builtins()]
     rendered = []
     for attempt in attempts:
         # where it refuses them: the tools flattened (Apertus 2509 reads `tool.name`), the
         # inputs the chat inputs lack (firefunction-v2 reads `functions`)
-        for variant in (attempt, attempt.with_flat_tools(), attempt.with_extra_inputs()):
+        shapes = (attempt.with_flat_tools(), attempt.with_cohere_tools())
+        for variant in (attempt, *shapes, attempt.with_extra_inputs()):
             try:
                 renders = Renders.of(variant, probes, followed)
             except TemplateError:

@@ -16,7 +16,8 @@ transformers' sandbox: lists and dicts changed in place (`list.append`, `dict.up
 `tojson` of any iterable (a `map` filter's generator). `ChatTemplate.with_extra_builtins()`
 renders with those (`EXTRA_BUILTINS` names them). Some read inputs the chat inputs lack:
 `with_extra_inputs()` gives them `functions` (the tools as JSON text, as firefunction-v2
-reads them) and `datetime` (`EXTRA_INPUTS`).
+reads them) and `datetime` (`EXTRA_INPUTS`); `with_flat_tools()` and `with_cohere_tools()`
+give the tools in the shapes some templates read instead of OpenAI's.
 
 jinja2 is the optional extra `protocall[templates]`; without it a `UsageError` says so.
 """
@@ -131,6 +132,10 @@ class ChatTemplate:
     flat_tools = False
     """Whether tools are given as `{name, description, parameters}`, not in OpenAI's
     `{type: function, function: {…}}` (templates written for callers that flatten them)."""
+    cohere_tools = False
+    """Whether tools are given in Cohere's shape, `{name, description,
+    parameter_definitions: {NAME: {description, type, required}}}` with Python type names
+    (Command R+'s templates read it; their OpenAI branch fails on common schemas)."""
     extra_inputs = False
     """Whether the template is also given `EXTRA_INPUTS` (firefunction-v2 reads the tools
     as `functions`)."""
@@ -195,6 +200,7 @@ class ChatTemplate:
             self.source, bos_token=self.bos_token, eos_token=self.eos_token, **self.tokens
         )
         extended.flat_tools = self.flat_tools
+        extended.cohere_tools = self.cohere_tools
         return extended
 
     def with_extra_inputs(self) -> ChatTemplate:
@@ -209,6 +215,12 @@ class ChatTemplate:
         flat.flat_tools = True
         return flat
 
+    def with_cohere_tools(self) -> ChatTemplate:
+        """The same template, given its tools in Cohere's shape (see `cohere_tools`)."""
+        cohere = copy.copy(self)
+        cohere.cohere_tools = True
+        return cohere
+
     def render(
         self,
         messages: Sequence[Mapping[str, Any]],
@@ -222,6 +234,8 @@ class ChatTemplate:
         tokens = {"bos_token": self.bos_token, "eos_token": self.eos_token, **self.tokens}
         if tools is not None and self.flat_tools:
             tools = [tool.get("function", tool) for tool in tools]
+        if tools is not None and self.cohere_tools:
+            tools = [_cohere_tool(tool.get("function", tool)) for tool in tools]
         values = {**tokens, **options}
         if self.extra_inputs:
             functions = json.dumps(list(tools or ()), ensure_ascii=False, indent=2)
@@ -241,6 +255,30 @@ class ChatTemplate:
         except Exception as error:  # a template reaches into Python values freely
             kind = type(error).__name__
             raise TemplateError(f"the chat template failed to render: {kind}: {error}") from None
+
+
+_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
+                 "object": "Dict", "array": "List"}  # fmt: skip
+"""The Python type names Cohere's tool shape gives for JSON Schema types."""
+
+
+def _cohere_tool(function: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool in Cohere's shape (see `ChatTemplate.cohere_tools`)."""
+    schema = function.get("parameters") or {}
+    required = set(schema.get("required") or ())
+    definitions = {
+        name: {
+            "description": parameter.get("description", ""),
+            "type": _PYTHON_TYPES.get(parameter.get("type"), "str"),
+            "required": name in required,
+        }
+        for name, parameter in (schema.get("properties") or {}).items()
+    }
+    return {
+        "name": function["name"],
+        "description": function.get("description", ""),
+        "parameter_definitions": definitions,
+    }
 
 
 class LlamaCppTemplate(ChatTemplate):

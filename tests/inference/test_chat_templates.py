@@ -54,6 +54,8 @@ def assert_round_trip(detection: Detection, source: str) -> None:
         chat_template = chat_template.with_extra_builtins()
     if detection.flat_tools:
         chat_template = chat_template.with_flat_tools()
+    if detection.cohere_tools:
+        chat_template = chat_template.with_cohere_tools()
     renders = Renders.of(chat_template, followed=detection.followed)
     assert list(problems(detection.format, renders, Trailer.of(renders))) == []
     for prompt in detection.prompts.values():
@@ -297,6 +299,27 @@ def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
     assert "tools given as {name, description, parameters}" in detection.describe()
     flat = ChatTemplate("{{ tools[0].name }}").with_flat_tools()
     assert flat.render([], [{"type": "function", "function": {"name": "f"}}]) == "f"
+
+
+COHERE_SHAPED = """{%- for t in tools %}{{ t.name }}({% for k, p in t.parameter_definitions.items()
+%}{{ k }}: {{ p.type }}{{ '' if p.required else ' = None' }}, {% endfor %}){% endfor %}
+{%- for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}
+{%- for c in m.tool_calls or [] %}<call>{{ c.function.name }} {{ c.function.arguments | tojson }}</call>
+{%- endfor %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"""
+"""Ours: a template that reads its tools only in Cohere's shape (`parameter_definitions`)."""
+
+
+def test_a_template_reading_cohere_s_tool_shape_is_given_it() -> None:
+    """Command R+'s tool-use template takes OpenAI's shape through a branch that fails on
+    a common schema; given Cohere's it renders (its answer header, `<|CHATBOT_TOKEN|>`
+    before the content, is then what no spec infers); ours reads only Cohere's."""
+    detection = detect(COHERE_SHAPED)
+    assert detection.cohere_tools and not detection.flat_tools
+    assert "tools given in Cohere's shape" in detection.describe()
+    cohere = ChatTemplate(COHERE_SHAPED).with_cohere_tools()
+    assert "get_weather(location: str, days: int = None, )" in cohere.render([], TOOLS)
+    with pytest.raises(UsageError, match=re.escape("'<|CHATBOT_TOKEN|>' before an answer")):
+        detect(real("CohereForAI-c4ai-command-r-plus-tool_use"))
 
 
 def test_a_template_reading_inputs_the_chat_lacks_is_given_them() -> None:
