@@ -304,7 +304,8 @@ def test_a_template_refusing_openai_s_tools_is_given_them_flat() -> None:
 COHERE_SHAPED = """{%- for t in tools %}{{ t.name }}({% for k, p in t.parameter_definitions.items()
 %}{{ k }}: {{ p.type }}{{ '' if p.required else ' = None' }}, {% endfor %}){% endfor %}
 {%- for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}
-{%- for c in m.tool_calls or [] %}<call>{{ c.function.name }} {{ c.function.arguments | tojson }}</call>
+{%- for c in m.tool_calls or [] %}<call>{{ c.function.name }}
+{{- ' ' }}{{ c.function.arguments | tojson }}</call>
 {%- endfor %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"""
 """Ours: a template that reads its tools only in Cohere's shape (`parameter_definitions`)."""
 
