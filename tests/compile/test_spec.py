@@ -464,6 +464,60 @@ def test_a_header_heads_every_block_and_is_dropped_with_its_label_when_read() ->
     assert lazy["grammar_triggers"] == [{"type": "word", "value": f"{head}get_weather<|call|>{{"}]
 
 
+ROUTED = Spec(
+    "routed",
+    "messages headed by their recipient",
+    turn=Channels(
+        (
+            Channel("reasoning", "<|head|>@me<|body|>", "<|done|>"),
+            Channel("content", "<|head|>@you<|body|>", "<|done|>", also=("<|head|><|body|>",)),
+        ),
+        tokens=("<|",),
+        interleaved=True,
+        header="<|head|>",
+        label="@{name}",
+    ),
+    call=Call("<|body|><call>{name}{arguments}</call>"),
+    stops=("<|end|>",),
+    prompt="<|head|>",
+)
+
+
+def test_a_header_whose_label_names_the_channel_routes_each_message() -> None:
+    """A channel opener that begins with the header: the header's label (the recipient)
+    decides whether a message is reasoning, content or, naming no channel, a call."""
+    fmt = build(ROUTED)
+    use = ToolUse("get_weather", {"location": "Paris"})
+    text = fmt.render(Turn("Rain?", ("Checking.", use)), None)
+    reason, say = "<|head|>@me<|body|>Rain?<|done|>", "<|head|>@you<|body|>Checking.<|done|>"
+    call = '<|head|>@get_weather<|body|><call>get_weather{"location": "Paris"}</call>'
+    assert text == f"{reason}{say}{call}<|end|>"
+    expected = {
+        "reasoning_content": "Rain?",
+        "content": "Checking.",
+        "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+    }
+    verify(fmt, text, None, tools=WEATHER, expected=expected)
+    after_prompt = text.removeprefix("<|head|>")  # the prompt wrote the first header
+    verify(fmt, after_prompt, "<|head|>", tools=WEATHER, expected=expected)
+    bare = "<|body|>Hi<|done|><|end|>"  # `also`: the recipient-less header is content too
+    verify(
+        fmt,
+        bare,
+        "<|head|>",
+        expected={**expected, "reasoning_content": None, "content": "Hi", "tool_calls": []},
+    )
+    assert fmt.prompts["reasoning"] == "<|head|>@me<|body|>"  # the prompt's header once
+    assert_format(fmt, max_examples=6, seed=0)
+    gbnf = export(fmt, normalize_tools(WEATHER), "gbnf").text
+    assert "<|head|>@me<|body|>" in gbnf and "<|head|><|head|>" not in gbnf
+
+
+def test_a_call_header_label_names_the_call_once() -> None:
+    with pytest.raises(UsageError, match="holds \\{name\\} once"):
+        Channels((Channel("content", "<|a|>", "<|b|>"),), ("<|",), header="<|h|>", label="to")
+
+
 def test_a_channel_turn_without_its_tokens_or_a_close_is_a_usage_error() -> None:
     call = Call("<call>{name}{arguments}</call>")
     no_tokens = Spec(
