@@ -31,7 +31,7 @@ from peer_tools import TOOLS  # noqa: E402
 
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
 VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
-VLLM |= {"inkling": "inkling", "mimo": "mimo"}
+VLLM |= {"inkling": "inkling", "mimo": "mimo", "muse": "muse", "muse-glimmer": "muse_glimmer"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
 SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling"}
@@ -48,14 +48,26 @@ markers as special tokens; the others' holds none."""
 
 
 MODULES = {"gigachat-3.5": "test_gigachat35", "hy-v4": "test_hy_v4"}
-"""The test modules not named by the family name with `_` for `-`."""
+MODULES |= {"muse": "test_muse:MUSE_EXAMPLES", "muse-glimmer": "test_muse:GLIMMER_EXAMPLES"}
+"""The test modules not named by the family name with `_` for `-` (`:NAME`: their list of
+examples not named `EXAMPLES`)."""
 
 
 def examples(family: str) -> list[tuple[str, str | None]]:
     """The family's example outputs and generation prompts."""
-    name = MODULES.get(family) or "test_" + family.replace("-", "_")
+    name, _, examples = (MODULES.get(family) or "test_" + family.replace("-", "_")).partition(":")
     module = importlib.import_module(name)
-    return [(text, prompt) for text, prompt, _ in module.EXAMPLES]
+    return [(text, prompt) for text, prompt, _ in getattr(module, examples or "EXAMPLES")]
+
+
+def tools(family: str) -> list[dict[str, Any]]:
+    """The tools the family's examples declare: the shared ones, or its module's own where
+    `MODULES` names a list of examples."""
+    name, _, examples = MODULES.get(family, "").partition(":")
+    declared: list[dict[str, Any]] = TOOLS
+    if examples:
+        declared = importlib.import_module(name).TOOLS
+    return declared
 
 
 def tokenizer(family: str) -> servers_shim.Tokenizer:
@@ -65,7 +77,7 @@ def tokenizer(family: str) -> servers_shim.Tokenizer:
 
 
 def ours(text: str, family: str, prompt: str | None) -> list[tuple[str, Any]]:
-    message = protocall.parse(text, family, TOOLS, prompt)
+    message = protocall.parse(text, family, tools(family), prompt)
     assert not message.errors, message.errors
     return [(call.name, call.arguments) for call in message.tool_calls]
 
@@ -76,7 +88,8 @@ def test_vllm_s_tool_parser_reads_the_same_calls(family: str) -> None:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.tool_parsers import ToolParserManager
 
-    request = ChatCompletionRequest(model="m", messages=[], tools=TOOLS, tool_choice="auto")
+    declared = tools(family)
+    request = ChatCompletionRequest(model="m", messages=[], tools=declared, tool_choice="auto")
     parser_class = ToolParserManager.get_tool_parser(VLLM[family])
     for text, prompt in examples(family):
         parser = parser_class(tokenizer(family), request.tools)
@@ -92,11 +105,11 @@ def test_sglang_s_detector_reads_the_same_calls(family: str) -> None:
     from sglang.srt.entrypoints.openai.protocol import Tool
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-    tools = [Tool(**tool) for tool in TOOLS]
+    declared = [Tool(**tool) for tool in tools(family)]
     for text, prompt in examples(family):
         if SGLANG_READS_OTHERWISE.get(family, "\0") in text:
             continue
-        parser = FunctionCallParser(tools, SGLANG[family], tokenizer(family))
+        parser = FunctionCallParser(declared, SGLANG[family], tokenizer(family))
         _, found = parser.parse_non_stream(text)
         theirs = [(call.name, json.loads(call.parameters)) for call in found]
         assert theirs == ours(text, family, prompt), text
