@@ -35,6 +35,7 @@ VLLM |= {"inkling": "inkling", "mimo": "mimo", "muse": "muse", "muse-glimmer": "
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
 SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling"}
+SGLANG |= {"muse": "muse", "muse-glimmer": "muse"}
 
 SGLANG_READS_OTHERWISE = {"inkling": "<|content_invoke_tool_text|>"}
 """Examples holding this marker are left out of SGLang's comparison: its Inkling detector
