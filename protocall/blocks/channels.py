@@ -28,6 +28,7 @@ from ..combinators import (
     tag,
     unfinished,
     until,
+    whitespace,
 )
 from .calls import (
     Calls,
@@ -79,11 +80,11 @@ class Channel:
         return opened.then(optional(seq(literal(self.label), not_followed_by(regex(r"\w")))))
 
     def headed(self, header: str) -> tuple[str, ...]:
-        """The rest of each opener that begins with `header` after it, and the same without
-        its leading whitespace: where the channel opens once a generation prompt wrote the
-        header."""
+        """The rest of each opener that begins with `header` after it, without its leading
+        whitespace (any, or none, is read there): where the channel opens once a generation
+        prompt wrote the header."""
         rests = (o[len(header) :] for o in self.openers if header and o.startswith(header))
-        return tuple(dict.fromkeys(text for rest in rests for text in (rest, rest.lstrip())))
+        return tuple(dict.fromkeys(rest.lstrip() for rest in rests))
 
 
 def under_header(header: str, opener: str) -> str:
@@ -128,8 +129,8 @@ def channelled_turn(
     channel is open at the start, the generation prompt ended with the header: text there
     up to a channel opener or a call head is its label, dropped too (held back until the
     token after it tells), unless it is the rest of a channel's opener that begins with the
-    header (`Channel.headed`: a message header naming its channel, Muse's ` to=self<|message|>`),
-    which opens that channel.
+    header (`Channel.headed`: a message header naming its channel, Muse's ` to=self<|message|>`,
+    any whitespace or none before it), which opens that channel.
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(opener for channel in channels.values() for opener in channel.openers)
@@ -172,7 +173,9 @@ def channelled_turn(
         label = until(*tokens, emit=False, nonempty=True)
         lead = optional(seq(label, peek(alt(calls.head, markers(*opens))))).then(lead)
         named = [
-            c.opener(c.headed(header)).then(body(c)) for c in channels.values() if c.headed(header)
+            seq(whitespace, c.opener(c.headed(header))).then(body(c))
+            for c in channels.values()
+            if c.headed(header)
         ]
         lead = alt(*named, lead) if named else lead
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])

@@ -1,11 +1,12 @@
-"""The `muse` and `muse-glimmer` formats, from the shapes of vLLM's Muse Glimmer tests (the
-MuseGlimmer tool- and reasoning-parser unit tests: a call after reasoning, calls one a
-message across `<|eom|>`, an invoke quoted in reasoning, a plain answer, JSON, array and
-boolean values, reasoning handed over to a call, text without framing, reasoning cut off
-with an invoke quoted in it; vllm-project/vllm
-`tests/reasoning/test_muse_glimmer_reasoning_parser.py`: the output begins ` to=self<|message|>`)
-and the `muse_tool_parser.py` docstring (`to=commentary`, a header with no recipient), our
-own strings, one-shot and streamed in every test."""
+"""The `muse` and `muse-glimmer` formats, from the shapes of vLLM's Muse Glimmer tests
+(vllm-project/vllm `tests/parser/engine/test_muse_glimmer.py`: reasoning then an answer, an
+answer alone, text without framing, a header with no recipient, reasoning in two messages,
+`to=` in the reasoning's prose, a call after reasoning, calls one a message across
+`<|eom|>`, reasoning cut off with an invoke quoted in it; the MuseGlimmer tool-parser unit
+tests: JSON, array and boolean values, an invoke quoted in reasoning;
+`tests/reasoning/test_muse_glimmer_reasoning_parser.py`: the output begins
+` to=self<|message|>`) and the `muse_tool_parser.py` docstring (`to=commentary`, a header
+with no recipient), our own strings, one-shot and streamed in every test."""
 
 from __future__ import annotations
 
@@ -94,6 +95,21 @@ BOTH = [
         {"reasoning_content": None, "content": "A direct answer.", "tool_calls": []},
     ),
     (
+        f" to=user<|message|>Only an answer.{EOT}",
+        PROMPT,
+        {"reasoning_content": None, "content": "Only an answer.", "tool_calls": []},
+    ),
+    (
+        to("self", "First, ", header=" ") + to("self", "then.") + to("user", "Done.", EOT),
+        PROMPT,
+        {"reasoning_content": "First, then.", "content": "Done.", "tool_calls": []},
+    ),
+    (
+        to("self", "set x to=5, mail it to=bo", header=" ") + to("user", "Sent.", EOT),
+        PROMPT,
+        {"reasoning_content": "set x to=5, mail it to=bo", "content": "Sent.", "tool_calls": []},
+    ),
+    (
         f"Weighing it.{EOM}" + call("get_time", EOT, zone="UTC"),
         PROMPT + " to=self<|message|>",
         {
@@ -140,7 +156,7 @@ def test_the_recipient_decides_what_a_message_is() -> None:
 
 
 def test_a_header_without_recipient_is_reasoning_in_muse_and_content_in_glimmer() -> None:
-    text = f"<|message|>text{EOT}"
+    text = f" <|message|>text{EOT}"
     muse = protocall.parse(text, "muse", TOOLS, PROMPT)
     glimmer = protocall.parse(text, "muse-glimmer", TOOLS, PROMPT)
     assert (muse.reasoning_content, muse.content) == ("text", None)
