@@ -17,8 +17,10 @@
 - The generation prompt ends with `<|start|>assistant`, so the output begins with the
   first header's recipient (` to=self<|message|>`); a prompt ending with
   ` to=self<|message|>` pre-opens the reasoning.
-- Not read as vLLM reads it: a call is the invoke's name (a doubled `get_weather.get_weather`
-  for a declared `get_weather` is not collapsed: an unknown tool); a message to another
+- The template offers a tool `N` as the recipients `N.*`, so the model writes
+  `get_weather.get_weather` for a declared `get_weather`: read as `get_weather`
+  (`Plain(doubled=".")`), as both peers read it.
+- Not read as vLLM reads it: a message to another
   recipient whose body is no ATEM block (Spark's `to=developer` note, which vLLM drops) is
   content as written; an invoke quoted in a `to=user` answer stays content (vLLM's
   reasoning parser drops that answer).
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 from ..compile.factory import build
 from ..spec import Call, Channel, Channels, Spec
-from ..spec.codecs import XmlArguments
+from ..spec.codecs import Plain, XmlArguments
 from ..values.xmlargs import Layout
 
 HEADER, MESSAGE, EOM, EOT = "<|start|>assistant", "<|message|>", "<|eom|>", "<|eot|>"
@@ -53,6 +55,7 @@ def spec(name: str, summary: str, *channels: Channel) -> Spec:
             f'{MESSAGE}<atem:function_calls>\n<atem:invoke name="{{name}}">\n'
             "{arguments}</atem:invoke>\n</atem:function_calls>",
             XmlArguments(LAYOUT, newline=True),
+            name=Plain(doubled="."),
             between=EOM,
         ),
         stops=(EOT,),

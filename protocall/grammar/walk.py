@@ -123,6 +123,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),
     "Channel": frozenset({"also"}),
+    "Plain": frozenset({"doubled"}),
     "Call": frozenset(
         {
             "spaced",

@@ -20,7 +20,8 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   `interleaved`, is written; none: the turn runs to the end of the output).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
-  `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`
+  `name` encoding says: `Plain`, its `prefix` optional when read, a `doubled`
+  `N.N` read as a declared `N`, `Attribute`), `{id}`
   (an `IdName`, an id that carries the name; with another name, the call id, a token of
   `id_pattern`, written as the call's id or else its position), `{index}` (the call's
   position), `{arguments}` (an argument codec: `JsonObject`, `XmlArguments`,
@@ -164,7 +165,7 @@ How every family maps (every one is written as a spec):
   channels opened by `<|start|>assistant to=self<|message|>` (reasoning) and `…to=user…`
   (content, Spark's `…to=commentary…` too; the recipient-less header an `also` opener);
   `Call("<|message|><atem:function_calls>\n<atem:invoke name=\"{name}\">…",
-  XmlArguments(…), between="<|eom|>")`, `interleaved`.
+  XmlArguments(…), Plain(doubled="."), between="<|eom|>")`, `interleaved`.
 - *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
   proof="llama-3")`: bare objects proven by the hook its module registers, after an
   optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).

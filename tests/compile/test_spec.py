@@ -39,6 +39,7 @@ from protocall.spec.codecs import (
     IdName,
     JsonObject,
     NameAndArguments,
+    Plain,
     PythonKeywords,
     XmlArguments,
 )
@@ -516,6 +517,24 @@ def test_a_header_whose_label_names_the_channel_routes_each_message() -> None:
 def test_a_call_header_label_names_the_call_once() -> None:
     with pytest.raises(UsageError, match="holds \\{name\\} once"):
         Channels((Channel("content", "<|a|>", "<|b|>"),), ("<|",), header="<|h|>", label="to")
+
+
+def test_a_doubled_name_where_no_reader_reads_it_is_a_usage_error() -> None:
+    """`Plain.doubled` is read in a template's head and a wrapped XML call; a `loose` or
+    `bare` call, or an XML call in no outer tag, would ignore it: a `UsageError`."""
+    layout = QWEN3_CODER
+    unwrapped = Spec(
+        "x", "x", Call("<function={name}>\n{arguments}</function>", XmlArguments(layout),
+                       Plain(doubled=".")),
+        ("<end>",),
+    )  # fmt: skip
+    with pytest.raises(UsageError, match="a `doubled` name is read"):
+        build(unwrapped)
+    read = replace(unwrapped, call=Call("<call>{name}{arguments}</call>", name=Plain(doubled=".")))
+    fmt = build(read)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    message = stream(fmt, ["<call>f.f{}</call>"], normalize_tools(tools)).message
+    assert [c.name for c in message.tool_calls] == ["f"]
 
 
 def test_a_channel_turn_without_its_tokens_or_a_close_is_a_usage_error() -> None:

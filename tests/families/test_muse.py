@@ -47,6 +47,15 @@ QUOTED = (
 )
 BOTH = [
     (
+        call("get_time.get_time", EOT, header="", zone="UTC"),
+        PROMPT,
+        {
+            "reasoning_content": None,
+            "content": None,
+            "tool_calls": [{"name": "get_time", "arguments": {"zone": "UTC"}}],
+        },
+    ),
+    (
         to("self", "Checking the forecast.", header="")
         + call("get_weather", EOT, location="Paris", days="3"),
         PROMPT,
@@ -185,3 +194,20 @@ def test_an_invoke_quoted_in_reasoning_is_no_call() -> None:
                 message = stream(fmt, chunks, TOOLS, PROMPT).message
                 assert (message.reasoning_content, message.content) == (reasoning, content)
                 assert (message.tool_calls, message.errors) == ((), ())
+
+
+def test_a_doubled_name_is_the_declared_tool_it_names() -> None:
+    """The template offers `get_time` as the recipients `get_time.*`: the model's
+    `get_time.get_time` is a call to `get_time` (as vLLM's tests read it), where that name
+    itself is no declared tool; with none declared, it stays as written."""
+    text = call("get_time.get_time", EOT, header="", zone="UTC")
+    declared_itself = [*TOOLS, tool("get_time.get_time", zone=STRING)]
+    for tools, name in ((TOOLS, "get_time"), (declared_itself, "get_time.get_time"),
+                        (None, "get_time.get_time")):  # fmt: skip
+        for fmt in (MUSE, GLIMMER):
+            for chunks in ([text], list(text)):
+                message = stream(fmt, chunks, tools, PROMPT).message
+                assert [(c.name, c.arguments) for c in message.tool_calls] == [
+                    (name, {"zone": "UTC"})
+                ]
+                assert message.errors == ()
