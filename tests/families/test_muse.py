@@ -2,8 +2,9 @@
 (vllm-project/vllm `tests/parser/engine/test_muse_glimmer.py`: reasoning then an answer, an
 answer alone, text without framing, a header with no recipient, reasoning in two messages,
 `to=` in the reasoning's prose, a call after reasoning, calls one a message across
-`<|eom|>`, reasoning cut off with an invoke quoted in it; the MuseGlimmer tool-parser unit
-tests: JSON, array and boolean values, an invoke quoted in reasoning;
+`<|eom|>`, reasoning cut off with an invoke quoted in it; a vLLM-project unit-test file
+for the MuseGlimmer tool and reasoning parsers, found by its content (no repository path
+known): JSON, array and boolean values, an invoke quoted in reasoning, a doubled name;
 `tests/reasoning/test_muse_glimmer_reasoning_parser.py`: the output begins
 ` to=self<|message|>`) and the `muse_tool_parser.py` docstring (`to=commentary`, a header
 with no recipient), our own strings, one-shot and streamed in every test."""
