@@ -141,7 +141,8 @@ def channel_format(
     `label`. The
     channels named in `starts` (default: all) are the start states a generation prompt can
     leave open, the prompt for each being `prompt` plus its opener (`prompt` alone opens
-    none); the reserved markers are every channel's open and close, the section's,
+    none); the reserved markers are every channel's openers (and what of them opens it
+    after a prompt that wrote the `header`, `Channel.headed`) and close, the section's,
     `reserved` and the stops; the marker summary shows the reasoning channel and
     `call_marker`."""
 
@@ -174,6 +175,7 @@ def channel_format(
     opener = (thinking.written or thinking.open).replace("\n", "\\n") if thinking else ""
     shown = {"reasoning": f"{opener}…{thinking.close}"} if thinking else {}
     bounds = [marker for c in channels.values() for marker in (*c.openers, c.close)]
+    bounds += [rest for c in channels.values() for rest in c.headed(header)]  # after a prompt
     prompts = {key: _opened(prompt, header, c.written or c.open) for key, c in opened.items()}
     return Format(
         name,
