@@ -5,7 +5,8 @@
 </atem:function_calls><|eom|><|start|>assistant to=user<|message|>C<|eot|>
 
 - vLLM's `muse_tool_parser.py` and `muse_reasoning_parser.py` (Glimmer: the subclasses in
-  `muse_glimmer_*_parser.py`) and the model's chat template (vLLM's
+  `muse_glimmer_*_parser.py`), SGLang's `muse_glimmer_detector.py` (parser `muse`) and the
+  model's chat template (vLLM's
   `examples/tool_chat_template_muse_glimmer.jinja`, llama.cpp's
   `models/templates/muse-glimmer.jinja`): a message is `<|start|>assistant`, ` to=` its
   recipient, `<|message|>`, its body and `<|eom|>` (`<|eot|>` ends the turn). The
@@ -17,13 +18,14 @@
 - The generation prompt ends with `<|start|>assistant`, so the output begins with the
   first header's recipient (` to=self<|message|>`); a prompt ending with
   ` to=self<|message|>` pre-opens the reasoning.
-- The template offers a tool `N` as the recipients `N.*`, so the model writes
-  `get_weather.get_weather` for a declared `get_weather`: read as `get_weather`
-  (`Plain(doubled=".")`), as both peers read it.
-- Not read as vLLM reads it: a message to another
-  recipient whose body is no ATEM block (Spark's `to=developer` note, which vLLM drops) is
-  content as written; an invoke quoted in a `to=user` answer stays content (vLLM's
-  reasoning parser drops that answer).
+- The template offers a tool `N` as the recipients `N.*`, so (vLLM's parser notes) the
+  model writes `get_weather.get_weather` for a declared `get_weather`: read as
+  `get_weather` (`Plain(doubled=".")`), as both peers read it.
+- Not read as vLLM reads it: a message to another recipient whose body is no ATEM block
+  (Spark's `to=developer` note, which vLLM drops) is content as written; an invoke quoted
+  in a `to=user` answer stays content (vLLM's reasoning parser drops that answer); two
+  invokes in one block (the template writes one call a message) are a malformed call,
+  where vLLM reads both.
 """
 
 from __future__ import annotations
