@@ -20,6 +20,7 @@ from ..combinators import (
     not_followed_by,
     optional,
     peek,
+    recover,
     recurring,
     regex,
     seq,
@@ -130,7 +131,9 @@ def channelled_turn(
     up to a channel opener or a call head is its label, dropped too (held back until the
     token after it tells), unless it is the rest of a channel's opener that begins with the
     header (`Channel.headed`: a message header naming its channel, Muse's ` to=self<|message|>`,
-    any whitespace or none before it), which opens that channel.
+    any whitespace or none before it), which opens that channel. In such a turn a header
+    whose label names no channel heads a call: where no call head follows the label, the
+    header, label and what follows up to the next header or stop are a malformed region.
     """
     stops, tokens = tuple(stops), tuple(tokens)
     opens = tuple(opener for channel in channels.values() for opener in channel.openers)
@@ -166,7 +169,11 @@ def channelled_turn(
     else:
         strays = [markers(*closes)]
     if header:
-        strays.append(literal(header).then(optional(until(*tokens, emit=False))))
+        labelled = literal(header).then(optional(until(*tokens, emit=False)))
+        if any(c.headed(header) for c in channels.values()):  # the label names the message
+            named_call = seq(labelled, cut, peek(calls.head))
+            labelled = recover(named_call, until(header, *stops, emit=False))
+        strays.append(labelled)
     structure = alt(calls.call, end, *opened, *strays)
     lead = body(channels[start]) if start is not None else seq(success(None), *leading)
     if header and start is None:  # the prompt wrote the first block's header: its label

@@ -22,7 +22,8 @@
   model writes `get_weather.get_weather` for a declared `get_weather`: read as
   `get_weather` (`Plain(doubled=".")`), as both peers read it.
 - Not read as vLLM reads it: a message to another recipient whose body is no ATEM block
-  (Spark's `to=developer` note, which vLLM drops) is content as written; an invoke quoted
+  (Spark's `to=developer` note, which vLLM drops) is a malformed call, its raw text kept
+  (as the first message after the prompt, content as written); an invoke quoted
   in a `to=user` answer stays content (vLLM's reasoning parser drops that answer); two
   invokes in one block (the template writes one call a message) are a malformed call,
   where vLLM reads both.

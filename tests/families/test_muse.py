@@ -212,3 +212,16 @@ def test_a_doubled_name_is_the_declared_tool_it_names() -> None:
                     (name, {"zone": "UTC"})
                 ]
                 assert message.errors == ()
+
+
+def test_a_message_to_no_channel_without_a_call_is_an_error_keeping_its_text() -> None:
+    """A recipient that names no channel heads a call: a body that is none (Spark's
+    `to=developer` note, which vLLM drops) is a malformed region, its raw text whole."""
+    note = to("developer", "note")
+    text = to("self", "a", header="") + note + to("user", "b", EOT)
+    for fmt in (MUSE, GLIMMER):
+        for chunks in ([text], list(text)):
+            message = stream(fmt, chunks, TOOLS, PROMPT).message
+            assert (message.reasoning_content, message.tool_calls) == ("a", ())
+            [error] = message.errors
+            assert (error.code, error.raw) == ("malformed", note)
