@@ -3,6 +3,7 @@ run of calls, and a list of calls that completes together (`envelope`)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -173,9 +174,11 @@ def section_calls(
     return Calls(first.openers, alt(first.head, inner.head) if bare_heads else first.head, sections)
 
 
+@functools.lru_cache(maxsize=1024)
 def closer(*texts: str) -> Parser[str]:
     """One of the closing markers `texts`; at end of input also a proper prefix of one: a
-    closer cut off by the end of the stream still closes (its partial text is no content)."""
+    closer cut off by the end of the stream still closes (its partial text is no content).
+    Built once per `texts` and shared by every grammar that uses it."""
     prefixes = sorted({text[:k] for text in texts for k in range(1, len(text))}, key=len)
     cut_off = regex("|".join(map(re.escape, reversed(prefixes)))).skip(end_of_input)
     return alt(markers(*texts), cut_off)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -152,11 +153,13 @@ def per_tool(
     return for_name
 
 
+@functools.lru_cache(maxsize=1024)
 def loose(text: str) -> Parser[str]:
     """`text` (a layout such as `"\\n```json\\n"`), allowing any whitespace, or none,
     wherever it has whitespace and around each `<…>` tag in it, as decoders vary the
     spacing; its value is `text`. Whitespace before it is allowed only if it starts with
-    some (so a head never starts on whitespace alone)."""
+    some (so a head never starts on whitespace alone). Built once per `text` and shared
+    by every grammar that uses it (see `compile.compiled`)."""
     pieces = [piece for piece in re.split(r"\s+|(?=<)|(?<=>)", text) if piece]
     first = lenient if text[:1].isspace() else literal
     parsers = [first(piece) for piece in pieces[:1]] + [lenient(piece) for piece in pieces[1:]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, TypeVar
 
@@ -71,20 +72,7 @@ class Markers(Parser[str]):
         if not texts or not all(texts):
             raise ValueError("markers() needs one or more non-empty strings")
         self.texts = texts
-        self.quoted = {text: quote(text) for text in texts}
-        self.all_quoted = tuple(map(quote, texts))
-        self.longest = max(map(len, texts))
-        # Per first character of the input, the texts whose outcome can matter: those up to
-        # the first that starts with it, then only those that start with it (any other fails
-        # at `pos`, behind the furthest failure, past `pos` from there on), and the last
-        # text, whose turn records the failures before it.
-        self.by_first: dict[str, tuple[str, ...]] = {}
-        for char in dict.fromkeys(text[0] for text in texts):
-            first = next(i for i, text in enumerate(texts) if text[0] == char)
-            tried = [*texts[:first], *(text for text in texts if text[0] == char)]
-            if texts[-1][0] != char:
-                tried.append(texts[-1])
-            self.by_first[char] = tuple(tried)
+        self.quoted, self.all_quoted, self.longest, self.by_first = _tables(texts)
 
     def outcome(self, window: str, eof: bool) -> Outcome:
         """What a step does on input starting with `window` (at least the longest text's
@@ -136,6 +124,28 @@ class Markers(Parser[str]):
                 assert failure is not None
                 raise Backtrack(pos + failure[0], failure[1])
             yield pos
+
+
+@functools.lru_cache(maxsize=2048)
+def _tables(
+    texts: tuple[str, ...],
+) -> tuple[dict[str, str], tuple[str, ...], int, dict[str, tuple[str, ...]]]:
+    """A `Markers`' tables, worked out once per `texts` (formats compiled for new tool sets
+    build the same marker sets again; the tables are never changed): each text quoted as
+    errors show it, all of them quoted, the longest text's length, and per first character
+    of the input the texts whose outcome can matter: those up to the first that starts
+    with it, then only those that start with it (any other fails at `pos`, behind the
+    furthest failure, past `pos` from there on), and the last text, whose turn records
+    the failures before it."""
+    by_first: dict[str, tuple[str, ...]] = {}
+    for char in dict.fromkeys(text[0] for text in texts):
+        first = next(i for i, text in enumerate(texts) if text[0] == char)
+        tried = [*texts[:first], *(text for text in texts if text[0] == char)]
+        if texts[-1][0] != char:
+            tried.append(texts[-1])
+        by_first[char] = tuple(tried)
+    quoted = {text: quote(text) for text in texts}
+    return quoted, tuple(map(quote, texts)), max(map(len, texts)), by_first
 
 
 def markers(*texts: str) -> Parser[str]:

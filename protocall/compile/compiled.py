@@ -17,6 +17,13 @@ already, immutable), its identity: a caller that declares the same tools on ever
 may keep one `Tools` and skip writing their JSON (about 0.2–0.3 µs per tool). `cache_info()`
 tells its size, `set_cache_size` bounds it, `clear_cache` empties it. Tools that are not
 JSON data (an object orjson cannot write) are compiled for the one session, uncached.
+
+A grammar for a new tool set reuses what depends on the format's marker texts alone: a
+marker set's tables, `loose` layouts and closers are built once per text and shared by
+the grammars that hold them (parsers are immutable in meaning, and their caches are memos
+of themselves), in bounded least-recently-used memos that `clear_cache` leaves alone. The
+first grammar a process builds for a format pays for them, and for compiling its regular
+expressions.
 """
 
 from __future__ import annotations

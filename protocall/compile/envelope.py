@@ -5,6 +5,7 @@ layout (`xml_calls`), a loose template (`templates`), a JSON array or Python cal
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -159,7 +160,7 @@ class Envelope(XmlCalls, TemplateCalls):
             self._check_xml(layout)
             self.markers = self._xml_markers()
         if call.loose:
-            self.markers = self._templates()[0].markers
+            self.markers = self._templates[0].markers
         stray_ends = section.ends if section and section.stray_ends else ()
         loose = section is not None and section.loose  # its calls' strays are dropped too
         stray_closers = tags[1:] if call.stray_closers or loose else ()
@@ -279,7 +280,7 @@ class Envelope(XmlCalls, TemplateCalls):
                 section.begins, section.ends, spec.stops, seq(codec.head(), codec.body())
             )
         if spec.call.loose:
-            return templates.any_of(self._templates(), tools, stops=spec.stops)
+            return templates.any_of(self._templates, tools, stops=spec.stops)
         layout = self._xml_layout()
         if layout is not None:
             return self._xml(tools, layout)
@@ -312,6 +313,7 @@ class Envelope(XmlCalls, TemplateCalls):
             calls = self._section(section, lead, head, body, resync)
         return calls
 
+    @functools.cached_property
     def _templates(self) -> tuple[templates.Template, ...]:
         """A `loose` call read as a `templates.Template` (whitespace, or none, around each
         tag too), and the same with each `respelled` (token, spelling) swapped in."""

@@ -154,18 +154,20 @@ class Format:
         """`decoding_grammar`'s grammar with the constraints it dropped (`Export.dropped`:
         one line per schema keyword and place the dialect cannot write; the parser's
         validation still reports a value that breaks one). `stop=False` leaves the turn's
-        stop out, for engines that end it with the stop token outside the grammar."""
+        stop out, for engines that end it with the stop token outside the grammar. After a
+        `generation_prompt` that ends with a `primed` text, the Lark or GBNF grammar begins
+        after that text, where the model's output does (other dialects: a `UsageError`)."""
         from ..grammar import Options, export  # loaded on first use: most formats never export
 
-        primed = self._primed(generation_prompt)
-        if primed:
-            raise UsageError(
-                f"no grammar after a generation prompt ending with {primed!r}, the start of "
-                "the turn's first marker: the grammar begins at a marker's start"
-            )
         options = Options(tool_choice, parallel, reasoning, stop)
         start = self.start_state(generation_prompt)
         declared = normalize_tools(tools)
         return export(
-            self, declared, dialect, start=start, options=options, special_tokens=special_tokens
+            self,
+            declared,
+            dialect,
+            start=start,
+            options=options,
+            special_tokens=special_tokens,
+            primed=self._primed(generation_prompt),
         )

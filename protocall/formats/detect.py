@@ -6,7 +6,10 @@ the template's generation prompts. When none does, a spec is inferred from the r
 (`inference.infer`) and built, and must pass the same round trip. When neither works, the
 probes are rendered again as history (a user message after each turn), for templates that
 write the last assistant message otherwise; when that fails too, a `UsageError` names what
-was not understood: never a silently wrong parser.
+was not understood: never a silently wrong parser. A template whose history writes calls
+that are not valid Python (a string unquoted, arguments unseparated: `NotPython`) is tried
+again with probes it writes right (`LITERAL_PROBES`); a family that reads those back is
+the model's, the detection's `assumptions` saying so.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from ..blocks.turns import ToolUse, Turn
 from ..combinators import UsageError
 from ..compile.factory import build
 from ..compile.format import Format
-from ..inference.infer import content_opener, infer, opener_fields
-from ..inference.probes import ONE_CALL, PROBES, Renders
+from ..inference.infer import NotPython, content_opener, infer, opener_fields
+from ..inference.probes import LITERAL_PROBES, PROBES, Probe, Renders
 from ..inference.rendering import EXTRA_BUILTINS, EXTRA_INPUTS, ChatTemplate, TemplateError
 from ..inference.roundtrip import Trailer, problems
 from ..spec import Spec, to_json
@@ -107,7 +110,30 @@ def detect(
     if isinstance(template, str):
         template = ChatTemplate(template, bos_token=bos_token, eos_token=eos_token)
     names()  # the families, and the proof hook their modules register
-    renders = _renders(template)
+    try:
+        return _detected_in(template, families, PROBES)
+    except NotPython as error:
+        if not families:
+            raise
+        # what it writes wrong is history only: the model writes Python, so a family
+        # that reads the calls it does write right is the model's format
+        try:
+            found = _detected_in(template, families, LITERAL_PROBES)
+        except UsageError:
+            raise error from None
+        return replace(found, assumptions=(*found.assumptions, f"{NOT_PYTHON}: {error}"))
+
+
+NOT_PYTHON = (
+    "read back from probes whose calls hold one argument and no string, as the template "
+    "writes calls of other arguments in no valid Python"
+)
+"""The assumption of a detection from `LITERAL_PROBES`."""
+
+
+def _detected_in(template: ChatTemplate, families: bool, probes: tuple[Probe, ...]) -> Detection:
+    """`detect` with `probes`: the probes rendered as the last turn, else as history."""
+    renders = _renders(template, probes=probes)
     last = _evidence(renders)
     try:
         return _detected(renders, families)
@@ -116,7 +142,7 @@ def detect(
         # drops the reasoning the last turn shows (HyperCLOVAX SEED Think writes it as a
         # message of its own) or ends otherwise (OptiMind's `<|end|>`, its last turn's
         # `<|return|>`): then it is no turn the model writes
-        history = _renders(template, followed=True)
+        history = _renders(template, followed=True, probes=probes)
         shown, stop = _evidence(history)
         if (last[0] and not shown) or stop != last[1]:
             raise
@@ -143,7 +169,7 @@ def _detected(renders: Renders, families: bool) -> Detection:
         for rendered in renders.turns
         if any(name not in trailer.cut(rendered.turn) for name, _ in rendered.probe.calls)
     ]
-    if apart and families and renders.turn(ONE_CALL) is not None:
+    if apart and families and renders.turn(renders.one_call) is not None:
         # its end of turn within a turn with calls: a family that reads it there (GigaChat
         # 3 drops the `<|message_sep|>` before its calls) reads through its last one
         found = _family(renders, replace(trailer, last=True))
@@ -152,8 +178,9 @@ def _detected(renders: Renders, families: bool) -> Detection:
     for rendered in apart:  # calls past the end of turn: another turn's
         renders.turns.remove(rendered)
         renders.refused[rendered.probe.name] = "the template writes its calls in another turn"
-    if renders.turn(ONE_CALL) is None:
-        raise UsageError(f"the chat template writes no tool call: {renders.refused[ONE_CALL.name]}")
+    one_call = renders.one_call
+    if renders.turn(one_call) is None:
+        raise UsageError(f"the chat template writes no tool call: {renders.refused[one_call.name]}")
     for rendered in renders.turns:  # the model writes on past the end of turn: where to?
         probe, cut = rendered.probe, trailer.cut(rendered.turn)
         if probe.reasoning and probe.content in rendered.turn and probe.content not in cut:
@@ -219,8 +246,10 @@ def _family(renders: Renders, trailer: Trailer) -> Detection | None:
     )
 
 
-def _renders(template: ChatTemplate, followed: bool = False) -> Renders:
-    """The probes rendered as transformers does, or with llama.cpp's extra built-ins where
+def _renders(
+    template: ChatTemplate, followed: bool = False, probes: tuple[Probe, ...] = PROBES
+) -> Renders:
+    """`probes` rendered as transformers does, or with llama.cpp's extra built-ins where
     only those render a tool call (Kimi K2 templates that `append` to a list); the tools
     flattened to `{name, description, parameters}`, else with `EXTRA_INPUTS`, where the
     template refuses them whole; as history if `followed` (see `Renders`)."""
@@ -231,14 +260,14 @@ def _renders(template: ChatTemplate, followed: bool = False) -> Renders:
         # inputs the chat inputs lack (firefunction-v2 reads `functions`)
         for variant in (attempt, attempt.with_flat_tools(), attempt.with_extra_inputs()):
             try:
-                renders = Renders.of(variant, PROBES, followed)
+                renders = Renders.of(variant, probes, followed)
             except TemplateError:
                 continue
-            if renders.turn(ONE_CALL) is not None:
+            if renders.turn(renders.one_call) is not None:
                 return renders
             rendered.append(renders)
             break
-    return rendered[0] if rendered else Renders.of(template, PROBES, followed)  # its error
+    return rendered[0] if rendered else Renders.of(template, probes, followed)  # its error
 
 
 def _candidates(renders: Renders, trailer: Trailer) -> Iterator[Format]:
@@ -316,10 +345,10 @@ def _unwritten(fmt: Format, renders: Renders) -> int:
     """How many of the reserved markers `fmt` writes in a one-call turn the template's
     own one-call turn does not show: a family that reads the template's spelling only as
     an alternative (xLAM reading Mistral's `[TOOL_CALLS]`) writes its own instead."""
-    rendered = renders.turn(ONE_CALL)
+    rendered = renders.turn(renders.one_call)
     if rendered is None:
         return 0
-    calls = tuple(ToolUse(name, dict(arguments)) for name, arguments in ONE_CALL.calls)
+    calls = tuple(ToolUse(name, dict(arguments)) for name, arguments in renders.one_call.calls)
     try:
         own = fmt.render(Turn(None, calls), None)
     except UsageError:  # a family that cannot write this turn assumes nothing by it

@@ -12,6 +12,7 @@ from typing import Any
 from ..combinators import UsageError
 from ..tools import Tools
 from . import gbnf, lark, structural_tag, walk
+from .primed import after
 from .walk import Described, Options
 
 DIALECTS = ("lark", "gbnf", "gbnf-lazy", "structural-tag")
@@ -35,21 +36,31 @@ def export(
     start: str | None = None,
     options: Options | None = None,
     special_tokens: Iterable[str] | None = None,
+    primed: str = "",
 ) -> Export:
     """The grammar of one turn of `fmt` calling `tools` in `dialect`, after a generation
-    prompt that left `start` open (see `Format.decoding_grammar`), with what it dropped."""
+    prompt that left `start` open (see `Format.decoding_grammar`), with what it dropped;
+    with `primed`, the text of the turn's first marker the prompt ended with, from after
+    it on (Lark and GBNF: `primed.after`; a lazy grammar's or a structural tag's triggers
+    begin at a marker's start, so those are a `UsageError` there)."""
     if dialect not in DIALECTS:
         raise UsageError(f"a grammar dialect of {', '.join(DIALECTS)}, not {dialect!r}")
     declared = tools if tools is not None else Tools()
     options = options or Options()
+    if primed and dialect not in ("lark", "gbnf"):
+        raise UsageError(
+            f"no {dialect} grammar after a generation prompt ending with {primed!r}, the "
+            "start of the turn's first marker: its triggers begin at a marker's start "
+            "(the lark and gbnf dialects begin after it)"
+        )
     if dialect == "structural-tag":
         return Export(*structural_tag.write(fmt, declared, start, options))
-    if dialect == "lark":
-        built = walk.build(fmt, declared, start, options, special_tokens)
-        text = lark.write(built)
-    elif dialect == "gbnf":
-        built = walk.build(fmt, declared, start, options, ())
-        text = gbnf.write(built)
+    if dialect in ("lark", "gbnf"):
+        special = special_tokens if dialect == "lark" else ()
+        built = walk.build(fmt, declared, start, options, special)
+        if primed:
+            built = after(built, primed, walk.spec_of(fmt).dropped)
+        text = (lark if dialect == "lark" else gbnf).write(built)
     else:
         built, triggers = walk.build_lazy(fmt, declared, start, options)
         fields = {"grammar": gbnf.write(built), "grammar_lazy": True}

@@ -108,7 +108,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
 """The spec fields the walk writes into the grammar, by kind."""
 
 TOLERATED: Mapping[str, frozenset[str]] = {
-    # `primed`: a grammar after a prompt ending inside a marker is refused by `Format`
+    # `primed`: after a prompt ending with one, `export` begins inside the marker (`primed`)
     "Spec": frozenset(
         {
             "dropped",

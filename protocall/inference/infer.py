@@ -90,10 +90,18 @@ class Inferred:
     assumptions: tuple[str, ...] = ()
 
 
+class NotPython(UsageError):
+    """The template writes a pythonic call that is not valid Python (a string argument
+    unquoted, arguments unseparated): no format reads its history as it writes it."""
+
+
 def infer(renders: Renders, trailer: Trailer, proof: str = "") -> Inferred:
-    """The format the renders imply (a `UsageError` naming what was not understood); call
-    objects standing bare, with no marker around them, are proven calls by the registered
-    proof hook `proof` (`Call.proof`: what proves one is code, not inferred)."""
+    """The format the renders of `PROBES` imply (a `UsageError` naming what was not
+    understood, `NotPython` for calls that are not valid Python); call objects standing
+    bare, with no marker around them, are proven calls by the registered proof hook
+    `proof` (`Call.proof`: what proves one is code, not inferred)."""
+    if renders.probes != PROBES:
+        raise UsageError("a spec is inferred from the renders of the standard probes only")
     if not trailer.stop:
         raise UsageError(
             "no end-of-turn marker: the template writes nothing after an assistant turn "
@@ -248,7 +256,7 @@ def _core(body: str, call: tuple[str, dict[str, Any]]) -> _Core:
     if python and "location=" in body[python.end() :]:
         written = body[python.start() : body.find(")", python.end()) + 1]
         if not _python_call(written):
-            raise UsageError(
+            raise NotPython(
                 f"the template writes a pythonic call that is not valid Python: {written!r}"
             )
     if python and f"location={json.dumps(arguments['location'])}" in body:

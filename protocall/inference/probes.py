@@ -130,6 +130,20 @@ PROBES = (
 )
 """The probes, the content-only and one-call turns first."""
 
+LITERAL_WEATHER: Call = ("get_weather", {"days": 3})
+LITERAL_PROBES = (
+    CONTENT_ONLY,
+    Probe("one call", calls=(LITERAL_WEATHER,)),
+    Probe("content and a call", CONTENT, calls=(LITERAL_WEATHER,)),
+    Probe("two parallel calls", calls=(LITERAL_WEATHER, ("configure", {"settings": {"level": 2}}))),
+    Probe("an object argument", calls=(CONFIGURE,)),
+    Probe("reasoning", CONTENT, REASONING),
+    Probe("reasoning and a call", reasoning=REASONING, calls=(LITERAL_WEATHER,)),
+)
+"""The probes with one argument per call and no string argument, for a template that
+writes a string or a list of arguments its call syntax cannot hold (`get_weather(
+location=Paris)` unquoted, `location="Paris"days=3` unseparated): what it writes right."""
+
 MODES: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("default", {}),
     ("thinking", {"enable_thinking": True, "thinking": True}),
@@ -185,15 +199,26 @@ class Renders:
     refused: dict[str, str] = field(default_factory=dict)
     next_turn: str = ""
     followed: bool = False
+    probes: tuple[Probe, ...] = PROBES
+
+    @property
+    def content_only(self) -> Probe:
+        """The probe of a turn of content alone (the first)."""
+        return self.probes[0]
+
+    @property
+    def one_call(self) -> Probe:
+        """The probe of a turn of one call alone (the second)."""
+        return self.probes[1]
 
     @classmethod
     def of(
         cls, template: ChatTemplate, probes: Sequence[Probe] = PROBES, followed: bool = False
     ) -> Renders:
-        """`template`'s renders of `probes` after one user message, with the probe tools
-        (as history if `followed`); a `TemplateError` if it cannot render even the user
-        message."""
-        renders = cls(template, followed=followed)
+        """`template`'s renders of `probes` (the content-only and one-call turns first)
+        after one user message, with the probe tools (as history if `followed`); a
+        `TemplateError` if it cannot render even the user message."""
+        renders = cls(template, followed=followed, probes=tuple(probes))
         user = [{"role": "user", "content": USER}]
         bases = {}
         for mode, switches in MODES:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from ..combinators import UsageError
 from ..compile.format import Format
 from ..message import Message
-from .probes import CONTENT, CONTENT_ONLY, TOOLS, Rendered, Renders
+from .probes import CONTENT, TOOLS, Rendered, Renders
 
 _MARKER = re.compile(r"<[^<>\s]{1,80}>|\[[^\[\]\s]{1,40}\]|[^\s<\[]{1,80}")
 """A marker: a tag, a bracketed token (`[/INST]`) or a run without either."""
@@ -61,7 +61,7 @@ class Trailer:
     @classmethod
     def _ending(cls, renders: Renders, eos_token: str) -> Trailer:
         """The trailer, never `resumed` (see `of`)."""
-        content = renders.turn(CONTENT_ONLY)
+        content = renders.turn(renders.content_only)
         after = "" if content is None else content.turn.rpartition(CONTENT)[2]
         markers = list(_MARKER.finditer(after))
         if not markers and eos_token:

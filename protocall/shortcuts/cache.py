@@ -29,17 +29,20 @@ class Cache(dict[K, V]):
     """A mapping of at most `size` entries, emptied when full (see the module docstring);
     read with the mapping's own methods, written with `keep`."""
 
-    __slots__ = ("__weakref__", "size")
+    __slots__ = ("__weakref__", "registered", "size")
 
     def __init__(self, size: int) -> None:
         super().__init__()
         self.size = size
-        _caches[next(_numbers)] = self  # by number: a mapping is not hashable
+        self.registered = False  # in the registry from its first entry on
 
     def keep(self, key: K, value: V) -> V:
         """Store `value` under `key` (emptying the cache first when it is full); `value`."""
         if len(self) >= self.size:
             self.clear()
+        elif not self.registered:  # most of a grammar's caches never hold an entry
+            _caches[next(_numbers)] = self  # by number: a mapping is not hashable
+            self.registered = True
         self[key] = value
         return value
 

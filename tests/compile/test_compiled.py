@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall.blocks.calls import closer
+from protocall.blocks.names import loose
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError, literal
 from protocall.compile.compiled import cache_info, clear_cache, compiled, set_cache_size
@@ -194,7 +196,10 @@ def result(session: Session, chunks: list[str]) -> str:
 
 
 def fresh(fmt: Format, tools: Any, prompt: str | None) -> Session:
-    """A session on a grammar compiled for it alone (nothing cached, nothing shared)."""
+    """A session on a grammar compiled for it alone (nothing cached, nothing shared: not
+    even the pieces built once per marker text)."""
+    loose.cache_clear()
+    closer.cache_clear()
     declared = compiled(fmt, tools, fmt.start_state(prompt)).tools
     grammar = fmt.grammar(declared, fmt.start_state(prompt))
     return Session(grammar, declared, seed=0, passthrough_malformed=fmt.malformed_as_content)
@@ -251,23 +256,34 @@ def test_a_degenerate_output_gives_the_same_result_after_others_on_the_shared_gr
 CONCURRENT = ["hermes", "qwen3-coder", "kimi-k2", "deepseek-v3.2", "glm-4.7", "gpt-oss", "llama-3"]
 
 
-def test_sessions_on_several_threads_give_what_they_give_one_at_a_time() -> None:
+def described(tools: list[dict[str, Any]], description: str) -> list[dict[str, Any]]:
+    """`tools` with `description` in each: another tool set, read alike."""
+    return [{**t, "function": {**t["function"], "description": description}} for t in tools]
+
+
+@pytest.mark.parametrize("tool_sets", [1, 2])
+def test_sessions_on_several_threads_give_what_they_give_one_at_a_time(tool_sets: int) -> None:
     """Many sessions over the same compiled formats, on four threads switching as often as
     the interpreter allows, fed per character: each result equals the result of the same
-    session run alone."""
+    session run alone. With two tool sets (alike but for their descriptions), the
+    sessions alternate between two compiled grammars of each format, which share the
+    pieces built once per marker text."""
     work = []
     for name in CONCURRENT:
         fmt = formats.get(name)
         for text in busy_inputs(fmt):
             work.append((fmt, list(text)))
+    sets = [TOOLS, described(TOOLS, "another tool set")][:tool_sets]
     alone = [result(fmt.parser(TOOLS, seed=0), chunks) for fmt, chunks in work]
     clear_cache()  # the threads compile and fill the caches themselves, racing
+    loose.cache_clear()
+    closer.cache_clear()
     barrier = threading.Barrier(4)
 
     def run(share: int) -> list[tuple[int, str]]:
         barrier.wait()
         return [
-            (index, result(fmt.parser(TOOLS, seed=0), chunks))
+            (index, result(fmt.parser(sets[index % tool_sets], seed=0), chunks))
             for index, (fmt, chunks) in enumerate(work)
             if index % 4 == share
         ]

@@ -52,8 +52,13 @@ def test_a_primed_spec_reads_back_from_json() -> None:
     assert build(SPEC).primed == (">>>",)
 
 
-def test_no_grammar_starts_inside_a_marker() -> None:
+def test_the_grammar_after_a_primed_prompt_begins_after_its_text() -> None:
+    """Lark and GBNF begin inside the first marker (tests/grammar/test_grammar_primed.py
+    checks them); a lazy grammar's and a structural tag's triggers cannot."""
     fmt = build(SPEC)
-    assert "get_weather" in fmt.decoding_grammar(TOOLS, generation_prompt="<|bot|>")
-    with pytest.raises(UsageError, match="start of the turn's first marker"):
-        fmt.decoding_grammar(TOOLS, generation_prompt="<|bot|>>>>")
+    plain = fmt.decoding_grammar(TOOLS, "gbnf", generation_prompt="<|bot|>")
+    primed = fmt.decoding_grammar(TOOLS, "gbnf", generation_prompt="<|bot|>>>>")
+    assert plain.startswith("root ::= (run)*") and primed.startswith("root ::= (call ")
+    for dialect in ("gbnf-lazy", "structural-tag"):
+        with pytest.raises(UsageError, match="start of the turn's first marker"):
+            fmt.decoding_grammar(TOOLS, dialect, generation_prompt="<|bot|>>>>")

@@ -655,8 +655,9 @@ NOT_UNDERSTOOD = [
     # `Call.between` is whitespace when read in a section (a missing `Spec` capability):
     ("next-separator", True, "renders back: two parallel calls: read"),
     ("ai21labs-AI21-Jamba-Reasoning-3B", True, "writes its calls in another turn"),
-    # `location=Paris`: the history's pythonic calls are no Python a format could read
-    ("baseten-Llama-3.2-3B-Instruct-pythonic", True, r"not valid Python: '\w+\(location=Paris,"),
+    # `location=Paris`: the history's pythonic calls are no Python a format could read (a
+    # family reads the calls it writes right: below)
+    ("baseten-Llama-3.2-3B-Instruct-pythonic", False, r"not valid Python: '\w+\(location=Paris,"),
     ("openai-gpt-oss-120b", False, re.escape("'<|channel|>final<|message|>' before an answer")),
     # as history it ends its turns with `<|end|>`, its last with `<|return|>`: not retried so
     ("microsoft-OptiMind-SFT", True, "does not read the template's own renders back"),
@@ -669,6 +670,30 @@ def test_what_is_not_understood_is_a_usage_error_naming_it(
 ) -> None:
     with pytest.raises(UsageError, match=match):
         detect(template(name), families=families)
+
+
+NOT_PYTHON = {  # the history as the template writes it: no valid Python
+    "baseten-Llama-3.2-3B-Instruct-pythonic": "get_weather(location=Paris, days=3)",
+    "typhoon-ai-typhoon2.1-gemma3-4b": 'get_weather(location="Paris"days=3)',
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PYTHON))
+def test_a_history_of_no_valid_python_is_the_family_reading_the_calls_it_writes_right(
+    name: str,
+) -> None:
+    """A template writing string arguments unquoted or arguments unseparated: the family
+    that reads back the probes it writes right (one argument, no string), the detection
+    partial and saying why; the model's own Python calls are read, strings and all."""
+    detection = detect(real(name))
+    assert detection.family == "pythonic" and detection.confidence == "partial"
+    assert any(NOT_PYTHON[name] in assumption for assumption in detection.assumptions)
+    prompt = detection.prompts["default"]
+    stop = detection.format.spec.stops[0]
+    call = {"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}
+    expected = {"reasoning_content": None, "content": None, "tool_calls": [call]}
+    text = f'[get_weather(location="Paris", days=3)]{stop}'
+    verify(detection.format, text, prompt, tools=TOOLS, expected=expected)
 
 
 def test_a_turn_without_an_end_marker_needs_the_eos_token() -> None:

@@ -20,6 +20,8 @@ from clients import URL, seen, transport  # noqa: E402
 from openai import LengthFinishReasonError, OpenAI  # noqa: E402
 
 import protocall.integrations.vllm  # noqa: E402, F401  (registers protocall-<format>)
+from protocall import formats  # noqa: E402
+from protocall.blocks.turns import Turn  # noqa: E402
 from protocall.integrations.vllm import TENTATIVE_CALLS  # noqa: E402
 from protocall.message import Message  # noqa: E402
 
@@ -256,6 +258,32 @@ def test_a_forced_or_strict_call_is_constrained_to_the_format(family: str, forci
     reason = "stop" if forcing == "named" else "tool_calls"  # OpenAI's rule, vLLM's too
     want = expected(vllm_samples.streamed_message(whole), whole.finish)
     assert sdk_read(body, tools) == {**want, "finish_reason": reason}
+
+
+def test_a_forced_call_after_a_primed_prompt_is_constrained_from_inside_the_marker() -> None:
+    """Functionary v3.2's template ends its prompt with the first header's `>>>`: the
+    grammar begins after it, so the model's `write_file\\n{…}` is accepted, as is text
+    after the `all\\n` header with a call after it, and a turn of text alone is not."""
+    fmt = formats.get("functionary-v3.2")
+    tok = vllm_serving.tokenizer(
+        ["<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>", vllm_samples.STOP]
+    )
+    prompt = "Go.\n" + (fmt.prompt_for(None) or "") + ">>>"
+
+    def after_prompt(*parts: Any) -> vllm_samples.Sample:
+        text = fmt.render(Turn(None, parts), None)
+        written = text[3:] if text.startswith(">>>") else "all\n" + text
+        ids = vllm_serving.encode(tok, written)
+        return vllm_samples.Sample("functionary-v3.2", "", prompt, ids, "stop", tok)
+
+    call = after_prompt(vllm_samples.CALL)
+    structured, body = grammar_of(call, vllm_samples.SAMPLE_TOOLS, tool_choice="required")
+    assert structured is not None and structured.grammar
+    assert accepts(call, structured)
+    assert accepts(after_prompt("Writing it.", vllm_samples.CALL), structured)
+    assert not accepts(after_prompt("Nothing to do."), structured)
+    message = sdk_read(body, vllm_samples.SAMPLE_TOOLS)["message"]
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["write_file"]
 
 
 def test_auto_without_strict_tools_is_not_constrained() -> None:
