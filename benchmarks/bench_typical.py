@@ -8,7 +8,8 @@ and tool count, each figure the median of `--repeats` turns:
 
 - cold: creating the session for a tool set the format has not compiled (the compiled-
   format cache emptied before each; the tools' schema validators, cached per schema
-  content since before this work, stay warm), and with 500 tools;
+  content, and the grammar pieces built once per marker text stay warm, as in a server
+  that served the format before), and with 500 tools;
 - warm: creating it for a tool set seen before (the compiled grammar shared);
 - first: the first delta; median: the median delta of the turn; first/median;
 - finish: `finish()`;

@@ -52,6 +52,7 @@ __all__ = [
     "coercer",
     "json_type",
     "parameter_schema",
+    "resolve_ref",
 ]
 
 
@@ -184,7 +185,7 @@ def _types(schema: Any, root: Mapping[str, Any] | None, depth: int) -> list[str]
     elif "const" in schema:
         found = [_type_of(schema["const"])]
     elif "$ref" in schema:
-        found = _types(_resolve(schema["$ref"], root), root, depth + 1)
+        found = _types(resolve_ref(schema["$ref"], root), root, depth + 1)
     else:
         for union in ("anyOf", "oneOf", "allOf"):
             members = schema.get(union)
@@ -199,7 +200,7 @@ def _types(schema: Any, root: Mapping[str, Any] | None, depth: int) -> list[str]
     return list(dict.fromkeys(found))
 
 
-def _resolve(ref: Any, root: Mapping[str, Any] | None) -> Any:
+def resolve_ref(ref: Any, root: Mapping[str, Any] | None) -> Any:
     """A local JSON pointer (`#/$defs/Unit`) into `root`; None when it does not resolve."""
     if not isinstance(ref, str) or not ref.startswith("#") or root is None:
         return None

@@ -40,6 +40,7 @@ from ..spec.codecs import (
     NameAndArguments,
     Plain,
     XmlArguments,
+    XmlElements,
 )
 from ..spec.parts import PLACEHOLDER, PROOF_HOOKS, Section, Spec
 from ..tools import Tools
@@ -121,7 +122,9 @@ class TemplateCalls:
         return self.pieces[:upto], self.pieces[at + 1 :]
 
     def _body(
-        self, tools: Tools | None, codec: JsonObject | XmlArguments | BareObject | NameAndArguments
+        self,
+        tools: Tools | None,
+        codec: JsonObject | XmlArguments | XmlElements | BareObject | NameAndArguments,
     ) -> Callable[[Any], Parser[Any]]:
         """`value of the head -> the rest of the call`, through its closer."""
         call = self.spec.call

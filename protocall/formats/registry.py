@@ -102,6 +102,7 @@ _BUILTINS = (
     "granite-20b-fc",
     "step3",
     "minimax-m1",
+    "minimax-m3",
     "functionary",
     "functionary-v31",
     "gigachat3",

@@ -121,3 +121,33 @@ def automaton(patterns: Patterns) -> tuple[State, ...]:
         moves = tuple((target, frozenset(chars)) for target, chars in sorted(by_target.items()))
         states.append(State(moves, frozenset(refused)))
     return tuple(states)
+
+
+def straddling(markers: tuple[str, ...], marker: str) -> tuple[str, ...]:
+    """The texts free text must not end with where `marker` follows it: each proper prefix
+    of one of `markers` that `marker`'s text completes (`>` before `>>>`, `<|eot_id|`
+    before `>`), so that no marker stands across the two, which the parser would read
+    there instead."""
+    return tuple(
+        dict.fromkeys(
+            other[:cut]
+            for other in markers
+            for cut in range(1, len(other))
+            if (other[:cut] + marker).startswith(other)
+        )
+    )
+
+
+def endings(patterns: Patterns, texts: tuple[str, ...]) -> frozenset[int]:
+    """The states of `automaton(patterns)` in which the text read ends with none of
+    `texts` (prefixes of the patterns' texts: whether it ends with one is the state's)."""
+    states = automaton(patterns)
+    shortest = {0: ""}  # a text that reaches each state, as short as any
+    pending = collections.deque([0])
+    while pending:
+        number = pending.popleft()
+        for target, chars in states[number].moves:
+            if target not in shortest:
+                shortest[target] = shortest[number] + min(chars)
+                pending.append(target)
+    return frozenset(n for n, text in shortest.items() if not text.endswith(texts))

@@ -133,7 +133,13 @@ class _Writer:
             self.root, self.root_key = schema, node.schema
             return self.json(schema)
         if isinstance(node, Until):
-            free = self.free if node.excluded is None else self._free(node.excluded)
+            grammar, marker = self.grammar, node.marker.text
+            markers = (*grammar.excluded, *grammar.openers) if node.excluded is None else ()
+            before = free_text.straddling(node.excluded or markers, marker)
+            if node.excluded is not None:
+                free = self._free(node.excluded, before=before)
+            else:
+                free = self._free(markers, grammar.heads, before) if before else self.free
             if node.string:
                 free = self._raw_string(node) or free
             return f"{free} {literal(node.marker.text)}"
@@ -191,16 +197,23 @@ class _Writer:
 
     # -- free text -------------------------------------------------------------------
 
-    def _free(self, markers: tuple[str, ...], heads: tuple[tuple[str, ...], ...] = ()) -> str:
-        """Free text that never completes one of `markers` or `heads` (see `_free_text`)."""
+    def _free(
+        self,
+        markers: tuple[str, ...],
+        heads: tuple[tuple[str, ...], ...] = (),
+        before: tuple[str, ...] = (),
+    ) -> str:
+        """Free text that never completes one of `markers` or `heads` (see `_free_text`),
+        and ends with none of `before` (`free_text.straddling`)."""
         patterns = tuple((marker,) for marker in markers) + heads
         if not patterns:
             return self.rule("free", "text", lambda: "[^\\x00]*")  # any text
-        key = f"free {patterns}"
+        key = f"free {patterns} {before}"
         if key not in self.named:
             prefix = f"free{len(self.named)}" if self.automata else "free"
             self.automata += 1
-            self.rules += _free_text(patterns, prefix)
+            ends = free_text.endings(patterns, before) if before else None
+            self.rules += _free_text(patterns, prefix, ends)
             self.named[key] = f"{prefix}-0"
         return self.named[key]
 
@@ -332,13 +345,17 @@ class _Writer:
         return {"object": obj, "array": arr}.get(kind or "", value)
 
 
-def _free_text(patterns: free_text.Patterns, prefix: str) -> tuple[str, ...]:
+def _free_text(
+    patterns: free_text.Patterns, prefix: str, ends: frozenset[int] | None = None
+) -> tuple[str, ...]:
     """The rules of free text that never completes one of `patterns` (see `free_text`):
-    one per state of its automaton (`PREFIX-0`: the first), each allowed to end the text,
-    a character that moves nowhere special going back to the first state."""
+    one per state of its automaton (`PREFIX-0`: the first), each allowed to end the text
+    (those of `ends` only, where given), a character that moves nowhere special going
+    back to the first state."""
     rules = []
     for number, state in enumerate(free_text.automaton(patterns)):
-        options = ['""', f"{_char_class(set(state.special()), negated=True)} {prefix}-0"]
+        options = ['""'] if ends is None or number in ends else []
+        options.append(f"{_char_class(set(state.special()), negated=True)} {prefix}-0")
         options += [f"{_char_class(set(chars))} {prefix}-{target}" for target, chars in state.moves]
         rules.append(f"{prefix}-{number} ::= " + " | ".join(options))
     return tuple(rules)

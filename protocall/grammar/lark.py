@@ -8,6 +8,7 @@ import re
 
 from ..combinators import UsageError
 from . import patterns, schemas
+from .free_text import straddling
 from .ir import (
     GAP,
     Alt,
@@ -46,7 +47,9 @@ def _regex(pattern: str) -> str:
 class _Writer:
     def __init__(self, grammar: Grammar) -> None:
         self.terminals: list[str] = []
-        self.frees: dict[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], str] = {}
+        self.frees: dict[
+            tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...]], str
+        ] = {}
         self.excluded = (*grammar.excluded, *grammar.openers)
         self.heads = grammar.heads
         self._free(None)
@@ -67,7 +70,8 @@ class _Writer:
         if isinstance(node, Json):
             return f"%json {self._json(node)}"
         if isinstance(node, Until):
-            free = self._free(node.excluded)
+            markers = self.excluded if node.excluded is None else node.excluded
+            free = self._free(node.excluded, straddling(markers, node.marker.text))
             if node.string:
                 free = self._raw_string(node, free)
             if isinstance(node.marker, Token):
@@ -98,12 +102,13 @@ class _Writer:
         self.dropped += found
         return json.dumps(known, ensure_ascii=False, separators=(",", ":"))
 
-    def _free(self, excluded: tuple[str, ...] | None) -> str:
+    def _free(self, excluded: tuple[str, ...] | None, before: tuple[str, ...] = ()) -> str:
         """The terminal of free text that holds none of `excluded` (default: the grammar's
-        excluded markers and openers, and none of its call `heads` either)."""
+        excluded markers and openers, and none of its call `heads` either) and ends with
+        none of `before` (`free_text.straddling`)."""
         markers = self.excluded if excluded is None else excluded
         heads = self.heads if excluded is None else ()
-        if (markers, heads) not in self.frees:
+        if (markers, heads, before) not in self.frees:
             name = f"FREE_{len(self.frees)}" if self.frees else "FREE"
             pattern = "/(?s:.*)/"
             if markers or heads:
@@ -111,9 +116,12 @@ class _Writer:
                 spaced = (gap.join(map(re.escape, texts)) for texts in heads)
                 either = "|".join([*map(re.escape, markers), *spaced])
                 pattern += " & ~" + _regex(f"(?s:.*)(?:{either})(?s:.*)")
+            if before:
+                ending = "|".join(map(re.escape, before))
+                pattern += " & ~" + _regex(f"(?s:.*)(?:{ending})")
             self.terminals.append(f"{name}: {pattern}")
-            self.frees[markers, heads] = name
-        return self.frees[markers, heads]
+            self.frees[markers, heads, before] = name
+        return self.frees[markers, heads, before]
 
     def _raw_string(self, node: Until, free: str) -> str:
         """The terminal of free text (`free`) that is a string value valid for the string

@@ -166,6 +166,15 @@ spelling read behind the same opener, Mistral's pre-v11 array: the template's ca
 written), `Layout.quote` (values are written unquoted) and `NameAndArguments.anywhere` (the
 name is written first)."""
 
+REFUSED: Mapping[str, str] = {
+    "XmlElements": (
+        "an element's closing tag repeats its name, which a grammar can say only for the "
+        "keys a schema declares, while the template writes every object and list as "
+        "elements, declared or not (and leaves a null out)"
+    ),
+}
+"""Why the walk writes no grammar for a part of these kinds."""
+
 AUTO_SPECIAL = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>]+｜>")
 """Markers taken for special tokens unless the caller lists them: `<|…|>` and `<｜…｜>`."""
 
@@ -212,7 +221,8 @@ def _check(value: Any, where: str) -> None:
         return
     kind = type(value).__name__
     if kind not in HANDLED:
-        raise UsageError(f"no grammar for a spec part of kind {kind} ({where})")
+        reason = f": {REFUSED[kind]}" if kind in REFUSED else ""
+        raise UsageError(f"no grammar for a spec part of kind {kind} ({where}){reason}")
     for f in fields(value):
         current = getattr(value, f.name)
         if f.name in HANDLED[kind]:

@@ -8,8 +8,10 @@ reads back:
   characters), `Attribute` (an entity-escaped attribute value, the rest of the tag free),
   `IdName` (an id that carries the name, `functions.NAME:IDX`);
 - argument codecs, the `{arguments}` of a template: `JsonObject`, `XmlArguments` (one
-  tag layout, typed by the tool's schema), `PythonKeywords` (`k=v, …` inside a pseudo
-  function call), `BareObject` (bare keys, strings between quote marks: Gemma 4);
+  tag layout, typed by the tool's schema), `XmlElements` (elements named after their
+  keys, nesting, typed by the schema level by level: MiniMax-M3), `PythonKeywords`
+  (`k=v, …` inside a pseudo function call), `BareObject` (bare keys, strings between
+  quote marks: Gemma 4);
 - call codecs, the `{call}` of a template, which carry the name too: `NameAndArguments`
   (`{"name": N, "arguments": {…}}`), `NameKey` (`{"NAME": {…}}`, in a JSON array only).
 
@@ -44,7 +46,7 @@ from ..blocks.render import (
     render_argument,
     unescape_attribute,
 )
-from ..blocks.schema_typing import schema_typing
+from ..blocks.schema_typing import ElementSchema, element_typing, schema_typing
 from ..combinators import (
     Backtrack,
     Input,
@@ -75,6 +77,8 @@ from ..values import (
     json_value,
 )
 from ..values.depth import Bound, nesting_bound
+from ..values.elements import NAME as ELEMENT_NAME
+from ..values.elements import Elements, element_arguments
 from ..values.xmlargs import Layout, xml_arguments
 
 # -- name encodings ------------------------------------------------------------------------
@@ -265,6 +269,88 @@ def _framing(layout: Layout, text: str) -> tuple[str, str]:
     if layout.framing_written:
         return "\n", "\n"
     return "\n" * text.startswith("\n"), "\n" * text.endswith("\n")
+
+
+@dataclass(frozen=True)
+class XmlElements:
+    """Arguments as elements named after their keys, every tag led by the `layout`'s
+    prefix, objects and lists nesting as elements (see `values.elements`), typed by the
+    tool's schema level by level. Written as MiniMax-M3's template writes them: no space
+    between tags, a member whose value is null left out, a list's items as `item`
+    elements, a boolean as `true`/`false`, a number as JSON, a string verbatim."""
+
+    layout: Elements
+
+    def parser(self, schema: Any) -> Parser[Any]:
+        return element_arguments(self.layout, element_typing(schema))
+
+    def render(self, values: dict[str, Any]) -> str:
+        return self._members(values)
+
+    def _members(self, values: dict[str, Any]) -> str:
+        layout = self.layout
+        return "".join(
+            f"{layout.opening(k)}{self._value(v)}{layout.closing(k)}"
+            for k, v in values.items()
+            if v is not None
+        )
+
+    def _value(self, value: Any) -> str:
+        if isinstance(value, dict):
+            return self._members(value)
+        if isinstance(value, list):
+            layout = self.layout
+            return "".join(
+                f"{layout.opening(layout.item)}{self._value(v)}{layout.closing(layout.item)}"
+                for v in value
+            )
+        if value is None:  # an item: the template writes an empty element
+            return ""
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+    def carries(self, values: dict[str, Any], parameters: Any) -> bool:
+        """Whether `values`, written for a tool whose schema is `parameters`, read back as
+        themselves. What the written form loses: a null (left out, or an empty item), an
+        empty container or an object whose first key is `item` where the schema does not
+        say which container it is, a key that is no element name, a string holding the
+        prefix, and a value its level's typing reads as another: a number where the
+        schema gives no type (read as its text), a string that is a JSON scalar in a
+        free-form object (`"42"` read as 42), `"42"` where a number may stand."""
+        return _carried(self.layout, values, element_typing(parameters))
+
+    markers: ClassVar[tuple[str, ...]] = ()  # the prefix alone is none: the template's are
+
+    @property
+    def shown(self) -> str:
+        """One argument `K` of value `V`."""
+        return f"{self.layout.opening('K')}V{self.layout.closing('K')}"
+
+
+def _carried(layout: Elements, value: Any, level: ElementSchema) -> bool:
+    """Whether `value` at a `level` of element values reads back as itself (see
+    `XmlElements.carries`)."""
+    if isinstance(value, (dict, list)):
+        kind = "object" if isinstance(value, dict) else "array"
+        if level.containers and kind not in level.containers:
+            return False
+        if not value:  # an empty element: the empty container only where text cannot be
+            return level.container == kind and level.scalar[1]("").problem is not None
+        if isinstance(value, list):
+            return all(_carried(layout, item, level.item()) for item in value)
+        if level.container is None and next(iter(value)) == layout.item:
+            return False
+        return all(
+            ELEMENT_NAME.fullmatch(k) is not None and _carried(layout, v, level.member(k))
+            for k, v in value.items()
+        )
+    if value is None or (isinstance(value, str) and layout.prefix in value):
+        return False
+    streamed, convert = level.scalar
+    if isinstance(value, str) and streamed:
+        return True
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    read = convert(text).value
+    return type(read) is type(value) and read == value
 
 
 @dataclass(frozen=True)
@@ -563,4 +649,12 @@ class NameKey:
     shown = '{"NAME": {…}}'
 
 
-Codec = JsonObject | XmlArguments | PythonKeywords | BareObject | NameAndArguments | NameKey
+Codec = (
+    JsonObject
+    | XmlArguments
+    | XmlElements
+    | PythonKeywords
+    | BareObject
+    | NameAndArguments
+    | NameKey
+)

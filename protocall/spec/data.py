@@ -12,6 +12,7 @@ from ..blocks.channels import Channel
 from ..combinators import (
     UsageError,
 )
+from ..values.elements import Elements
 from ..values.xmlargs import Layout
 from .codecs import (
     Attribute,
@@ -24,6 +25,7 @@ from .codecs import (
     Plain,
     PythonKeywords,
     XmlArguments,
+    XmlElements,
 )
 from .parts import (
     Call,
@@ -50,7 +52,17 @@ _PARTS = (
 )
 
 
-_CODECS = (JsonBlock, XmlArguments, PythonKeywords, BareObject, NameAndArguments, NameKey, Layout)
+_CODECS = (
+    JsonBlock,
+    XmlArguments,
+    XmlElements,
+    PythonKeywords,
+    BareObject,
+    NameAndArguments,
+    NameKey,
+    Layout,
+    Elements,
+)
 
 
 _KINDS: dict[str, type] = {kind.__name__: kind for kind in (Spec, *_PARTS, *_CODECS)}

@@ -5,9 +5,9 @@ of duplicating it).
 Generated text never contains a marker of `fmt.reserved` where the turn means prose or a
 string value, not even formed across the junction of a prose piece and the markup next to it;
 marker *fragments* (`<tool_ca`, `_call>`) are generated on purpose, to exercise hold-back.
-Values are those every format can carry: a string that a union type would read as another
-JSON type (`42`, `null`) is only generated for string-only parameters, and text between two
-calls is never only whitespace (see `turns`).
+Values are those the format can carry (see `carried`): a string that a union type would read
+as another JSON type (`42`, `null`) is only generated for string-only parameters, and text
+between two calls is never only whitespace (see `turns`).
 """
 
 from __future__ import annotations
@@ -289,13 +289,23 @@ def turns(
         if text:
             parts.append(text)
         tool = choose(draw, declared)
-        parts.append(ToolUse(tool.name, draw(arguments(tool.parameters, fmt.reserved))))
+        values = draw(arguments(tool.parameters, fmt.reserved))
+        assume(carried(fmt, values, tool.parameters))
+        parts.append(ToolUse(tool.name, values))
     text = draw(prose(fmt.reserved))
     if text:
         parts.append(text)
     content = "".join(part for part in parts if isinstance(part, str))
     assume(not contains_any(content, fmt.reserved))  # content pieces joined form no marker
     return Turn(reasoning, tuple(parts))
+
+
+def carried(fmt: Format, values: dict[str, Any], parameters: Mapping[str, Any]) -> bool:
+    """Whether `fmt`'s arguments codec writes `values` in a form that reads back as them:
+    every codec does but one whose written form loses some (MiniMax-M3's elements cannot
+    write a null, nor type a value its schema leaves untyped: `XmlElements.carries`)."""
+    carries = getattr(fmt.spec.call.arguments, "carries", None) if fmt.spec else None
+    return carries is None or bool(carries(values, parameters))
 
 
 @_cached

@@ -167,7 +167,7 @@ def xml_arguments(layout: Layout, typing: Typing) -> Parser[Arguments]:
     return XmlArguments(layout, typing)
 
 
-_SPACE = re.compile(r"\s*")
+SPACE = re.compile(r"\s*")
 ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"]*)"')
 ATTRIBUTE_PREFIX = re.compile(r'(?:\s+(?:[A-Za-z_][\w.:-]*(?:=(?:"[^"]*)?)?)?)?')
 
@@ -217,7 +217,7 @@ class XmlArguments(Parser[Arguments]):
     def step(self, inp: Input, pos: int) -> Step[Arguments]:
         arguments = Arguments()
         while True:
-            pos = yield from _skip_space(inp, pos, None)
+            pos = yield from skip_space(inp, pos, None)
             head = yield from self._choose(inp, pos, self.terminators.heads, pos)
             if head == 1:
                 inp.out.append(Text("}" if arguments else "{}", pos))
@@ -247,7 +247,7 @@ class XmlArguments(Parser[Arguments]):
         inp.out.append(Close(ARGUMENT_NAME, pos, key))
         inp.out.append(Text(": ", pos))
         if layout.value_open:
-            pos = yield from _skip_space(inp, pos, None)
+            pos = yield from skip_space(inp, pos, None)
             yield from self._choose(inp, pos, (layout.value_open,), pos)
             pos += len(layout.value_open)
         if layout.framing_newlines:
@@ -267,7 +267,7 @@ class XmlArguments(Parser[Arguments]):
         coerced = convert(raw)
         value, problem = coerced.value, coerced.problem
         deepest = inp.max_depth  # the run's bound; the arguments are the first level
-        if deepest is not None and type(value) in _CONTAINERS and _nests_deeper(value, deepest - 1):
+        if deepest is not None and type(value) in CONTAINERS and nests_deeper(value, deepest - 1):
             value, problem = raw, f"nested deeper than {deepest} (max_depth)"
         if streamed:
             inp.out.append(Text('"', value_end))
@@ -302,7 +302,7 @@ class XmlArguments(Parser[Arguments]):
         if layout.key_attribute is None:
             scan = pos
             while True:
-                at = _match_end(self.terminators.key_run, inp.buf, scan - inp.base) + inp.base
+                at = match_end(self.terminators.key_run, inp.buf, scan - inp.base) + inp.base
                 if at < inp.end:
                     yield from self._choose(inp, at, (layout.key_close,), hold)
                     return inp.text(pos, at).strip(), {}, at, at + len(layout.key_close)
@@ -322,11 +322,11 @@ class XmlArguments(Parser[Arguments]):
                 attributes[name] = value
                 cursor = attribute.end() + base
                 continue
-            at = _match_end(_SPACE, buf, cursor - base) + base
+            at = match_end(SPACE, buf, cursor - base) + base
             got = buf[at - base : at - base + len(layout.key_close)]
             if got == layout.key_close:
                 break
-            viable = _match_end(ATTRIBUTE_PREFIX, buf, cursor - base) + base
+            viable = match_end(ATTRIBUTE_PREFIX, buf, cursor - base) + base
             end = base + len(buf)
             if not inp.eof and (viable == end or layout.key_close.startswith(got)):
                 if viable == end:
@@ -334,7 +334,7 @@ class XmlArguments(Parser[Arguments]):
                 else:
                     yield hold
                 continue
-            position = max(viable, at + _shared(got, layout.key_close))
+            position = max(viable, at + shared_prefix(got, layout.key_close))
             raise Backtrack(position, (f"an attribute or {quote(layout.key_close)}",))
         key = attributes.get(layout.key_attribute)
         if key is None:
@@ -447,7 +447,7 @@ class XmlArguments(Parser[Arguments]):
         `value_close` could still have followed, a failure expecting it."""
         value_close = self.layout.value_close
         try:
-            after = yield from _skip_space(inp, pos, keep)
+            after = yield from skip_space(inp, pos, keep)
             yield from self._choose(inp, after, (value_close,), keep)
         except Backtrack as failure:
             if inp.eof and failure.position >= inp.end:
@@ -467,7 +467,7 @@ class XmlArguments(Parser[Arguments]):
             if kind == _OPENER:
                 name, _, _, _ = yield from self._tag(inp, at + size, keep)
                 return name != key and name not in arguments and name in self.declared
-            after = yield from _skip_space(inp, at + size, keep)
+            after = yield from skip_space(inp, at + size, keep)
             if kind == _CLOSE:
                 head = yield from self._choose(inp, after, self.terminators.heads, keep)
                 if head == 0 and not layout.committed_opener:
@@ -489,7 +489,7 @@ class XmlArguments(Parser[Arguments]):
                 if got.startswith(option):
                     return index
             if inp.eof or not any(option.startswith(got) for option in options):
-                same = max(_shared(got, option) for option in options)
+                same = max(shared_prefix(got, option) for option in options)
                 raise Backtrack(pos + same, tuple(map(quote, options)))
             yield from self.wait_marker(inp, options, pos, keep)
 
@@ -542,23 +542,23 @@ class _Gathered(Gathered):
         self.emitted = start
 
 
-def _skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:
+def skip_space(inp: Input, pos: int, keep: int | None) -> Resumable[int]:
     """Past any whitespace from `pos`; needs more while the run reaches the buffer's end."""
     while True:
-        pos = _match_end(_SPACE, inp.buf, pos - inp.base) + inp.base
+        pos = match_end(SPACE, inp.buf, pos - inp.base) + inp.base
         if pos < inp.end or inp.eof:
             return pos
         yield pos if keep is None else keep
 
 
-def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+def match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
     """Where a pattern that matches the empty string stops matching at `pos`."""
     match = pattern.match(text, pos)
     assert match is not None
     return match.end()
 
 
-def _shared(text: str, marker: str) -> int:
+def shared_prefix(text: str, marker: str) -> int:
     """The length of the common prefix of `text` and `marker`."""
     size = 0
     for a, b in zip(text, marker, strict=False):
@@ -568,10 +568,10 @@ def _shared(text: str, marker: str) -> int:
     return size
 
 
-_CONTAINERS = (list, dict)
+CONTAINERS = (list, dict)
 
 
-def _nests_deeper(value: list[Any] | dict[str, Any], levels: int) -> bool:
+def nests_deeper(value: list[Any] | dict[str, Any], levels: int) -> bool:
     """Whether the containers of a typed value (the first level itself) nest more than
     `levels` deep; read with a stack, not a recursion."""
     open_: list[tuple[Any, int]] = [(value, 1)]
@@ -580,5 +580,5 @@ def _nests_deeper(value: list[Any] | dict[str, Any], levels: int) -> bool:
         if level > levels:
             return True
         items = container.values() if type(container) is dict else container
-        open_.extend((item, level + 1) for item in items if type(item) in _CONTAINERS)
+        open_.extend((item, level + 1) for item in items if type(item) in CONTAINERS)
     return False

@@ -99,6 +99,8 @@ class Family:
     from_default_start: bool = False
 
 
+MINIMAX_M3_TAGS = tuple(m for m in formats.get("minimax-m3").reserved if m.startswith("]<]"))
+
 FAMILIES = {
     "apertus": Family("test_apertus", ((15, 0),), opener="<|tools_prefix|>", names_cut_call=False),
     "cohere": Family("test_cohere", ((15, 0),), opener="<|START_ACTION|>", names_cut_call=False),
@@ -162,6 +164,13 @@ FAMILIES = {
     "llama-3": Family("test_llama3", ((10, 7),)),
     "llama-4": Family("test_pythonic:LLAMA_4_EXAMPLES", ((10, 7),), names_cut_call=False),
     "minimax-m2": Family("test_minimax", runs=((12, 0),), escaped_values=False),
+    "minimax-m3": Family(
+        "test_minimax_m3",
+        ((12, 0),),
+        not_in_values=MINIMAX_M3_TAGS,  # every tag begins with the prefix, no value holds it
+        opener=MINIMAX_M3_TAGS[0],
+        escaped_values=False,
+    ),
     "mistral": Family("test_mistral", ((15, 0),), opener="[TOOL_CALLS]"),
     "nemotron": Family("test_nemotron", ((10, 7),), names_cut_call=False),
     "olmo-3": Family("test_olmo3", ((15, 0),)),

@@ -10,10 +10,11 @@ import re
 from typing import Any
 
 from gbnf_recognizer import Recognizer
+from grammar_oracle import check
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocall.grammar import free_text, gbnf
+from protocall.grammar import free_text, gbnf, lark
 from protocall.grammar.ir import GAP, Grammar, Lit, Until
 
 Patterns = tuple[tuple[str, ...], ...]
@@ -99,6 +100,26 @@ def test_the_gbnf_free_text_holds_exactly_the_texts_with_no_match(
     written = gbnf.write(Grammar(markers, {"start": Until(Lit("$"))}, heads=heads))
     found = head_regex(patterns).search(text)
     assert Recognizer(written).accepts(text + "$") == (found is None), (text, found)
+
+
+@given(
+    st.lists(st.text(alphabet="ab>", min_size=1, max_size=3), min_size=1, max_size=3, unique=True),
+    st.data(),
+)
+def test_free_text_then_a_marker_holds_no_marker_begun_in_the_free_text(
+    drawn: list[str], data: Any
+) -> None:
+    """Free text then one of the markers: the GBNF and the Lark grammar (llguidance) accept
+    it iff no marker begins inside the free text, whole there or completed by the marker
+    after it (`x>` before `>>>`), as the parser would read it there."""
+    markers = tuple(drawn)
+    marker = data.draw(st.sampled_from(markers))
+    text = data.draw(st.text(alphabet="ab>z", max_size=6))
+    whole = text + marker
+    begun = any(whole.startswith(other, at) for other in markers for at in range(len(text)))
+    grammar = Grammar(markers, {"start": Until(Lit(marker))})
+    assert Recognizer(gbnf.write(grammar)).accepts(whole) == (not begun), whole
+    assert check(lark.write(grammar), whole, ()).accepted == (not begun), whole
 
 
 def test_the_automaton_grows_with_the_names_not_their_number_squared() -> None:

@@ -31,16 +31,22 @@ from peer_tools import TOOLS  # noqa: E402
 
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
 VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
-VLLM |= {"inkling": "inkling", "mimo": "mimo", "muse": "muse", "muse-glimmer": "muse_glimmer"}
+VLLM |= {"inkling": "inkling", "mimo": "mimo", "minimax-m3": "minimax_m3"}
+VLLM |= {"muse": "muse", "muse-glimmer": "muse_glimmer"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
-SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling"}
+SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling", "minimax-m3": "minimax-m3"}
 SGLANG |= {"muse": "muse", "muse-glimmer": "muse"}
 
-SGLANG_READS_OTHERWISE = {"inkling": "<|content_invoke_tool_text|>"}
-"""Examples holding this marker are left out of SGLang's comparison: its Inkling detector
+SGLANG_READS_OTHERWISE = {
+    "inkling": "<|content_invoke_tool_text|>",
+    "minimax-m3": " ]<]minimax[>[</",
+}
+"""Examples holding this text are left out of SGLang's comparison: its Inkling detector
 makes a raw-text tool block a call without a name (`{"text": …}`), which vLLM and
-protocall read as content (the family's docstring says so)."""
+protocall read as content (the family's docstring says so); its MiniMax-M3 detector
+strips the whitespace that ends a value, which vLLM and protocall keep as the template
+writes it."""
 
 VOCABULARY = {"hy-v4"}
 """The families whose peers read their markers off the tokenizer's vocabulary (Hy v4's
@@ -56,19 +62,20 @@ examples not named `EXAMPLES`)."""
 
 def examples(family: str) -> list[tuple[str, str | None]]:
     """The family's example outputs and generation prompts."""
-    name, _, examples = (MODULES.get(family) or "test_" + family.replace("-", "_")).partition(":")
-    module = importlib.import_module(name)
-    return [(text, prompt) for text, prompt, _ in getattr(module, examples or "EXAMPLES")]
+    listed = MODULES.get(family, "").partition(":")[2] or "EXAMPLES"
+    return [(text, prompt) for text, prompt, _ in getattr(module_of(family), listed)]
 
 
-def tools(family: str) -> list[dict[str, Any]]:
-    """The tools the family's examples declare: the shared ones, or its module's own where
-    `MODULES` names a list of examples."""
-    name, _, examples = MODULES.get(family, "").partition(":")
-    declared: list[dict[str, Any]] = TOOLS
-    if examples:
-        declared = importlib.import_module(name).TOOLS
-    return declared
+def module_of(family: str) -> Any:
+    """The family's test module."""
+    name = MODULES.get(family) or "test_" + family.replace("-", "_")
+    return importlib.import_module(name.partition(":")[0])
+
+
+def tools_of(family: str) -> list[dict[str, Any]]:
+    """The tools the family's examples call: its module's `TOOLS` (the peers' shared ones,
+    or more: MiniMax-M3's nest)."""
+    return list(module_of(family).TOOLS)
 
 
 def tokenizer(family: str) -> servers_shim.Tokenizer:
@@ -77,8 +84,10 @@ def tokenizer(family: str) -> servers_shim.Tokenizer:
     return servers_shim.Tokenizer(list(reserved))
 
 
-def ours(text: str, family: str, prompt: str | None) -> list[tuple[str, Any]]:
-    message = protocall.parse(text, family, tools(family), prompt)
+def ours(
+    text: str, family: str, prompt: str | None, tools: list[dict[str, Any]] = TOOLS
+) -> list[tuple[str, Any]]:
+    message = protocall.parse(text, family, tools, prompt)
     assert not message.errors, message.errors
     return [(call.name, call.arguments) for call in message.tool_calls]
 
@@ -89,14 +98,14 @@ def test_vllm_s_tool_parser_reads_the_same_calls(family: str) -> None:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.tool_parsers import ToolParserManager
 
-    declared = tools(family)
-    request = ChatCompletionRequest(model="m", messages=[], tools=declared, tool_choice="auto")
+    tools = tools_of(family)
+    request = ChatCompletionRequest(model="m", messages=[], tools=tools, tool_choice="auto")
     parser_class = ToolParserManager.get_tool_parser(VLLM[family])
     for text, prompt in examples(family):
         parser = parser_class(tokenizer(family), request.tools)
         found = parser.extract_tool_calls(text, request).tool_calls
         theirs = [(call.function.name, json.loads(call.function.arguments)) for call in found]
-        assert theirs == ours(text, family, prompt), text
+        assert theirs == ours(text, family, prompt, tools), text
 
 
 @pytest.mark.parametrize("family", sorted(SGLANG))
@@ -106,14 +115,15 @@ def test_sglang_s_detector_reads_the_same_calls(family: str) -> None:
     from sglang.srt.entrypoints.openai.protocol import Tool
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-    declared = [Tool(**tool) for tool in tools(family)]
+    declared = tools_of(family)
+    tools = [Tool(**tool) for tool in declared]
     for text, prompt in examples(family):
         if SGLANG_READS_OTHERWISE.get(family, "\0") in text:
             continue
-        parser = FunctionCallParser(declared, SGLANG[family], tokenizer(family))
+        parser = FunctionCallParser(tools, SGLANG[family], tokenizer(family))
         _, found = parser.parse_non_stream(text)
         theirs = [(call.name, json.loads(call.parameters)) for call in found]
-        assert theirs == ours(text, family, prompt), text
+        assert theirs == ours(text, family, prompt, declared), text
 
 
 WEATHER = '{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}'
@@ -161,15 +171,19 @@ def test_a_peer_parser_an_existing_family_stands_for_reads_the_same_calls(
         assert peer_calls(peer, parser, text) == ours(text, family, None), text
 
 
-def peer_calls(peer: str, name: str, text: str) -> list[tuple[str, Any]]:
-    """The calls the peer's parser `name` reads in `text`."""
+def peer_calls(
+    peer: str, name: str, text: str, tools: list[dict[str, Any]] = TOOLS
+) -> list[tuple[str, Any]]:
+    """The calls the peer's parser `name` reads in `text` (vLLM's: for `tools`)."""
     if peer == "vllm":
         servers_shim.require("vllm.tool_parsers")
         from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
         from vllm.tool_parsers import ToolParserManager
 
-        request = ChatCompletionRequest(model="m", messages=[], tools=TOOLS, tool_choice="auto")
-        tool_parser = ToolParserManager.get_tool_parser(name)(servers_shim.Tokenizer([]), TOOLS)
+        request = ChatCompletionRequest(model="m", messages=[], tools=tools, tool_choice="auto")
+        tool_parser = ToolParserManager.get_tool_parser(name)(
+            servers_shim.Tokenizer([]), request.tools
+        )
         found = tool_parser.extract_tool_calls(text, request).tool_calls
         return [(call.function.name, json.loads(call.function.arguments)) for call in found]
     servers_shim.sglang_packages()
@@ -180,3 +194,20 @@ def peer_calls(peer: str, name: str, text: str) -> list[tuple[str, Any]]:
     tools = [Tool(**tool) for tool in TOOLS]
     _, calls = FunctionCallParser(tools, name, servers_shim.Tokenizer([])).parse_non_stream(text)
     return [(call.name, json.loads(call.parameters)) for call in calls]
+
+
+def test_where_minimax_m3_is_stricter_vllm_guesses() -> None:
+    """docs/semantics.md, element-tree arguments: a repeated key and text beside elements
+    are errors here; vLLM's parser collects the one into a list and keeps the other under
+    `$text`."""
+    m3 = module_of("minimax-m3")
+    repeated = m3.el("extras", m3.el("tag", "a") + m3.el("tag", "b"))
+    mixed = m3.el("destination", "near " + m3.el("city", "Porto"))
+    for argument, theirs in [
+        (repeated, {"extras": {"tag": ["a", "b"]}}),
+        (mixed, {"destination": {"city": "Porto", "$text": "near "}}),
+    ]:
+        text = m3.block(m3.invoke("book_trip", argument))
+        assert peer_calls("vllm", "minimax_m3", text, m3.TOOLS) == [("book_trip", theirs)]
+        message = protocall.parse(text, "minimax-m3", m3.TOOLS)
+        assert not message.tool_calls and [e.code for e in message.errors] == ["malformed"]

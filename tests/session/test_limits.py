@@ -85,12 +85,16 @@ def test_a_limit_is_a_count(option: str) -> None:
 
 NESTED = {"a": [[[1]]], "b": "x"}
 """Arguments four levels deep (the arguments object is the first)."""
+INTEGERS = {"type": "array", "items": {"type": "integer"}}
+ARRAYS = {"type": "array", "items": {"type": "array", "items": INTEGERS}}
+"""Lists of lists of lists of integers: typed to the bottom, as element-tree arguments
+(MiniMax-M3's) need to carry the integer."""
 NESTED_TOOLS = [
     {
         "name": "f",
         "parameters": {
             "type": "object",
-            "properties": {"a": {"type": "array"}, "b": {"type": "string"}},
+            "properties": {"a": ARRAYS, "b": {"type": "string"}},
         },
     }
 ]

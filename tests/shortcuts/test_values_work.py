@@ -14,13 +14,15 @@ from typing import Any
 
 import pytest
 
-from protocall.blocks.schema_typing import schema_typing
+from protocall.blocks.schema_typing import element_typing, schema_typing
 from protocall.combinators import NEED_MORE, Parser
 from protocall.formats.deepseek import DSML
 from protocall.formats.glm import LAYOUT as GLM
+from protocall.formats.minimax_m3 import ELEMENTS, PREFIX
 from protocall.formats.qwen3_coder import LAYOUT as QWEN3_CODER
 from protocall.shortcuts import clear_all, disabled
 from protocall.values import json_value, python_call, xml_arguments
+from protocall.values.elements import element_arguments
 from protocall.values.json import NestedObjects
 
 SMALL, LARGE = 10_000, 40_000
@@ -66,6 +68,24 @@ INPUTS: dict[str, tuple[Callable[[], Parser[Any]], Callable[[int], str]]] = {
     "glm, a long value": (
         lambda: xml_arguments(GLM, schema_typing(SCHEMA)),
         lambda n: "<arg_key>code</arg_key><arg_value>" + "y" * n + "</arg_value></tool_call>",
+    ),
+    "elements, a long value": (
+        lambda: element_arguments(ELEMENTS, element_typing(SCHEMA)),
+        lambda n: f"{PREFIX}<code>" + _repeat("]<]minimax[>x ", n) + f"{PREFIX}</code>{PREFIX}</",
+    ),
+    "elements, many items": (
+        lambda: element_arguments(ELEMENTS, element_typing(SCHEMA)),
+        lambda n: (
+            (f"{PREFIX}<n>" + _repeat(f"{PREFIX}<item>{PREFIX}<k>1{PREFIX}</k>{PREFIX}</item>", n))
+            + f"{PREFIX}</n>{PREFIX}</"
+        ),
+    ),
+    "elements, long whitespace and name": (
+        lambda: element_arguments(ELEMENTS, element_typing(SCHEMA)),
+        lambda n: (
+            f"{PREFIX}<x>" + " " * n + f"{PREFIX}<" + "k" * n + f">1{PREFIX}</{'k' * n}>"
+            f"{PREFIX}</x>{PREFIX}</"
+        ),
     ),
     "dsml, a long attribute": (
         lambda: xml_arguments(DSML, schema_typing(SCHEMA)),
