@@ -20,6 +20,7 @@ from ..combinators import (
     not_followed_by,
     optional,
     peek,
+    recover,
     recurring,
     regex,
     seq,
@@ -28,6 +29,7 @@ from ..combinators import (
     tag,
     unfinished,
     until,
+    whitespace,
 )
 from .calls import (
     Calls,
@@ -44,25 +46,52 @@ class Channel:
     `<|channel>thought`): where it does, and no word character follows it, it belongs to
     the opener, not to the body. `written` is the opener as the model writes it (label
     included) where that differs: in the prompt that pre-opens it, the renderer and the
-    marker summary (Gemma 4's `<|channel>thought\n`)."""
+    marker summary (Gemma 4's `<|channel>thought\n`). `also` are other openers read as
+    this one, never written (Muse's recipient-less `<|start|>assistant<|message|>` for its
+    `<|start|>assistant to=self<|message|>`).
+
+    In a turn with a `header`, an opener that begins with the header is a message header
+    naming this channel (its recipient: Muse's `<|start|>assistant to=self<|message|>`):
+    it is written without the header again before it, and where the generation prompt
+    wrote the header the channel opens at the rest of it (`headed`)."""
 
     name: str
     open: str
     close: str
     label: str = ""
     written: str = ""
+    also: tuple[str, ...] = ()
 
     @property
     def node(self) -> str:
         """The node its body is tagged with: `reasoning` or `content`."""
         return ast.REASONING if self.name == "reasoning" else ast.CONTENT
 
-    def opener(self) -> Parser[Any]:
-        """The opener, a cut, then the label where it stands."""
-        opened = literal(self.open).then(cut)
+    @property
+    def openers(self) -> tuple[str, ...]:
+        """Every opener read: `open`, then `also`."""
+        return (self.open, *self.also)
+
+    def opener(self, openers: tuple[str, ...] | None = None) -> Parser[Any]:
+        """The opener (one of `openers`, default: every one), a cut, then the label where
+        it stands."""
+        opened = markers(*(openers or self.openers)).then(cut)
         if not self.label:
             return opened
         return opened.then(optional(seq(literal(self.label), not_followed_by(regex(r"\w")))))
+
+    def headed(self, header: str) -> tuple[str, ...]:
+        """The rest of each opener that begins with `header` after it, without its leading
+        whitespace (any, or none, is read there): where the channel opens once a generation
+        prompt wrote the header."""
+        rests = (o[len(header) :] for o in self.openers if header and o.startswith(header))
+        return tuple(dict.fromkeys(rest.lstrip() for rest in rests))
+
+
+def under_header(header: str, opener: str) -> str:
+    """`opener` as written in a turn headed `header`: after the header, unless it begins
+    with it (a message header naming its channel)."""
+    return opener if opener.startswith(header) else header + opener
 
 
 def channelled_turn(
@@ -100,10 +129,14 @@ def channelled_turn(
     are dropped (at end of input, a header and its label are dropped whole). Where no
     channel is open at the start, the generation prompt ended with the header: text there
     up to a channel opener or a call head is its label, dropped too (held back until the
-    token after it tells).
+    token after it tells), unless it is the rest of a channel's opener that begins with the
+    header (`Channel.headed`: a message header naming its channel, Muse's ` to=self<|message|>`,
+    any whitespace or none before it), which opens that channel. In such a turn a header
+    whose label names no channel heads a call: where no call head follows the label, the
+    header, label and what follows up to the next header or stop are a malformed region.
     """
     stops, tokens = tuple(stops), tuple(tokens)
-    opens = tuple(channel.open for channel in channels.values())
+    opens = tuple(opener for channel in channels.values() for opener in channel.openers)
     closes = (*(channel.close for channel in channels.values()), *dropped)
     headers = (header,) if header else ()
     head = recurring(calls.head)
@@ -136,12 +169,22 @@ def channelled_turn(
     else:
         strays = [markers(*closes)]
     if header:
-        strays.append(literal(header).then(optional(until(*tokens, emit=False))))
+        labelled = literal(header).then(optional(until(*tokens, emit=False)))
+        if any(c.headed(header) for c in channels.values()):  # the label names the message
+            named_call = seq(labelled, cut, peek(calls.head))
+            labelled = recover(named_call, until(header, *stops, emit=False))
+        strays.append(labelled)
     structure = alt(calls.call, end, *opened, *strays)
     lead = body(channels[start]) if start is not None else seq(success(None), *leading)
     if header and start is None:  # the prompt wrote the first block's header: its label
         label = until(*tokens, emit=False, nonempty=True)
         lead = optional(seq(label, peek(alt(calls.head, markers(*opens))))).then(lead)
+        named = [
+            seq(whitespace, c.opener(c.headed(header))).then(body(c))
+            for c in channels.values()
+            if c.headed(header)
+        ]
+        lead = alt(*named, lead) if named else lead
     segment = alt(peek(markers(*tokens)).then(unfinished(structure)), texts[ast.CONTENT])
     turn = skip_many(segment)
     head.informs(known, unknown, stray, run, piece, *texts.values(), segment, turn)

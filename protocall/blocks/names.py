@@ -108,6 +108,16 @@ def declared(tools: Tools | None, pattern: str = NAME_CHARS) -> Parser[str]:
     return names.bind(lambda name: success(name) if name in tools else fail(expected))
 
 
+def undoubled(name: str, tools: Tools | None, separator: str) -> str:
+    """`name`, or `N` where `name` is `N{separator}N`, `N` is declared and `name` is not (a
+    namespace the same as the name: Muse's template offers a tool `N` as the recipients
+    `N.*`); with no tools declared, `name` as written."""
+    head, split, tail = name.partition(separator)
+    if split and head == tail and tools is not None and head in tools and name not in tools:
+        return head
+    return name
+
+
 def lenient(text: str) -> Parser[str]:
     """`text` with any whitespace before it (decoders sometimes add some around markers)."""
     return whitespace.then(literal(text))

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import ast
 from ..values.xmlargs import Layout
-from .channels import Channel
+from .channels import Channel, under_header
 from .prose import (
     Reasoning,
 )
@@ -55,13 +55,14 @@ def render_channels(
     section: tuple[str, str],
     stop: str,
     header: str = "",
+    label: str = "{name}",
 ) -> str:
     """Write `turn` as channels after a generation prompt that left channel `start` open:
     that channel first (its opener omitted), then the others in order — a reasoning channel
     only when the turn has reasoning or it is pre-opened, a content channel always, holding
     all the turn's content text in order — then every call, `call(use, position)` with
     1-based positions, in one `section`, then `stop`; `header` before every channel
-    opener and call, a call's with the call's name after it."""
+    opener (that does not begin with it) and call, a call's with its `label` after it."""
     content = "".join(part for part in turn.parts if isinstance(part, str))
     out = []
     for name in sorted(channels, key=lambda name: name != start):
@@ -69,20 +70,20 @@ def render_channels(
         reasoning = channel.node == ast.REASONING
         if reasoning and turn.reasoning is None and name != start:
             continue
-        opener = "" if name == start else header + channel.open
+        opener = "" if name == start else under_header(header, channel.open)
         out += [opener, (turn.reasoning or "") if reasoning else content, channel.close]
     if turn.calls:
         numbered = zip(turn.calls, itertools.count(1))
-        calls = (call_header(header, use) + call(use, at) for use, at in numbered)
+        calls = (call_header(header, use, label) + call(use, at) for use, at in numbered)
         out += [section[0], *calls, section[1]]
     out.append(stop)
     return "".join(out)
 
 
-def call_header(header: str, use: ToolUse) -> str:
-    """What a channel turn's `header` writes before a call: the header and the call's name
-    (nothing where the turn has no header)."""
-    return header + use.name if header else ""
+def call_header(header: str, use: ToolUse, label: str = "{name}") -> str:
+    """What a channel turn's `header` writes before a call: the header and its `label`,
+    `{name}` there the call's name (nothing where the turn has no header)."""
+    return header + label.replace("{name}", use.name) if header else ""
 
 
 def escape_attribute(value: str) -> str:

@@ -39,6 +39,7 @@ from ..spec.codecs import (
     JsonObject,
     NameAndArguments,
     NameKey,
+    Plain,
     PythonKeywords,
     XmlArguments,
 )
@@ -109,6 +110,14 @@ class Envelope(XmlCalls, TemplateCalls):
             )
         if call.proof:
             PROOF_HOOKS[call.proof]  # a missing one is a `UsageError`
+        unread = (
+            call.loose or call.bare or (self._xml_layout() is not None and not self._wrapping())
+        )
+        if isinstance(call.name, Plain) and call.name.doubled and unread:
+            raise UsageError(
+                f"a `doubled` name is read in a call template's head or a wrapped XML call "
+                f"(not `loose`, not `bare`), not {call.template!r}"
+            )
         if call.bare and self._xml_layout() is None:
             self._check_bare()
         if call.unclosed_value and self._xml_layout() is None:
@@ -286,7 +295,7 @@ class Envelope(XmlCalls, TemplateCalls):
         if spec.call.proof:
             assert isinstance(codec, NameAndArguments)  # `{call}` alone: a call codec
             return self._proven(tools, codec)
-        head, body = self._head(lead), self._body(tools, codec)
+        head, body = self._head(lead, tools), self._body(tools, codec)
         before = [piece for piece in self._split()[0] if not piece.isspace()]
         if before[-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
             # a name right before `{` (whitespace aside) ends there: the head needs the `{`

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..blocks.channels import under_header
 from ..blocks.prose import Reasoning
 from ..blocks.render import call_header, render_turn
 from ..blocks.turns import Turn
@@ -57,6 +58,7 @@ def build(stated: Spec) -> Format:
             section=section or ("", ""),
             dropped=envelope.dropped,
             header=turn.header,
+            label=turn.label,
             reserved=reserved,
             default_start=spec.default_start,
             starts=turn.starts,
@@ -142,18 +144,18 @@ def _interleaved(
     """The renderer of an `interleaved` channel turn: the reasoning channel (its opener
     omitted when pre-opened), each content part in the first content channel and each run
     of calls in the section, calls numbered from 0, then the first stop (`call_stop`
-    after a turn with calls, where given); the turn's `header` before every channel and
-    call, a call's with its name."""
+    after a turn with calls, where given); the turn's `header` before every channel (that
+    does not begin with it) and call, a call's with its `label`."""
     thinking = next((c for c in turn.channels if c.name == "reasoning"), None)
     response = next((c for c in turn.channels if c.name != "reasoning"), None)
     head = turn.header
     block = None
     if thinking:
-        block = Reasoning(head + (thinking.written or thinking.open), thinking.close)
+        block = Reasoning(under_header(head, thinking.written or thinking.open), thinking.close)
 
     def render(parsed: Turn, start: str | None) -> str:
         parts = tuple(
-            f"{head}{response.open}{part}{response.close}"
+            f"{under_header(head, response.open)}{part}{response.close}"
             if response and isinstance(part, str)
             else part
             for part in parsed.parts
@@ -165,7 +167,7 @@ def _interleaved(
             replace(parsed, parts=parts),
             start,
             reasoning=block,
-            call=lambda use: call_header(head, use) + envelope.render(use, next(index)),
+            call=lambda use: call_header(head, use, turn.label) + envelope.render(use, next(index)),
             between_calls=spec.call.between,
             section=envelope.written_section,
             stop=stop,

@@ -107,6 +107,14 @@ def _reserved(*markers: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.strip() for m in markers if m.strip()))
 
 
+def _opened(prompt: str, header: str, opener: str) -> str:
+    """The generation prompt that opens a channel: `prompt`, then `opener`, less the
+    `header` where the prompt ends with it and the opener begins with it."""
+    if header and prompt.endswith(header) and opener.startswith(header):
+        return prompt + opener[len(header) :]
+    return prompt + opener
+
+
 def channel_format(
     name: str,
     calls: Callable[[Tools | None], Calls],
@@ -122,16 +130,19 @@ def channel_format(
     section: tuple[str, str] = ("", ""),
     dropped: tuple[str, ...] = (),
     header: str = "",
+    label: str = "{name}",
     starts: tuple[str, ...] | None = None,
     reserved: tuple[str, ...] = (),
     default_start: str | None = None,
 ) -> Format:
     """The `Format` of a family whose turn is made of channels: `channelled_turn` over
     `channels`, `calls(tools)`, `stops`, `tokens`, `dropped` and `header`. It renders with
-    `render`, or else `render_channels` with `render_call`, `section` and the stops joined. The
+    `render`, or else `render_channels` with `render_call`, `section`, the stops joined and
+    `label`. The
     channels named in `starts` (default: all) are the start states a generation prompt can
     leave open, the prompt for each being `prompt` plus its opener (`prompt` alone opens
-    none); the reserved markers are every channel's open and close, the section's,
+    none); the reserved markers are every channel's openers (and what of them opens it
+    after a prompt that wrote the `header`, `Channel.headed`) and close, the section's,
     `reserved` and the stops; the marker summary shows the reasoning channel and
     `call_marker`."""
 
@@ -156,14 +167,16 @@ def channel_format(
             section=section,
             stop="".join(stops),
             header=header,
+            label=label,
         )
 
     opened = {key: channels[key] for key in (channels if starts is None else starts)}
     thinking = next((c for c in channels.values() if c.node == ast.REASONING), None)
     opener = (thinking.written or thinking.open).replace("\n", "\\n") if thinking else ""
     shown = {"reasoning": f"{opener}…{thinking.close}"} if thinking else {}
-    bounds = [marker for channel in channels.values() for marker in (channel.open, channel.close)]
-    prompts = {key: prompt + (channel.written or channel.open) for key, channel in opened.items()}
+    bounds = [marker for c in channels.values() for marker in (*c.openers, c.close)]
+    bounds += [rest for c in channels.values() for rest in c.headed(header)]  # after a prompt
+    prompts = {key: _opened(prompt, header, c.written or c.open) for key, c in opened.items()}
     return Format(
         name,
         grammar,

@@ -73,7 +73,7 @@ class TemplateCalls:
     opener: str
     closer: str
 
-    def _head(self, lead: Parser[Any] | None) -> Parser[Any]:
+    def _head(self, lead: Parser[Any] | None, tools: Tools | None) -> Parser[Any]:
         """The template up to the arguments; its value is the name (or the id). With
         `Call.closer_proves`, the call's closer standing where the head's last marker
         should (not consumed) ends the head too: the call then fails in its body."""
@@ -89,7 +89,8 @@ class TemplateCalls:
             elif piece == "{id}" and not isinstance(call.name, IdName):
                 parts.append(self._id())
             elif piece in ("{name}", "{id}"):
-                value = call.name.parser()
+                name = call.name
+                value = name.parser(tools) if isinstance(name, Plain) else name.parser()
                 parts.append(value)
                 if isinstance(call.name, Attribute):
                     parts.append(self._rest_of_tag("".join(pieces[number + 1 :])))
@@ -209,7 +210,7 @@ class TemplateCalls:
         stop, which it leaves in place."""
         assert isinstance(codec, JsonObject)  # `Call` checked: optional pieces need JSON
         follows = markers(*self._firsts(), "{")  # `{`: the arguments' opening
-        head = self._head(None).skip(peek(ws.then(follows)))
+        head = self._head(None, tools).skip(peek(ws.then(follows)))
         body = self._body(tools, codec)
         skip = until(self.opener, *self.spec.stops, emit=False)
         return Calls((self.opener,), unfinished(head), unfinished(skipped_call(head, body, skip)))

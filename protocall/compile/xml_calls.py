@@ -125,8 +125,12 @@ class XmlCalls:
         closer = after.split()[-1]
         values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
 
+        assert isinstance(call.name, Plain)  # `_xml_layout`: a `Plain` name
+        own = call.name.parser(tools)
+
         def named(name: Parser[str] | None = None) -> Parser[str]:
-            tag = seq(literal(inner), tool_name(name), literal(between.strip()))
+            read = own if name is None else tool_name(name)
+            tag = seq(literal(inner), read, literal(between.strip()))
             return tag.map(lambda parts: parts[1])
 
         def body(close: Parser[Any]) -> Callable[[str], Parser[Any]]:

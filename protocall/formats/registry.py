@@ -121,6 +121,7 @@ _BUILTINS = (
     "gigachat35",
     "iquest-q1",
     "inkling",
+    "muse",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any, Protocol
 
+from ..blocks.channels import under_header
 from ..blocks.render import escape_attribute, json_type
 from ..combinators import UsageError
 from ..spec import Call, Channel, Channels, Messages, Spec, Think
@@ -74,7 +75,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
         }
     ),
     "Think": frozenset({"open", "close", "written", "opened_by", "off", "prompt"}),
-    "Channels": frozenset({"channels", "tokens", "interleaved", "header"}),
+    "Channels": frozenset({"channels", "tokens", "interleaved", "header", "label"}),
     "Channel": frozenset({"name", "open", "close", "label", "written"}),
     "Messages": frozenset({"hook", "channels", "tokens"}),
     "Call": frozenset({"template", "arguments", "name", "between", "optional", "id_pattern"}),
@@ -121,6 +122,8 @@ TOLERATED: Mapping[str, frozenset[str]] = {
     ),
     "Think": frozenset({"ends_at_call", "explicit", "also", "phrases", "ends_at"}),
     "Channels": frozenset({"starts"}),
+    "Channel": frozenset({"also"}),
+    "Plain": frozenset({"doubled"}),
     "Call": frozenset(
         {
             "spaced",
@@ -478,8 +481,9 @@ class Walk:
         return seq(reasoning, self._body(self._content(turn)))
 
     def _opener(self, channel: Channel) -> Node:
-        """A channel's opener as the model writes it, after the turn's header if any."""
-        return self.text(self.header + _opener(channel))
+        """A channel's opener as the model writes it, after the turn's header if any (unless
+        it begins with the header: a message header naming its channel)."""
+        return self.text(under_header(self.header, _opener(channel)))
 
     def _content(self, turn: Channels) -> Node | None:
         """The first content channel, a block of free text (None where there is none)."""
@@ -531,8 +535,9 @@ class Walk:
         if self.header and section is not None:
             raise UsageError("no grammar for a Channels.header before calls in a section")
         if self.header:  # each call headed and named: a run per tool, as `_bare` writes
+            label = self.spec.turn.label if isinstance(self.spec.turn, Channels) else "{name}"
             named = [
-                seq(self.text(self.header + tool.name + prefix), call)
+                seq(self.text(self.header + label.replace("{name}", tool.name) + prefix), call)
                 for tool, call in zip(self.tools, calls, strict=True)
             ]
             one = self.grammar.rule("call", alt(*named))

@@ -10,14 +10,18 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   in `starts` the ones a prompt can leave open, written `interleaved` (each content part
   in a channel of its own, each run of calls in a section, in the turn's order) or not,
   every channel and call headed by its `header` where it has one (Inkling's
-  `<|message_model|>`, a call's header carrying its name, dropped with its label when read);
+  `<|message_model|>`, a call's header carrying its name as `label` writes it, dropped with
+  its label when read; a channel opener that begins with the header is a message header
+  whose label names the channel, so the label decides reasoning, content or a call: Muse's
+  recipients), a `Channel`'s `also` other openers read as its own;
   `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
   calls only.
 - `stops`: the end-of-turn markers (the first, or all joined for channels not
   `interleaved`, is written; none: the turn runs to the end of the output).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
   template is the call as the model writes it with placeholders: `{name}` (written as the
-  `name` encoding says: `Plain`, its `prefix` optional when read, `Attribute`), `{id}`
+  `name` encoding says: `Plain`, its `prefix` optional when read, a `doubled`
+  `N.N` read as a declared `N`, `Attribute`), `{id}`
   (an `IdName`, an id that carries the name; with another name, the call id, a token of
   `id_pattern`, written as the call's id or else its position), `{index}` (the call's
   position), `{arguments}` (an argument codec: `JsonObject`, `XmlArguments`,
@@ -157,6 +161,11 @@ How every family maps (every one is written as a spec):
 - *Inkling: `Channels` of four blocks closed by one `<|end_message|>`, `interleaved`, each
   headed `<|message_model|>` (`header`); `Call("<|content_invoke_tool_json|>{call}…",
   NameAndArguments(("args", …)), spaced=True)`.
+- *Muse, *Muse Glimmer: `Channels` headed `<|start|>assistant` with `label=" to={name}"`,
+  channels opened by `<|start|>assistant to=self<|message|>` (reasoning) and `…to=user…`
+  (content, Spark's `…to=commentary…` too; the recipient-less header an `also` opener);
+  `Call("<|message|><atem:function_calls>\n<atem:invoke name=\"{name}\">…",
+  XmlArguments(…), Plain(doubled="."), between="<|eom|>")`, `interleaved`.
 - *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
   proof="llama-3")`: bare objects proven by the hook its module registers, after an
   optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).

@@ -38,6 +38,7 @@ from ..blocks.names import (
     json_name,
     name_run,
     tool_name,
+    undoubled,
 )
 from ..blocks.render import (
     escape_attribute,
@@ -86,13 +87,20 @@ from ..values.xmlargs import Layout, xml_arguments
 @dataclass(frozen=True)
 class Plain:
     """The name as a run of `pattern` characters, final once its terminator has arrived,
-    after a `prefix` that is written but may be missing when read (Gemma 4's `call:`)."""
+    after a `prefix` that is written but may be missing when read (Gemma 4's `call:`).
+    With `doubled` (a separator), a name read as `N{doubled}N` for a declared tool `N` is
+    `N` (`blocks.names.undoubled`: Muse's `get_weather.get_weather`); written, `N`."""
 
     pattern: str = NAME_CHARS
     prefix: str = ""
+    doubled: str = ""
 
-    def parser(self) -> Parser[str]:
-        name = tool_name(name_run(self.pattern))
+    def parser(self, tools: Tools | None = None) -> Parser[str]:
+        """The name; a `doubled` one read as the declared tool it names among `tools`."""
+        run = name_run(self.pattern)
+        if self.doubled:
+            run = run.map(lambda name: undoubled(name, tools, self.doubled))
+        name = tool_name(run)
         return optional(literal(self.prefix)).then(name) if self.prefix else name
 
     def render(self, name: str) -> str:

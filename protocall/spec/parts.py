@@ -72,14 +72,23 @@ class Channels:
     content part in the first content channel (as it is where there is none) and each run
     of calls in a section, in the turn's order, then the first stop (or `call_stop`).
     A `header` (Inkling's `<|message_model|>`) heads every channel and call as written, a
-    call's with the call's name after it; read, it may stand before any of them or be
-    missing, and its label (the text after it up to the next token) is dropped with it."""
+    call's with its `label` after it (`{name}` there the call's name: Inkling's is the name,
+    Muse's ` to={name}`); read, it may stand before any of them or be missing, and its label
+    (the text after it up to the next token) is dropped with it. A channel whose opener
+    begins with the header is named by the header's label (its recipient: Muse's
+    `<|start|>assistant to=self<|message|>` is reasoning, `…to=user…` content), so the
+    label decides what a message is: a channel's, or else a call's (see `Channel`)."""
 
     channels: tuple[Channel, ...]
     tokens: tuple[str, ...] = ()
     starts: tuple[str, ...] | None = None
     interleaved: bool = False
     header: str = ""
+    label: str = "{name}"
+
+    def __post_init__(self) -> None:
+        if self.label.count("{name}") != 1:
+            raise UsageError(f"a call header's label holds {{name}} once, not {self.label!r}")
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
 """Every spelling a format reads, for the kit to write: a format's renderer writes the first
 spelling of each marker, so the other spellings a spec accepts (a section's other begins
-and ends, the other stops, the reasoning block's `also` pairs, the `respelled` tokens of a
-loose call) are swapped into rendered turns (`respellings`) and must read the same."""
+and ends, the other stops, the reasoning block's `also` pairs, a channel's `also` openers,
+the `respelled` tokens of a loose call) are swapped into rendered turns (`respellings`) and
+must read the same."""
 
 from __future__ import annotations
 
 from ..compile.format import Format
-from ..spec import Messages, Think
+from ..spec import Channels, Messages, Think
 from ..spec.tags import respelled, spelled
 
 Respelling = tuple[tuple[str, str], ...]
@@ -25,6 +26,8 @@ def respellings(fmt: Format) -> tuple[Respelling, ...]:
         found += _others(section.begins) + _others(section.ends)
     if not isinstance(spec.turn, Messages):  # a hook's turn may tell its stops apart
         found += _others(spec.stops)
+    if isinstance(spec.turn, Channels):
+        found += [((c.open, other),) for c in spec.turn.channels for other in c.also]
     if isinstance(spec.turn, Think) and not spec.turn.written:
         pair = (spec.turn.open, spec.turn.close)
         found += [tuple(zip(pair, other, strict=True)) for other in spec.turn.also]

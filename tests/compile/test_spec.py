@@ -39,6 +39,7 @@ from protocall.spec.codecs import (
     IdName,
     JsonObject,
     NameAndArguments,
+    Plain,
     PythonKeywords,
     XmlArguments,
 )
@@ -462,6 +463,78 @@ def test_a_header_heads_every_block_and_is_dropped_with_its_label_when_read() ->
     assert_format(fmt, max_examples=6, seed=0)
     lazy = json.loads(export(fmt, normalize_tools(WEATHER), "gbnf-lazy").text)
     assert lazy["grammar_triggers"] == [{"type": "word", "value": f"{head}get_weather<|call|>{{"}]
+
+
+ROUTED = Spec(
+    "routed",
+    "messages headed by their recipient",
+    turn=Channels(
+        (
+            Channel("reasoning", "<|head|>@me<|body|>", "<|done|>"),
+            Channel("content", "<|head|>@you<|body|>", "<|done|>", also=("<|head|><|body|>",)),
+        ),
+        tokens=("<|",),
+        interleaved=True,
+        header="<|head|>",
+        label="@{name}",
+    ),
+    call=Call("<|body|><call>{name}{arguments}</call>"),
+    stops=("<|end|>",),
+    prompt="<|head|>",
+)
+
+
+def test_a_header_whose_label_names_the_channel_routes_each_message() -> None:
+    """A channel opener that begins with the header: the header's label (the recipient)
+    decides whether a message is reasoning, content or, naming no channel, a call."""
+    fmt = build(ROUTED)
+    use = ToolUse("get_weather", {"location": "Paris"})
+    text = fmt.render(Turn("Rain?", ("Checking.", use)), None)
+    reason, say = "<|head|>@me<|body|>Rain?<|done|>", "<|head|>@you<|body|>Checking.<|done|>"
+    call = '<|head|>@get_weather<|body|><call>get_weather{"location": "Paris"}</call>'
+    assert text == f"{reason}{say}{call}<|end|>"
+    expected = {
+        "reasoning_content": "Rain?",
+        "content": "Checking.",
+        "tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+    }
+    verify(fmt, text, None, tools=WEATHER, expected=expected)
+    after_prompt = text.removeprefix("<|head|>")  # the prompt wrote the first header
+    verify(fmt, after_prompt, "<|head|>", tools=WEATHER, expected=expected)
+    bare = "<|body|>Hi<|done|><|end|>"  # `also`: the recipient-less header is content too
+    verify(
+        fmt,
+        bare,
+        "<|head|>",
+        expected={**expected, "reasoning_content": None, "content": "Hi", "tool_calls": []},
+    )
+    assert fmt.prompts["reasoning"] == "<|head|>@me<|body|>"  # the prompt's header once
+    assert_format(fmt, max_examples=6, seed=0)
+    gbnf = export(fmt, normalize_tools(WEATHER), "gbnf").text
+    assert "<|head|>@me<|body|>" in gbnf and "<|head|><|head|>" not in gbnf
+
+
+def test_a_call_header_label_names_the_call_once() -> None:
+    with pytest.raises(UsageError, match="holds \\{name\\} once"):
+        Channels((Channel("content", "<|a|>", "<|b|>"),), ("<|",), header="<|h|>", label="to")
+
+
+def test_a_doubled_name_where_no_reader_reads_it_is_a_usage_error() -> None:
+    """`Plain.doubled` is read in a template's head and a wrapped XML call; a `loose` or
+    `bare` call, or an XML call in no outer tag, would ignore it: a `UsageError`."""
+    layout = QWEN3_CODER
+    unwrapped = Spec(
+        "x", "x", Call("<function={name}>\n{arguments}</function>", XmlArguments(layout),
+                       Plain(doubled=".")),
+        ("<end>",),
+    )  # fmt: skip
+    with pytest.raises(UsageError, match="a `doubled` name is read"):
+        build(unwrapped)
+    read = replace(unwrapped, call=Call("<call>{name}{arguments}</call>", name=Plain(doubled=".")))
+    fmt = build(read)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    message = stream(fmt, ["<call>f.f{}</call>"], normalize_tools(tools)).message
+    assert [c.name for c in message.tool_calls] == ["f"]
 
 
 def test_a_channel_turn_without_its_tokens_or_a_close_is_a_usage_error() -> None:

@@ -143,6 +143,8 @@ FAMILIES = {
     "gigachat-3.5": Family("test_gigachat35", escaped_values=False),
     "iquest-q1": Family("test_iquest_q1", opener="<iquest_tool_call>", escaped_values=False),
     "longcat": Family("test_longcat", opener="<longcat_tool_call>"),
+    "muse": Family("test_muse:MUSE_EXAMPLES", ((12, 0),), escaped_values=False),
+    "muse-glimmer": Family("test_muse:GLIMMER_EXAMPLES", ((12, 0),), escaped_values=False),
     "xlam": Family("test_xlam", opener="<tool_call>", names_cut_call=False),
     "functiongemma": Family(
         "test_functiongemma", not_in_values=("<escape>",), escaped_values=False

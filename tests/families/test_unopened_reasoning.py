@@ -19,7 +19,7 @@ from protocall import cli, formats
 from protocall.formats import Format
 from protocall.testing import chunkings, stream
 
-NOT_A_BLOCK = {"gpt-oss", "inkling"}  # `<|end|>`, `<|end_message|>`: they end any block
+NOT_A_BLOCK = {"gpt-oss", "inkling", "muse", "muse-glimmer"}  # their closes end any block
 THINKING = [
     name
     for name in formats.names()

@@ -32,9 +32,11 @@ from peer_tools import TOOLS  # noqa: E402
 VLLM = {"longcat": "longcat", "dots": "dots", "k2-horizon": "k2_horizon"}
 VLLM |= {"poolside-v1": "poolside_v1", "hy-v4": "hy_v4", "minicpm5": "minicpm5"}
 VLLM |= {"inkling": "inkling", "mimo": "mimo", "minimax-m3": "minimax_m3"}
+VLLM |= {"muse": "muse", "muse-glimmer": "muse_glimmer"}
 SGLANG = {"dots": "dots", "mimo": "mimo", "gigachat-3.5": "gigachat35"}
 SGLANG |= {"iquest-q1": "iquest_q1", "poolside-v1": "poolside_v1", "hy-v4": "hunyuan"}
 SGLANG |= {"minicpm5": "minicpm5", "inkling": "inkling", "minimax-m3": "minimax-m3"}
+SGLANG |= {"muse": "muse", "muse-glimmer": "muse"}
 
 SGLANG_READS_OTHERWISE = {
     "inkling": "<|content_invoke_tool_text|>",
@@ -53,17 +55,21 @@ markers as special tokens; the others' holds none."""
 
 
 MODULES = {"gigachat-3.5": "test_gigachat35", "hy-v4": "test_hy_v4"}
-"""The test modules not named by the family name with `_` for `-`."""
+MODULES |= {"muse": "test_muse:MUSE_EXAMPLES", "muse-glimmer": "test_muse:GLIMMER_EXAMPLES"}
+"""The test modules not named by the family name with `_` for `-` (`:NAME`: their list of
+examples not named `EXAMPLES`)."""
 
 
 def examples(family: str) -> list[tuple[str, str | None]]:
     """The family's example outputs and generation prompts."""
-    return [(text, prompt) for text, prompt, _ in module_of(family).EXAMPLES]
+    listed = MODULES.get(family, "").partition(":")[2] or "EXAMPLES"
+    return [(text, prompt) for text, prompt, _ in getattr(module_of(family), listed)]
 
 
 def module_of(family: str) -> Any:
     """The family's test module."""
-    return importlib.import_module(MODULES.get(family) or "test_" + family.replace("-", "_"))
+    name = MODULES.get(family) or "test_" + family.replace("-", "_")
+    return importlib.import_module(name.partition(":")[0])
 
 
 def tools_of(family: str) -> list[dict[str, Any]]:
