@@ -17,8 +17,8 @@ from ..combinators import UsageError
 from .ir import Alt, Grammar, Lit, Node, Opt, Ref, Seq, Star, Token, Until, alt, reachable, seq
 
 DEPTH = 64
-"""Rules `after` enters in a row without consuming text (a left-recursive grammar ends
-there with a `UsageError`)."""
+"""Rules `after` enters one inside another (a rule that refers to itself before any text
+ends there with a `UsageError`)."""
 
 _Rests = list[tuple[Node, str]]
 """The ways a node begins `text`: what is left of the node after the part of `text` it
@@ -70,7 +70,10 @@ def _after(node: Node, text: str, grammar: Grammar, depth: int) -> _Rests:
         return rests
     if isinstance(node, Ref):
         if depth >= DEPTH:
-            raise UsageError(f"rule {node.name!r} refers to itself before any text")
+            raise UsageError(
+                f"rule {node.name!r} is {DEPTH} rules deep where the prompt ends: it refers to "
+                "itself before any text"
+            )
         return _after(grammar.rules[node.name], text, grammar, depth + 1)
     if isinstance(node, Until):
         return _free_text(node, text, grammar, depth)
