@@ -128,14 +128,20 @@ def straddling(markers: tuple[str, ...], marker: str) -> tuple[str, ...]:
     of one of `markers` that `marker`'s text completes (`>` before `>>>`, `<|eot_id|`
     before `>`), so that no marker stands across the two, which the parser would read
     there instead."""
-    return tuple(
-        dict.fromkeys(
-            other[:cut]
-            for other in markers
-            for cut in range(1, len(other))
-            if (other[:cut] + marker).startswith(other)
-        )
-    )
+    completed = _completed(markers)
+    starts = (completed.get(marker[:end], ()) for end in range(1, len(marker) + 1))
+    return tuple(dict.fromkeys(start for found in starts for start in found))
+
+
+@functools.lru_cache(maxsize=64)
+def _completed(markers: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Per proper suffix of one of `markers`, the starts of markers it completes (the
+    rest of each marker before it)."""
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    for other in markers:
+        for cut in range(1, len(other)):
+            found[other[cut:]].append(other[:cut])
+    return {suffix: tuple(starts) for suffix, starts in found.items()}
 
 
 def endings(patterns: Patterns, texts: tuple[str, ...]) -> frozenset[int]:
