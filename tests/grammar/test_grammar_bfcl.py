@@ -155,21 +155,31 @@ def test_every_format_exports_bfcl_functions_in_every_dialect(name: str) -> None
     it drops is a constraining keyword, never an annotation. (Free text that may hold no
     call head, `[ NAME (` or `{"name": "NAME"` in Llama 3, Llama 4 and pythonic, is an
     automaton over all the names.) A structural tag whose calls only their own beginning
-    marks (pythonic, Llama 4) is a tag per tool, each holding every call that may follow
-    in its run: with parallel calls its size grows as the square of the tools (1,000 of
-    them: 500 MB, docs/grammar.md), so there it is exported with one call per run."""
+    marks (pythonic, Llama 4, Muse) is a tag per tool, each holding every call that may
+    follow in its run: with parallel calls its size grows as the square of the tools
+    (1,000 of them: 500 MB, docs/grammar.md), so there it is exported with one call per
+    run (`runs_per_tool`)."""
     fmt = formats.get(name)
     tools = bfcl_tools()
-    bare = walk.build(fmt, normalize_tools([ONE]), None, Options(), ()).openers
     for dialect in DIALECTS:
         options = Options()
-        if dialect == "structural-tag" and bare and not structural_tag.json_arguments(fmt):
+        if dialect == "structural-tag" and runs_per_tool(fmt):
             options = Options(parallel=False)
         result = export(fmt, tools, dialect, options=options)
         assert result.text
         for line in result.dropped:
             keyword = line.rsplit(": ", 1)[1].split(" ")[0]
             assert keyword not in schemas.ANNOTATIONS, line
+
+
+def runs_per_tool(fmt: formats.Format) -> bool:
+    """Whether `fmt`'s structural tag is a tag per tool, each holding the calls that may
+    follow in its run (calls of XML-style or Python arguments that only their own
+    beginning marks: pythonic's `[get(`, Muse's header naming the tool)."""
+    if structural_tag.json_arguments(fmt):
+        return False
+    two = normalize_tools([ONE, {**ONE, "name": "g"}])
+    return len(walk.build_runs(fmt, two, Options())[1]) > 1
 
 
 @functools.cache
