@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import subprocess
 import sys
 import threading
 import weakref
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -265,9 +267,21 @@ def described(tools: list[dict[str, Any]], description: str) -> list[dict[str, A
 def test_sessions_on_several_threads_give_what_they_give_one_at_a_time(tool_sets: int) -> None:
     """Many sessions over the same compiled formats, on four threads switching as often as
     the interpreter allows, fed per character: each result equals the result of the same
-    session run alone. With two tool sets (alike but for their descriptions), the
-    sessions alternate between two compiled grammars of each format, which share the
-    pieces built once per marker text."""
+    session run alone (`threads_agree`). With two tool sets (alike but for their
+    descriptions), the sessions alternate between two compiled grammars of each format,
+    which share the pieces built once per marker text.
+
+    The check runs in a process of its own, with faulthandler on: the native thread pools
+    of what the rest of the suite imports (torch, the servers) stay out of it, and a crash
+    fails this test with every thread's stack instead of ending the whole run unexplained."""
+    code = f"import test_compiled; test_compiled.threads_agree({tool_sets})"
+    child = [sys.executable, "-X", "faulthandler", "-c", code]
+    done = subprocess.run(child, cwd=Path(__file__).parent, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-6000:]
+
+
+def threads_agree(tool_sets: int) -> None:
+    """The check of the test above, in the process that runs it."""
     work = []
     for name in CONCURRENT:
         fmt = formats.get(name)
