@@ -176,6 +176,7 @@ from .data import from_data, from_json, to_data, to_json
 from .parts import (
     Call,
     Channels,
+    JsonTurn,
     Messages,
     ProofHook,
     Section,
@@ -191,6 +192,7 @@ __all__ = [
     "Call",
     "Channel",
     "Channels",
+    "JsonTurn",
     "Messages",
     "ProofHook",
     "Section",
