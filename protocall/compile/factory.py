@@ -154,6 +154,12 @@ def _json_turn(spec: Spec, turn: JsonTurn, envelope: Envelope) -> Format:
             f"spec {spec.name!r}: a JSON turn's calls are `{{call}}` objects of "
             "`NameAndArguments` in the turn's own members, with no `section`"
         )
+    unread = [name for name in ("dropped", "placeholder", "fenced") if getattr(spec, name)]
+    if unread:
+        raise UsageError(
+            f"spec {spec.name!r}: a JSON turn has no prose around calls to read "
+            f"{', '.join(f'`{name}`' for name in unread)} in: leave it out"
+        )
     element = codec.element()
 
     def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:

@@ -5,6 +5,8 @@ llama.cpp's tests/test-chat.cpp (ggml-org/llama.cpp, its generic parser's test: 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from protocall.combinators import UsageError
@@ -159,8 +161,10 @@ def test_the_spec_round_trips_as_data() -> None:
     "make",
     [
         lambda: JsonTurn(content="x", calls="x"),
-        lambda: build(SPEC.__class__(**{**SPEC.__dict__, "call": Call("{call}", NameKey())})),
-        lambda: build(SPEC.__class__(**{**SPEC.__dict__, "section": Section(("<a>",), ())})),
+        lambda: build(replace(SPEC, call=Call("{call}", NameKey()))),
+        lambda: build(replace(SPEC, section=Section(("<a>",), ()))),
+        lambda: build(replace(SPEC, dropped=("<answer>",))),
+        lambda: build(replace(SPEC, content_lead=("A:",))),
     ],
 )
 def test_a_json_turn_refuses_what_it_cannot_read(make: object) -> None:
