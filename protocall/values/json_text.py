@@ -15,6 +15,8 @@ from ..combinators.stream import Input, Text
 from .json import RAW_CONTROL, Invalid, decode, escape_end, matcher
 
 _plain_run = matcher(r'[^"\\\x00-\x1f]*')
+_SIMPLE = {f"\\{char}": decode(f'"\\{char}"') for char in '"\\/bfnrt'}
+"""The two-character escapes, decoded."""
 _OPENING = ('a JSON string `"…"`',)
 _CLOSING = ("the string's closing `\"`",)
 
@@ -56,7 +58,8 @@ class JsonText(Parser[str]):
                     raise Backtrack(base + invalid.position, invalid.expected) from None
                 if end < 0:
                     break  # the escape is still arriving
-                pieces.append(decode(f'"{buf[i:end]}"'))
+                escape = buf[i:end]
+                pieces.append(_SIMPLE.get(escape) or decode(f'"{escape}"'))
                 inp.out.append(Text(pieces[-1], base + i))
                 i = end
             at = base + i
