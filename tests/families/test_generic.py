@@ -15,7 +15,7 @@ from protocall.events import ContentDelta, ToolCallEnd, ToolCallStart
 from protocall.formats.generic import FORMAT, SPEC
 from protocall.spec import Call, JsonTurn, Section, from_json, to_json
 from protocall.spec.codecs import NameKey
-from protocall.testing import example_tests, verify
+from protocall.testing import check_format, example_tests, verify
 
 
 def tool(called: str, **properties: object) -> dict[str, object]:
@@ -170,3 +170,14 @@ def test_the_spec_round_trips_as_data() -> None:
 def test_a_json_turn_refuses_what_it_cannot_read(make: object) -> None:
     with pytest.raises(UsageError):
         make()  # type: ignore[operator]
+
+
+def test_a_json_turn_with_a_stop_reads_text_after_the_object_as_content() -> None:
+    """A `JsonTurn` spec of a template whose turn ends with a stop: the kit's properties
+    hold, the stop is no content, text after the object is."""
+    chatml = build(replace(SPEC, name="generic-chatml", stops=("<|im_end|>",)))
+    assert check_format(chatml, max_examples=10, seed=0).ok
+    message = verify(chatml, '{"response": "Hi"} and more<|im_end|>', tools=TOOLS)
+    assert message.content == "Hi and more"
+    broken = verify(chatml, '{"response": "Hi", 3 <|im_end|>', tools=TOOLS)
+    assert [(e.code, e.raw) for e in broken.errors] == [("malformed", '{"response": "Hi", 3 ')]
