@@ -4,6 +4,7 @@ inside a section."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from .. import ast
@@ -12,6 +13,7 @@ from ..combinators import (
     alt,
     cut,
     emit,
+    fail,
     judged,
     literal,
     many,
@@ -54,11 +56,14 @@ def _python_name(tools: Tools | None) -> Parser[str]:
     return python_name(tools, limit=NAME_LIMIT)
 
 
-def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any], Parser[Any]]:
+def _python_call(
+    name: Parser[str], *, strict: bool = True, method: str = ""
+) -> tuple[Parser[Any], Parser[Any]]:
     """`(proof, call)` of one pseudo-function call. The proof is the name and `(`, when
     `strict` then `)` or a first `key=`; the call, a `tool_call` node, cuts once the proof
-    has arrived. The whole name is announced; `python_call` reads the call from its last
-    `-`-free part on (Python names have no `-`)."""
+    has arrived. The whole name is announced, without its `method` (a name that `name`
+    read ending so); `python_call` reads the call from its last `-`-free part on (Python
+    names have no `-`)."""
     keyword = alt(literal(")"), seq(regex(r"\w+"), whitespace, literal("=")))
     proof = seq(name, whitespace, literal("("), *([whitespace, keyword] if strict else []))
 
@@ -68,7 +73,8 @@ def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any]
         full: str = parts[0]
         prefix = full[: len(full) - len(full.rpartition("-")[2])]
         read = literal(prefix).then(syntax) if prefix else syntax
-        return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
+        tool = full[: len(full) - len(method)]
+        return seq(cut, emit(ast.TOOL_NAME, tool), read).result(tool)
 
     return peek(proof), tag(ast.TOOL_CALL, long_name_commits(peek(proof)).bind(body))
 
@@ -131,6 +137,34 @@ def python_call_list(
         lists.append(listed(first, success(None), success(None)))
         openers.extend(_list_starts(tools))
     return Calls(tuple(openers), alt(*heads), alt(*lists))
+
+
+def python_method_call(begins: Sequence[str], method: str, stops: Iterable[str]) -> Calls:
+    """A section begin, then one pseudo-function call of a tool's `method`,
+    `NAME{method}(k=v, …)` (Llama 3.1's built-in tools:
+    `<|python_tag|>brave_search.call(query="…")`), a `tool_call` node of the tool NAME whose
+    arguments stream as JSON text (see `python_call`), any name making a call (the session
+    reports an undeclared one).
+
+    The begin, whitespace, a dotted name ending with `method` and `(` prove the call; a
+    begin followed by anything else is not this call (`<|python_tag|>{…}`, raw code). Once
+    proven, what the call holds makes it malformed, never text: an error of its own raw
+    text where its brackets close (see `judged`), else skipped to a stop; one the stream
+    ended inside is a truncated call.
+    """
+    stops = tuple(stops)
+    named = _python_name(None).bind(partial(_of_method, method))
+    proof, call = _python_call(named, strict=False, method=method)
+    opening = markers(*begins).then(whitespace)
+    call = recover(judged(call, stops, triple_quotes=True), until(*stops, emit=False))
+    return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(opening.then(call)))
+
+
+def _of_method(method: str, name: str) -> Parser[str]:
+    """`name` where it is a tool's name then `method` (`brave_search.call`), else a failure."""
+    if len(name) > len(method) and name.endswith(method):
+        return success(name)
+    return fail(f"a tool name then `{method}`")
 
 
 def _list_starts(tools: Tools | None) -> list[str]:

@@ -18,7 +18,7 @@ from ..blocks.calls import (
     tool_calls,
 )
 from ..blocks.json_calls import json_call_lines, json_call_list
-from ..blocks.python_calls import python_call_lines, python_call_list
+from ..blocks.python_calls import python_call_lines, python_call_list, python_method_call
 from ..blocks.turns import ToolUse
 from ..combinators import (
     UsageError,
@@ -233,6 +233,16 @@ class Envelope(XmlCalls, TemplateCalls):
         calls, section = self._calls(tools), self.spec.section
         if self.spec.call.bare and self._xml_layout() is None:
             calls = replace(calls, leading=self._leading(tools))
+        if section is not None and section.method:  # `begin NAME.call(…)`, beside the calls
+            begins = self.read_section.begins if self.read_section else ()
+            method = python_method_call(begins, section.method, self.spec.stops)
+            openers = tuple(dict.fromkeys((*method.openers, *calls.openers)))
+            calls = replace(
+                calls,
+                openers=openers,
+                head=alt(method.head, calls.head),
+                call=alt(method.call, calls.call),
+            )
         if section is None or not section.sealed:
             return calls
         own = section.opener.strip()

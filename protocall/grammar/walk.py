@@ -150,6 +150,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
             "single",
             "sealed",
             "bare_ends_reasoning",
+            "method",
         }
     ),
     "XmlArguments": frozenset({"block"}),

