@@ -3,6 +3,7 @@ inside a section."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -10,14 +11,17 @@ from typing import Any
 from .. import ast
 from ..combinators import (
     Parser,
+    Synthesised,
     alt,
     cut,
     emit,
     fail,
+    json_escaped,
     judged,
     literal,
     many,
     markers,
+    not_followed_by,
     optional,
     peek,
     recover,
@@ -158,6 +162,31 @@ def python_method_call(begins: Sequence[str], method: str, stops: Iterable[str])
     opening = markers(*begins).then(whitespace)
     call = recover(judged(call, stops, triple_quotes=True), until(*stops, emit=False))
     return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(opening.then(call)))
+
+
+def code_call(begins: Sequence[str], tool: str, key: str, stops: Iterable[str]) -> Calls:
+    """A section begin, then raw code up to a stop or the end of the output (Llama 3.1's
+    code interpreter: `<|python_tag|>import sys\\nprint(sys.version)<|eom_id|>`): a
+    `tool_call` node of `tool` whose one argument `key` is the code, its arguments streamed
+    as the JSON text `{"KEY": "…"}` as the code arrives (the code's leading whitespace is
+    not its own).
+
+    The begin and, after whitespace, a character that begins no stop prove the call; a
+    begin followed by a stop is no such call, and one the stream ended right after is a
+    truncated call. Meant as the last alternative after a begin: whatever follows it is
+    this call's code.
+    """
+    stops = tuple(stops)
+    opening = markers(*begins).then(whitespace)
+    proof = seq(opening, not_followed_by(markers(*stops)), peek(regex(r"\S")))
+    code = seq(
+        Synthesised(f'{{{json.dumps(key, ensure_ascii=False)}: "'),
+        json_escaped(until(*stops)),
+        Synthesised('"}'),
+    )
+    arguments = tag(ast.TOOL_ARGUMENTS, code.map(lambda parts: {key: parts[1]}))
+    call = tag(ast.TOOL_CALL, seq(proof, cut, emit(ast.TOOL_NAME, tool), arguments))
+    return Calls(tuple(begins), unfinished(proof), unfinished(call))
 
 
 def _of_method(method: str, name: str) -> Parser[str]:

@@ -18,7 +18,12 @@ from ..blocks.calls import (
     tool_calls,
 )
 from ..blocks.json_calls import json_call_lines, json_call_list
-from ..blocks.python_calls import python_call_lines, python_call_list, python_method_call
+from ..blocks.python_calls import (
+    code_call,
+    python_call_lines,
+    python_call_list,
+    python_method_call,
+)
 from ..blocks.turns import ToolUse
 from ..combinators import (
     UsageError,
@@ -233,16 +238,12 @@ class Envelope(XmlCalls, TemplateCalls):
         calls, section = self._calls(tools), self.spec.section
         if self.spec.call.bare and self._xml_layout() is None:
             calls = replace(calls, leading=self._leading(tools))
-        if section is not None and section.method:  # `begin NAME.call(…)`, beside the calls
-            begins = self.read_section.begins if self.read_section else ()
-            method = python_method_call(begins, section.method, self.spec.stops)
-            openers = tuple(dict.fromkeys((*method.openers, *calls.openers)))
-            calls = replace(
-                calls,
-                openers=openers,
-                head=alt(method.head, calls.head),
-                call=alt(method.call, calls.call),
-            )
+        begins = self.read_section.begins if self.read_section else ()
+        if section is not None and section.method:  # `begin NAME.call(…)`, before the calls
+            calls = _before(python_method_call(begins, section.method, self.spec.stops), calls)
+        if section is not None and section.code and tools and section.code[0] in tools:
+            tool, key = section.code  # `begin CODE`, once nothing else is read after the begin
+            calls = _before(calls, code_call(begins, tool, key, self.spec.stops))
         if section is None or not section.sealed:
             return calls
         own = section.opener.strip()
@@ -357,6 +358,17 @@ class Envelope(XmlCalls, TemplateCalls):
         return python_call_list(
             tools, spec.stops, section=spellings, bare=section is None or section.bare
         )
+
+
+def _before(first: Calls, then: Calls) -> Calls:
+    """The calls of `first`, or where none heads one, those of `then` (with the leading
+    call of either: at most one has one)."""
+    return Calls(
+        tuple(dict.fromkeys((*first.openers, *then.openers))),
+        alt(first.head, then.head),
+        alt(first.call, then.call),
+        first.leading or then.leading,
+    )
 
 
 def _read(section: Section | None) -> Section | None:

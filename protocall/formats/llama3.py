@@ -19,7 +19,10 @@
 - Built-in tool calls (Llama 3.1's `builtin_tools`): `<|python_tag|>NAME.call(k=v, …)`,
   Python-literal keyword arguments (`Section.method`), are calls of the tool NAME (the
   session reports an undeclared one), read but never written (the renderer writes JSON
-  calls). Raw code after `<|python_tag|>` (the code interpreter's) stays content.
+  calls). Raw code after `<|python_tag|>` (the code interpreter's, `Environment: ipython`)
+  is a call of a declared `python` tool, `{"code": …}` (`Section.code`, as llama.cpp takes
+  it), the rest of the turn being its code; with no `python` tool declared it is content.
+  After the tag a built-in call comes first, then a JSON object, then code.
 - `<|eot_id|>` ends the turn, `<|eom_id|>` too (after a built-in tool call).
 - Written as the template writes it: `{"name": N, "parameters": {…}}` objects joined by
   `; `, without `<|python_tag|>`.
@@ -167,7 +170,14 @@ SPEC = Spec(
     summary="Llama 3.1 / 3.2 / 3.3: bare JSON {name, parameters} objects, ; between calls",
     turn=None,
     call=Call("{call}", NameAndArguments(ARGUMENTS), between="; ", proof="llama-3"),
-    section=Section(("<|python_tag|>",), (), bare=True, written_bare=True, method=".call"),
+    section=Section(
+        ("<|python_tag|>",),
+        (),
+        bare=True,
+        written_bare=True,
+        method=".call",
+        code=("python", "code"),
+    ),
     stops=("<|eot_id|>", "<|eom_id|>"),
     prompt="<|start_header_id|>assistant<|end_header_id|>\n\n",
 )

@@ -151,6 +151,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
             "sealed",
             "bare_ends_reasoning",
             "method",
+            "code",
         }
     ),
     "XmlArguments": frozenset({"block"}),

