@@ -143,50 +143,62 @@ def python_call_list(
     return Calls(tuple(openers), alt(*heads), alt(*lists))
 
 
-def python_method_call(begins: Sequence[str], method: str, stops: Iterable[str]) -> Calls:
-    """A section begin, then one pseudo-function call of a tool's `method`,
-    `NAME{method}(k=v, …)` (Llama 3.1's built-in tools:
-    `<|python_tag|>brave_search.call(query="…")`), a `tool_call` node of the tool NAME whose
-    arguments stream as JSON text (see `python_call`), any name making a call (the session
-    reports an undeclared one).
+def python_method_call(
+    section: tuple[Sequence[str], Sequence[str]], method: str, stops: Iterable[str]
+) -> Calls:
+    """A begin of `section` (its begins, its ends), then one pseudo-function call of a
+    tool's `method`, `NAME{method}(k=v, …)` (Llama 3.1's built-in tools:
+    `<|python_tag|>brave_search.call(query="…")`), then the section's end where it has one
+    and it follows: a `tool_call` node of the tool NAME whose arguments stream as JSON text
+    (see `python_call`), any name making a call (the session reports an undeclared one).
 
     The begin, whitespace, a dotted name ending with `method` and `(` prove the call; a
     begin followed by anything else is not this call (`<|python_tag|>{…}`, raw code). Once
     proven, what the call holds makes it malformed, never text: an error of its own raw
-    text where its brackets close (see `judged`), else skipped to a stop; one the stream
-    ended inside is a truncated call.
+    text where its brackets close (see `judged`), else skipped to the end (consumed) or a
+    stop; one the stream ended inside (the begin and a name included) is a truncated call.
     """
-    stops = tuple(stops)
+    begins, ends = section
+    bounds = (*ends, *stops)
     named = _python_name(None).bind(partial(_of_method, method))
     proof, call = _python_call(named, strict=False, method=method)
     opening = markers(*begins).then(whitespace)
-    call = recover(judged(call, stops, triple_quotes=True), until(*stops, emit=False))
-    return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(opening.then(call)))
+    skip = until(*bounds, emit=False).then(_end(ends))
+    call = seq(opening, recover(judged(call, bounds, triple_quotes=True), skip), _end(ends))
+    return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(call))
 
 
-def code_call(begins: Sequence[str], tool: str, key: str, stops: Iterable[str]) -> Calls:
-    """A section begin, then raw code up to a stop or the end of the output (Llama 3.1's
-    code interpreter: `<|python_tag|>import sys\\nprint(sys.version)<|eom_id|>`): a
-    `tool_call` node of `tool` whose one argument `key` is the code, its arguments streamed
-    as the JSON text `{"KEY": "…"}` as the code arrives (the code's leading whitespace is
-    not its own).
+def code_call(
+    section: tuple[Sequence[str], Sequence[str]], tool: str, key: str, stops: Iterable[str]
+) -> Calls:
+    """A begin of `section` (its begins, its ends), then raw code up to the section's end
+    (consumed), a stop or the end of the output (Llama 3.1's code interpreter:
+    `<|python_tag|>import sys\\nprint(sys.version)<|eom_id|>`): a `tool_call` node of
+    `tool` whose one argument `key` is the code, its arguments streamed as the JSON text
+    `{"KEY": "…"}` as the code arrives (the code's leading whitespace is not its own).
 
-    The begin and, after whitespace, a character that begins no stop prove the call; a
-    begin followed by a stop is no such call, and one the stream ended right after is a
-    truncated call. Meant as the last alternative after a begin: whatever follows it is
-    this call's code.
+    The begin and, after whitespace, a character that begins no end or stop prove the call;
+    a begin followed by an end or a stop is no such call, and one the stream ended right
+    after is a truncated call. Meant as the last alternative after a begin: whatever
+    follows it is this call's code.
     """
-    stops = tuple(stops)
+    begins, ends = section
+    bounds = (*ends, *stops)
     opening = markers(*begins).then(whitespace)
-    proof = seq(opening, not_followed_by(markers(*stops)), peek(regex(r"\S")))
+    proof = seq(opening, not_followed_by(markers(*bounds)), peek(regex(r"\S")))
     code = seq(
         Synthesised(f'{{{json.dumps(key, ensure_ascii=False)}: "'),
-        json_escaped(until(*stops)),
+        json_escaped(until(*bounds)),
         Synthesised('"}'),
     )
     arguments = tag(ast.TOOL_ARGUMENTS, code.map(lambda parts: {key: parts[1]}))
-    call = tag(ast.TOOL_CALL, seq(proof, cut, emit(ast.TOOL_NAME, tool), arguments))
-    return Calls(tuple(begins), unfinished(proof), unfinished(call))
+    call = seq(proof, cut, emit(ast.TOOL_NAME, tool), arguments, _end(ends))
+    return Calls(tuple(begins), unfinished(proof), unfinished(tag(ast.TOOL_CALL, call)))
+
+
+def _end(ends: Sequence[str]) -> Parser[Any]:
+    """The section's end after its call, where it has one and it follows (else nothing)."""
+    return optional(whitespace.then(closer(*ends))) if ends else success(None)
 
 
 def _of_method(method: str, name: str) -> Parser[str]:

@@ -238,12 +238,7 @@ class Envelope(XmlCalls, TemplateCalls):
         calls, section = self._calls(tools), self.spec.section
         if self.spec.call.bare and self._xml_layout() is None:
             calls = replace(calls, leading=self._leading(tools))
-        begins = self.read_section.begins if self.read_section else ()
-        if section is not None and section.method:  # `begin NAME.call(…)`, before the calls
-            calls = _before(python_method_call(begins, section.method, self.spec.stops), calls)
-        if section is not None and section.code and tools and section.code[0] in tools:
-            tool, key = section.code  # `begin CODE`, once nothing else is read after the begin
-            calls = _before(calls, code_call(begins, tool, key, self.spec.stops))
+        calls = self._read_only(calls, tools)
         if section is None or not section.sealed:
             return calls
         own = section.opener.strip()
@@ -260,6 +255,20 @@ class Envelope(XmlCalls, TemplateCalls):
         led = tuple(lead + opener for opener in openers) if lead else ()
         head = damaged.skip(not_followed_by(rests))
         return sealed(calls, (*led, *openers), head, self.spec.stops)
+
+    def _read_only(self, calls: Calls, tools: Tools | None) -> Calls:
+        """`calls` with the section's read-only calls: a `method` call before them, raw
+        `code` (of a declared tool) after them."""
+        read, stops = self.read_section, self.spec.stops
+        if read is None:
+            return calls
+        section = (read.begins, read.ends)
+        if read.method:
+            calls = _before(python_method_call(section, read.method, stops), calls)
+        if read.code and tools and read.code[0] in tools:
+            tool, key = read.code
+            calls = _before(calls, code_call(section, tool, key, stops))
+        return calls
 
     def _calls(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.read_section

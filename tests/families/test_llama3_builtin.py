@@ -14,10 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_llama3 import EOM, EOT, LLAMA, PROMPT, STRING, TAG, calls_of, function
 
+from protocall.combinators import UsageError
+from protocall.compile.factory import build
 from protocall.events import ToolCallArgumentsDelta
 from protocall.grammar import grammar
 from protocall.inference.rendering import ChatTemplate
 from protocall.message import Message
+from protocall.spec import Call, Section, Spec
+from protocall.spec.codecs import NameAndArguments
 from protocall.testing import check_format, chunkings, stream, verify
 from protocall.tools import normalize_tools
 
@@ -219,3 +223,54 @@ def test_the_grammar_is_the_written_form_json_calls_only() -> None:
     written, so the grammar holds the JSON calls and no `.call(`."""
     text = grammar(LLAMA, normalize_tools(PYTHON))
     assert '\\"name\\": \\"python\\"' in text and ".call(" not in text
+
+
+# -- the spec pieces, in a made-up family's section with an end -----------------------------------
+
+TOY = build(
+    Spec(
+        name="toy-built-ins",
+        summary="a section with an end, method calls and code",
+        turn=None,
+        call=Call("<tool_call>{call}</tool_call>", NameAndArguments()),
+        section=Section(
+            ("<calls>",), ("</calls>",), bare=True, method=".call", code=("python", "code")
+        ),
+        stops=("<|end|>",),
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "arguments"),
+    [
+        ('a<calls>brave_search.call(query="x") </calls>b', "brave_search", {"query": "x"}),
+        ("a<calls>print(1)\n</calls>b", "python", {"code": "print(1)\n"}),
+        (
+            'a<calls><tool_call>{"name": "python", "arguments": {}}</tool_call></calls>b',
+            "python",
+            {},
+        ),
+    ],
+)
+def test_a_section_s_end_closes_its_method_and_code_calls(
+    text: str, name: str, arguments: dict[str, Any]
+) -> None:
+    message = verify(TOY, text + "<|end|>", tools=PYTHON)
+    assert calls_of(message) == [{"name": name, "arguments": arguments}]
+    assert message.content == "ab" and message.errors == ()
+
+
+@pytest.mark.parametrize(
+    ("section", "field"),
+    [
+        ({"method": "call"}, "method"),
+        ({"method": ".1st"}, "method"),
+        ({"code": ("python", "")}, "code"),
+    ],
+)
+def test_a_method_or_code_that_cannot_be_read_is_refused(
+    section: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(UsageError, match=f"`{field}`"):
+        Section(("<calls>",), (), bare=True, **section)
