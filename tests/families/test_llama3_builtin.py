@@ -28,6 +28,7 @@ from protocall.tools import normalize_tools
 TOOLS = [
     function("brave_search", query=STRING),
     function("wolfram_alpha", query=STRING),
+    function("code_interpreter", code=STRING),
     function("get_weather", location=STRING, days={"type": "integer"}),
 ]
 
@@ -194,7 +195,9 @@ def rendered_call(name: str, arguments: dict[str, str]) -> str:
             ],
         },
     ]
-    written = template.render(messages, builtin_tools=["brave_search", "wolfram_alpha"])
+    written = template.render(
+        messages, builtin_tools=["brave_search", "wolfram_alpha", "code_interpreter"]
+    )
     return written.rpartition(PROMPT)[2]
 
 
@@ -203,6 +206,9 @@ def rendered_call(name: str, arguments: dict[str, str]) -> str:
     [
         ("brave_search", {"query": "current weather in Menlo Park"}),
         ("wolfram_alpha", {"query": "solve x^2 + 2x + 1 = 0"}),
+        # the template writes a value unescaped between `"`: one holding `"` or a newline
+        # renders as no Python (nor JSON) string, and such a call is malformed
+        ("code_interpreter", {"code": "import math; print(math.pi)"}),
     ],
 )
 def test_the_real_template_s_built_in_call_reads_back(name: str, arguments: dict[str, str]) -> None:
