@@ -3,19 +3,25 @@ inside a section."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from .. import ast
 from ..combinators import (
     Parser,
+    Synthesised,
     alt,
     cut,
     emit,
+    fail,
+    json_escaped,
     judged,
     literal,
     many,
     markers,
+    not_followed_by,
     optional,
     peek,
     recover,
@@ -54,11 +60,14 @@ def _python_name(tools: Tools | None) -> Parser[str]:
     return python_name(tools, limit=NAME_LIMIT)
 
 
-def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any], Parser[Any]]:
+def _python_call(
+    name: Parser[str], *, strict: bool = True, method: str = ""
+) -> tuple[Parser[Any], Parser[Any]]:
     """`(proof, call)` of one pseudo-function call. The proof is the name and `(`, when
     `strict` then `)` or a first `key=`; the call, a `tool_call` node, cuts once the proof
-    has arrived. The whole name is announced; `python_call` reads the call from its last
-    `-`-free part on (Python names have no `-`)."""
+    has arrived. The whole name is announced, without its `method` (a name that `name`
+    read ending so); `python_call` reads the call from its last `-`-free part on (Python
+    names have no `-`)."""
     keyword = alt(literal(")"), seq(regex(r"\w+"), whitespace, literal("=")))
     proof = seq(name, whitespace, literal("("), *([whitespace, keyword] if strict else []))
 
@@ -68,7 +77,8 @@ def _python_call(name: Parser[str], *, strict: bool = True) -> tuple[Parser[Any]
         full: str = parts[0]
         prefix = full[: len(full) - len(full.rpartition("-")[2])]
         read = literal(prefix).then(syntax) if prefix else syntax
-        return seq(cut, emit(ast.TOOL_NAME, full), read).result(full)
+        tool = full[: len(full) - len(method)]
+        return seq(cut, emit(ast.TOOL_NAME, tool), read).result(tool)
 
     return peek(proof), tag(ast.TOOL_CALL, long_name_commits(peek(proof)).bind(body))
 
@@ -131,6 +141,71 @@ def python_call_list(
         lists.append(listed(first, success(None), success(None)))
         openers.extend(_list_starts(tools))
     return Calls(tuple(openers), alt(*heads), alt(*lists))
+
+
+def python_method_call(
+    section: tuple[Sequence[str], Sequence[str]], method: str, stops: Iterable[str]
+) -> Calls:
+    """A begin of `section` (its begins, its ends), then one pseudo-function call of a
+    tool's `method`, `NAME{method}(k=v, …)` (Llama 3.1's built-in tools:
+    `<|python_tag|>brave_search.call(query="…")`), then the section's end where it has one
+    and it follows: a `tool_call` node of the tool NAME whose arguments stream as JSON text
+    (see `python_call`), any name making a call (the session reports an undeclared one).
+
+    The begin, whitespace, a dotted name ending with `method` and `(` prove the call; a
+    begin followed by anything else is not this call (`<|python_tag|>{…}`, raw code). Once
+    proven, what the call holds makes it malformed, never text: an error of its own raw
+    text where its brackets close (see `judged`), else skipped to the end (consumed) or a
+    stop; one the stream ended inside (the begin and a name included) is a truncated call.
+    """
+    begins, ends = section
+    bounds = (*ends, *stops)
+    named = _python_name(None).bind(partial(_of_method, method))
+    proof, call = _python_call(named, strict=False, method=method)
+    opening = markers(*begins).then(whitespace)
+    skip = until(*bounds, emit=False).then(_end(ends))
+    call = seq(opening, recover(judged(call, bounds, triple_quotes=True), skip), _end(ends))
+    return Calls(tuple(begins), unfinished(opening.then(proof)), unfinished(call))
+
+
+def code_call(
+    section: tuple[Sequence[str], Sequence[str]], tool: str, key: str, stops: Iterable[str]
+) -> Calls:
+    """A begin of `section` (its begins, its ends), then raw code up to the section's end
+    (consumed), a stop or the end of the output (Llama 3.1's code interpreter:
+    `<|python_tag|>import sys\\nprint(sys.version)<|eom_id|>`): a `tool_call` node of
+    `tool` whose one argument `key` is the code, its arguments streamed as the JSON text
+    `{"KEY": "…"}` as the code arrives (the code's leading whitespace is not its own).
+
+    The begin and, after whitespace, a character that begins no end or stop prove the call;
+    a begin followed by an end or a stop is no such call, and one the stream ended right
+    after is a truncated call. Meant as the last alternative after a begin: whatever
+    follows it is this call's code.
+    """
+    begins, ends = section
+    bounds = (*ends, *stops)
+    opening = markers(*begins).then(whitespace)
+    proof = seq(opening, not_followed_by(markers(*bounds)), peek(regex(r"\S")))
+    code = seq(
+        Synthesised(f'{{{json.dumps(key, ensure_ascii=False)}: "'),
+        json_escaped(until(*bounds)),
+        Synthesised('"}'),
+    )
+    arguments = tag(ast.TOOL_ARGUMENTS, code.map(lambda parts: {key: parts[1]}))
+    call = seq(proof, cut, emit(ast.TOOL_NAME, tool), arguments, _end(ends))
+    return Calls(tuple(begins), unfinished(proof), unfinished(tag(ast.TOOL_CALL, call)))
+
+
+def _end(ends: Sequence[str]) -> Parser[Any]:
+    """The section's end after its call, where it has one and it follows (else nothing)."""
+    return optional(whitespace.then(closer(*ends))) if ends else success(None)
+
+
+def _of_method(method: str, name: str) -> Parser[str]:
+    """`name` where it is a tool's name then `method` (`brave_search.call`), else a failure."""
+    if len(name) > len(method) and name.endswith(method):
+        return success(name)
+    return fail(f"a tool name then `{method}`")
 
 
 def _list_starts(tools: Tools | None) -> list[str]:

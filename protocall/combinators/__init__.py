@@ -39,7 +39,7 @@ from .result import (
     UsageError,
 )
 from .stream import Close, Input, Item, Open, Text
-from .tags import Synthesised, as_text, dispatch, emit, tag
+from .tags import Synthesised, as_text, dispatch, emit, json_escaped, tag
 from .text import rest, until
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "forward",
     "from_parsy",
     "generate",
+    "json_escaped",
     "judged",
     "literal",
     "many",

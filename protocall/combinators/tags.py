@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
 from .parser import Parser, Step, Wrapper, quote
 from .result import Backtrack, ParseFailure
-from .stream import Close, Input, Open, Text, new_close, new_open
+from .stream import Close, Input, Item, Open, Text, new_close, new_open
 
 T = TypeVar("T")
 
@@ -58,6 +59,49 @@ class AsText(Wrapper[T]):
 def as_text(parser: Parser[T]) -> Parser[T]:
     """Emit what `parser` matched as text of the enclosing node (see `AsText`)."""
     return AsText(parser)
+
+
+class JsonEscaped(Wrapper[T]):
+    """`parser`, the text it emits written as the body of a JSON string (escaped, without
+    the quotes), each `Text` item as it comes: raw text streamed as a JSON string value."""
+
+    def __init__(self, parser: Parser[T]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        return (yield from escaped(inp, self.parser.step(inp, pos)))
+
+
+def escaped(
+    inp: Input, steps: Step[T], suspending: Callable[[Input], None] | None = None
+) -> Step[T]:
+    """`steps`, the `Text` items each resume of it emits written as the body of a JSON
+    string; `suspending(inp)` is called before each suspension (a shortcut's hook)."""
+    while True:
+        out = inp.out
+        at = len(out)
+        try:
+            waiting = next(steps)
+        except StopIteration as done:
+            _escape(out, at)
+            return done.value  # type: ignore[no-any-return]
+        _escape(out, at)
+        if suspending is not None:
+            suspending(inp)
+        yield waiting
+
+
+def _escape(out: list[Item], at: int) -> None:
+    """The `Text` items of `out` from `at` on, each written as the body of a JSON string."""
+    for index in range(at, len(out)):
+        item = out[index]
+        if isinstance(item, Text):
+            out[index] = Text(encode_basestring(item.text)[1:-1], item.start)
+
+
+def json_escaped(parser: Parser[T]) -> Parser[T]:
+    """Emit the text `parser` emits as the body of a JSON string (see `JsonEscaped`)."""
+    return JsonEscaped(parser)
 
 
 class Emit(Parser[T]):

@@ -18,7 +18,12 @@ from ..blocks.calls import (
     tool_calls,
 )
 from ..blocks.json_calls import json_call_lines, json_call_list
-from ..blocks.python_calls import python_call_lines, python_call_list
+from ..blocks.python_calls import (
+    code_call,
+    python_call_lines,
+    python_call_list,
+    python_method_call,
+)
 from ..blocks.turns import ToolUse
 from ..combinators import (
     UsageError,
@@ -234,6 +239,7 @@ class Envelope(XmlCalls, TemplateCalls):
         calls, section = self._calls(tools), self.spec.section
         if self.spec.call.bare and self._xml_layout() is None:
             calls = replace(calls, leading=self._leading(tools))
+        calls = self._read_only(calls, tools)
         if section is None or not section.sealed:
             return calls
         own = section.opener.strip()
@@ -250,6 +256,20 @@ class Envelope(XmlCalls, TemplateCalls):
         led = tuple(lead + opener for opener in openers) if lead else ()
         head = damaged.skip(not_followed_by(rests))
         return sealed(calls, (*led, *openers), head, self.spec.stops)
+
+    def _read_only(self, calls: Calls, tools: Tools | None) -> Calls:
+        """`calls` with the section's read-only calls: a `method` call before them, raw
+        `code` (of a declared tool) after them."""
+        read, stops = self.read_section, self.spec.stops
+        if read is None:
+            return calls
+        section = (read.begins, read.ends)
+        if read.method:
+            calls = _before(python_method_call(section, read.method, stops), calls)
+        if read.code and tools and read.code[0] in tools:
+            tool, key = read.code
+            calls = _before(calls, code_call(section, tool, key, stops))
+        return calls
 
     def _calls(self, tools: Tools | None) -> Calls:
         spec, section = self.spec, self.read_section
@@ -348,6 +368,17 @@ class Envelope(XmlCalls, TemplateCalls):
         return python_call_list(
             tools, spec.stops, section=spellings, bare=section is None or section.bare
         )
+
+
+def _before(first: Calls, then: Calls) -> Calls:
+    """The calls of `first`, or where none heads one, those of `then` (with the leading
+    call of either: at most one has one)."""
+    return Calls(
+        tuple(dict.fromkeys((*first.openers, *then.openers))),
+        alt(first.head, then.head),
+        alt(first.call, then.call),
+        first.leading or then.leading,
+    )
 
 
 def _read(section: Section | None) -> Section | None:

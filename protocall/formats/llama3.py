@@ -16,7 +16,13 @@
 - FORMATS.md reads calls only when the whole output is JSON; here a call object may also
   follow content and be followed by content (as vLLM's complete-output parser finds them).
   After `<|python_tag|>` any name makes a call (the session reports an undeclared one).
-- Built-in tool calls (`<|python_tag|>brave_search.call(query="…")`) are left as content.
+- Built-in tool calls (Llama 3.1's `builtin_tools`): `<|python_tag|>NAME.call(k=v, …)`,
+  Python-literal keyword arguments (`Section.method`), are calls of the tool NAME (the
+  session reports an undeclared one), read but never written (the renderer writes JSON
+  calls). Raw code after `<|python_tag|>` (the code interpreter's, `Environment: ipython`)
+  is a call of a declared `python` tool, `{"code": …}` (`Section.code`, as llama.cpp takes
+  it), the rest of the turn being its code; with no `python` tool declared it is content.
+  After the tag a built-in call comes first, then a JSON object, then code.
 - `<|eot_id|>` ends the turn, `<|eom_id|>` too (after a built-in tool call).
 - Written as the template writes it: `{"name": N, "parameters": {…}}` objects joined by
   `; `, without `<|python_tag|>`.
@@ -164,7 +170,14 @@ SPEC = Spec(
     summary="Llama 3.1 / 3.2 / 3.3: bare JSON {name, parameters} objects, ; between calls",
     turn=None,
     call=Call("{call}", NameAndArguments(ARGUMENTS), between="; ", proof="llama-3"),
-    section=Section(("<|python_tag|>",), (), bare=True, written_bare=True),
+    section=Section(
+        ("<|python_tag|>",),
+        (),
+        bare=True,
+        written_bare=True,
+        method=".call",
+        code=("python", "code"),
+    ),
     stops=("<|eot_id|>", "<|eom_id|>"),
     prompt="<|start_header_id|>assistant<|end_header_id|>\n\n",
 )

@@ -151,6 +151,8 @@ TOLERATED: Mapping[str, frozenset[str]] = {
             "single",
             "sealed",
             "bare_ends_reasoning",
+            "method",
+            "code",
         }
     ),
     "XmlArguments": frozenset({"block"}),

@@ -11,6 +11,7 @@ from typing import Any
 from ..combinators.parser import Parser, Step
 from ..combinators.result import Backtrack
 from ..combinators.stream import Input, new_text
+from ..combinators.tags import JsonEscaped, escaped
 from ..combinators.text import Until
 from .absorbers import Scanning, marker_starts
 from .cache import Cache
@@ -185,8 +186,20 @@ def _show(inp: Input, start: int, end: int, emit: bool) -> None:
         inp.out.append(new_text((inp.buf[start - inp.base : end - inp.base], start)))
 
 
+def json_escaped_step(self: JsonEscaped[Any], inp: Input, pos: int) -> Step[Any]:
+    """`JsonEscaped.step`, where the scan its parser leaves suspended (an `until`'s
+    `Scanning`) escapes the deltas it emits without a resume, as the step escapes the rest."""
+    return (yield from escaped(inp, self.parser.step(inp, pos), _escaping))
+
+
+def _escaping(inp: Input) -> None:
+    if isinstance(inp.fast, Scanning):
+        inp.fast.escape = True
+
+
 _cached_starts = functools.cached_property(lambda self: marker_starts(frozenset(self.markers)))
 install(Until, "step", until_step)
+install(JsonEscaped, "step", json_escaped_step)
 install(
     Until, "starts", functools.cached_property(lambda self: marker_starts(frozenset(self.markers)))
 )

@@ -83,7 +83,12 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   it. With `element` (a call codec), that array is an alternative behind the same opener to
   the template's calls, which are then `bare` (and `written_bare`: Mistral's pre-v11
   `[TOOL_CALLS] [{…}]` besides v11's calls). With `single`, a lone call object after the
-  begin, without the brackets, is read as a list of that one call (Nemotron).
+  begin, without the brackets, is read as a list of that one call (Nemotron). Read only:
+  with a `method` (`.call`), a begin then `NAME.call(k=v, …)`, Python keywords, is a call
+  of NAME beside the template's calls (Llama 3.1's built-in tools,
+  `blocks.python_calls.python_method_call`); with `code` (tool, key), where no call
+  follows a begin, the text up to a stop is a call of `tool`, when declared, with that
+  text as its `key` argument (the code interpreter's raw code, `code_call`).
 - `dropped`: other markers dropped where they stand alone; `placeholder`: text dropped
   right before a call (Kimi K2's `(no content)`); `content_lead`: texts dropped where they
   begin the content (after the reasoning block, if any) and nowhere else, a role prefix
@@ -173,7 +178,9 @@ How every family maps (every one is written as a spec):
   `Call("{call}", NameAndArguments(id="id"))`, no stop, `malformed_as_content=False`.
 - *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
   proof="llama-3")`: bare objects proven by the hook its module registers, after an
-  optional `<|python_tag|>` (a `bare`, `written_bare` section without an end).
+  optional `<|python_tag|>` (a `bare`, `written_bare` section without an end, whose
+  `method` `.call` reads the built-in tools' calls and whose `code` `("python", "code")`
+  the code interpreter's).
 """
 
 from ..blocks.channels import Channel

@@ -245,8 +245,15 @@ class Section:
     element: NameAndArguments | NameKey | None = None
     loose: bool = False
     single: bool = False
+    method: str = ""
+    code: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if self.code is not None and not all(self.code):
+            raise UsageError(
+                f"a section's `code` is (the tool, its argument) the code after a begin "
+                f'calls, ("python", "code"), not {self.code!r}'
+            )
         if self.loose:  # the tolerances it names (and `Call.stray_closers`, see `Envelope`)
             for tolerance in ("bare", "noise", "empty", "stray_ends"):
                 object.__setattr__(self, tolerance, True)
@@ -267,6 +274,11 @@ class Section:
             raise UsageError("`bare_ends_reasoning` is about `bare` calls: the section has none")
         if self.sealed and not self.opener.strip():
             raise UsageError("a `sealed` section names the `opener` its markers share")
+        if self.method and re.fullmatch(r"(\.[^\W\d]\w*)+", self.method) is None:
+            raise UsageError(
+                f"a section's `method` is the attribute a tool's name is called by, "
+                f"`.call`, not {self.method!r}"
+            )
 
 
 @dataclass(frozen=True)

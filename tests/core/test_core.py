@@ -6,6 +6,7 @@ result; random chunkings of random grammars are in `test_properties.py`."""
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ from protocall.combinators import (
     fail,
     forward,
     generate,
+    json_escaped,
     literal,
     many,
     markers,
@@ -804,6 +806,14 @@ def test_until_emits_a_plain_marker_with_the_text_around_it() -> None:
         [Text("<cax", 5)],
     ]
     assert accepts(seq(scan, literal("<call>")), "a<b<call>") == ("a<b", "<call>")
+
+
+def test_json_escaped_streams_text_as_the_body_of_a_json_string() -> None:
+    code = 'print("a\\nb")\n\té \x01' + "x = 1\n" * 50
+    outcome = streamed(json_escaped(until("<e>")), code + "<e>", finish=False)
+    assert outcome.value == code
+    texts = [item.text for item in outcome.items if isinstance(item, Text)]
+    assert texts == [json.dumps(code, ensure_ascii=False)[1:-1]]
 
 
 def test_until_needs_a_marker() -> None:

@@ -122,13 +122,6 @@ def test_objects_that_are_no_call_stay_content(prose: str) -> None:
     assert message.content == prose and message.tool_calls == () and message.errors == ()
 
 
-def test_built_in_tool_calls_stay_content() -> None:
-    text = TAG + 'brave_search.call(query="weather in Paris")' + EOM
-    message = parse(text)
-    assert message.content == TAG + 'brave_search.call(query="weather in Paris")'
-    assert message.tool_calls == ()
-
-
 # -- names and values ------------------------------------------------------------------------------
 
 
