@@ -46,6 +46,9 @@ from .names import (
     json_name,
 )
 
+COLON = seq(whitespace, literal(":"), whitespace)
+"""A JSON member's colon, whitespace around it."""
+
 
 def call_object(
     name: str = "name",
@@ -78,8 +81,7 @@ def call_object(
     if id_key is not None:
         values[id_key] = call_id()
     other = json_value()
-    colon = seq(whitespace, literal(":"), whitespace)
-    more = whitespace.then(alt(literal(",").then(whitespace).result(False), peek(literal("}"))))
+    more = member_end()
 
     @generate
     def call() -> Generator[Parser[Any], Any, None]:
@@ -93,12 +95,12 @@ def call_object(
             if key in seen:
                 yield fail(f"a key other than `{_json_text(key)}` (repeated key)")
             if key in arguments_keys and name not in seen:
-                early = yield colon.then(json_arguments())
+                early = yield COLON.then(json_arguments())
             elif key == id_key and name in seen and not seen.isdisjoint(arguments_keys or {name}):
-                yield colon.then(other)  # the call was announced (with an id) already
+                yield COLON.then(other)  # the call was announced (with an id) already
             else:
                 others += [] if key in values else [key]
-                yield colon.then(values.get(key, other))
+                yield COLON.then(values.get(key, other))
             seen.add(key)
             if key == name and early is not None:
                 yield arguments(Synthesised(_json_text(early)).result(early))
@@ -188,10 +190,8 @@ def json_call_list(
         begin = alt(begin, seq(literal("["), whitespace, peek(proof)))
         openers += tuple(f"[{after}" for after in "{ \t\n\r")  # `[[[…` tries no list
     resync = tuple(resync)
-    element = judged(cut.then(tag(ast.TOOL_CALL, call)), (*resync, *ends))
-    later = seq(whitespace, literal(","), cut, whitespace, element)
-    elements = alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
-    listed = seq(begin, cut, elements)
+    element = judged_call(call, (*resync, *ends))
+    listed = seq(begin, cut, call_elements(element))
     if single:
         lone = seq(opening, peek(literal("{")))
         listed = alt(listed, seq(lone, cut, element))
@@ -203,6 +203,27 @@ def json_call_list(
     if ends:
         body = body.skip(optional(whitespace.then(closer(*ends))))
     return Calls(openers, unfinished(begin), unfinished(body))
+
+
+def judged_call(call: Parser[Any], bounds: Sequence[str]) -> Parser[Any]:
+    """`call` (such as `call_object`) as a `tool_call` node after a cut, judged on its own
+    as a member of a list whose `bounds` end any member (see `judged`): where it fails but
+    its brackets close, its raw text is a malformed error of its own."""
+    return judged(cut.then(tag(ast.TOOL_CALL, call)), bounds)
+
+
+def call_elements(element: Parser[Any]) -> Parser[Any]:
+    """The rest of a JSON array of calls after its `[` (and whitespace): `]`, or `element`s
+    separated by `,` (a cut after each), then `]`."""
+    later = seq(whitespace, literal(","), cut, whitespace, element)
+    return alt(literal("]"), seq(element, many(later), whitespace, literal("]")))
+
+
+def member_end() -> Parser[bool]:
+    """After a JSON object's member: `,` (and whitespace: more members follow, False) or,
+    not consumed, its closing `}` (True); whitespace before either."""
+    comma = literal(",").then(whitespace).result(False)
+    return whitespace.then(alt(comma, peek(literal("}")).result(True)))
 
 
 def json_call_lines(

@@ -5,7 +5,7 @@ Every parser answers, over the input seen so far: done (value, end), need more, 
 after which nothing needs more.
 """
 
-from .choice import cut, not_followed_by, peek, separated_runs
+from .choice import cut, not_followed_by, peek, quiet, separated_runs
 from .members import judged
 from .parser import (
     Alt,
@@ -40,7 +40,7 @@ from .result import (
 )
 from .stream import Close, Input, Item, Open, Text
 from .tags import Synthesised, as_text, dispatch, emit, json_escaped, tag
-from .text import until
+from .text import rest, until
 
 __all__ = [
     "DONE",
@@ -84,9 +84,11 @@ __all__ = [
     "not_followed_by",
     "optional",
     "peek",
+    "quiet",
     "recover",
     "recurring",
     "regex",
+    "rest",
     "separated_runs",
     "seq",
     "skip_many",

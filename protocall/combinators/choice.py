@@ -90,6 +90,32 @@ def peek(parser: Parser[T]) -> Parser[T]:
     return Peek(parser)
 
 
+class Quiet(Wrapper[T]):
+    """`parser`, consuming what it matches but emitting nothing (a value a grammar reads
+    only to step over it, such as a JSON member no reader wants).
+
+    Holds `parser`'s output until it is decided and drops it; `parser` must not `cut`.
+    Needs more while `parser` does; fails where it fails."""
+
+    def __init__(self, parser: Parser[T]) -> None:
+        self.parser = parser
+
+    def step(self, inp: Input, pos: int) -> Step[T]:
+        choice = inp.open_choice(pos)
+        try:
+            value, end = yield from self.parser.step(inp, pos)
+        except ParseFailure:
+            inp.close_choice(choice, keep_output=False)
+            raise
+        inp.close_choice(choice, keep_output=False)
+        return value, end
+
+
+def quiet(parser: Parser[T]) -> Parser[T]:
+    """Match `parser`, emitting nothing (see `Quiet`)."""
+    return Quiet(parser)
+
+
 class NotFollowedBy(Wrapper[None]):
     """Negative lookahead: succeed, consuming nothing, where `parser` would fail.
 

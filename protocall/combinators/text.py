@@ -169,3 +169,26 @@ def until(
         commit=commit,
         text_markers=text_markers,
     )
+
+
+class Rest(Parser[str]):
+    """The rest of the input as text, streamed: what has arrived is emitted as one `Text`
+    item per resume; the value, at end of input, is the whole text. Never fails; needs
+    more until the input ends."""
+
+    def step(self, inp: Input, pos: int) -> Step[str]:
+        gathered = Gathered()
+        while True:
+            if inp.end > pos:
+                piece = inp.text(pos, inp.end)
+                gathered.add(piece)
+                inp.out.append(new_text((piece, pos)))
+                pos = inp.end
+            if inp.eof:
+                return gathered.text(), pos
+            yield pos
+
+
+def rest() -> Parser[str]:
+    """The rest of the input as text, streamed (see `Rest`)."""
+    return Rest()

@@ -51,6 +51,7 @@ from ..spec.codecs import (
 from ..spec.parts import (
     PLACEHOLDER,
     PROOF_HOOKS,
+    JsonTurn,
     Section,
     Spec,
     Think,
@@ -83,13 +84,13 @@ class Envelope(XmlCalls, TemplateCalls):
         self.shown = self._summary(brackets)
 
     def _check_call(self) -> None:
-        """A `{call}` template stands alone in a JSON array section (not its alternative)
-        and with a registered `proof`, and may in a section whose begin heads its calls
-        (`framed`: MiniMax-M1's objects one a line, `blocks.json_calls.json_call_lines`);
-        `NameKey` only in an array."""
+        """A `{call}` template stands alone in a JSON array section (not its alternative),
+        with a registered `proof` and in a `JsonTurn`, and may in a section whose begin
+        heads its calls (`framed`: MiniMax-M1's objects one a line,
+        `blocks.json_calls.json_call_lines`); `NameKey` only in an array."""
         call, section = self.spec.call, self.spec.section
         alone, needs_alone = call.template == "{call}", self.array and not self.alternative
-        needs_alone = needs_alone or bool(call.proof)
+        needs_alone = needs_alone or bool(call.proof) or isinstance(self.spec.turn, JsonTurn)
         framed = section is not None and not (self.array or section.bare or call.proof)
         if (
             (needs_alone and not alone)
@@ -98,15 +99,15 @@ class Envelope(XmlCalls, TemplateCalls):
         ):
             raise UsageError(
                 f"a call template of `{{call}}` alone in a section holding a JSON array "
-                f"(NameKey only there), with a `proof`, or in a section whose begin heads "
-                f"its calls, not {call.template!r}"
+                f"(NameKey only there), with a `proof`, in a JSON turn, or in a section "
+                f"whose begin heads its calls, not {call.template!r}"
             )
         if alone and framed and call.between.strip():
             raise UsageError(
                 f"`{{call}}` alone in a section whose begin heads the calls is read one call "
                 f"a line: `between` is whitespace (a newline), not {call.between!r}"
             )
-        if not self.opener and not (self.array or call.proof or framed):
+        if not self.opener and not (self.array or call.proof or framed or needs_alone):
             raise UsageError(
                 f"Call.template {call.template!r} has no opener, no text before its first "
                 "placeholder to tell a call from prose: begin it with the marker the model "

@@ -5,20 +5,25 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from ..blocks.channels import under_header
+from ..blocks.json_turn import json_turn, render_json_turn
 from ..blocks.prose import Reasoning
 from ..blocks.render import call_header, render_turn
 from ..blocks.turns import Turn
-from ..combinators import UsageError
+from ..combinators import Parser, UsageError
+from ..spec.codecs import NameAndArguments
 from ..spec.parts import (
     TURN_HOOKS,
     Channels,
+    JsonTurn,
     Messages,
     Spec,
     Think,
 )
 from ..spec.tags import respelled, spelled
+from ..tools import Tools
 from .envelope import Envelope
 from .families import channel_format, turn_format
 from .format import Format
@@ -35,13 +40,15 @@ def build(stated: Spec) -> Format:
     reserved += (spec.placeholder,) if spec.placeholder else ()
     section = envelope.written_section
     turn = spec.turn
-    if spec.content_lead and isinstance(turn, Messages | Channels):
+    if spec.content_lead and isinstance(turn, Messages | Channels | JsonTurn):
         raise UsageError(
             f"spec {spec.name!r}: `content_lead` is read in a `Think` turn or one without "
-            "reasoning (`turn=None`), not in channels or messages"
+            "reasoning (`turn=None`), not in channels, messages or a JSON turn"
         )
     if isinstance(turn, Messages):
         fmt = _messages(spec, turn, envelope)
+    elif isinstance(turn, JsonTurn):
+        fmt = _json_turn(spec, turn, envelope)
     elif isinstance(turn, Channels):
         _check_channels(spec.name, turn)
         channels = {c.name: c for c in turn.channels}
@@ -135,6 +142,45 @@ def _messages(spec: Spec, turn: Messages, envelope: Envelope) -> Format:
         prompts={None: spec.prompt} | {c.name: spec.prompt + c.open for c in turn.channels},
         summary=spec.summary,
         markers=shown | {"call": envelope.shown},
+    )
+
+
+def _json_turn(spec: Spec, turn: JsonTurn, envelope: Envelope) -> Format:
+    """The `Format` of a turn that is one JSON object (`blocks.json_turn`): its calls the
+    spec's `NameAndArguments` objects, written with its first stop after the object."""
+    codec = spec.call.arguments
+    if not isinstance(codec, NameAndArguments) or spec.section is not None:
+        raise UsageError(
+            f"spec {spec.name!r}: a JSON turn's calls are `{{call}}` objects of "
+            "`NameAndArguments` in the turn's own members, with no `section`"
+        )
+    unread = [name for name in ("dropped", "placeholder", "fenced") if getattr(spec, name)]
+    if unread:
+        raise UsageError(
+            f"spec {spec.name!r}: a JSON turn has no prose around calls to read "
+            f"{', '.join(f'`{name}`' for name in unread)} in: leave it out"
+        )
+    element = codec.element()
+
+    def grammar(tools: Tools | None, start: str | None) -> Parser[Any]:
+        return json_turn(
+            element, content=turn.content, calls=turn.calls, single=turn.single, stops=spec.stops
+        )
+
+    def render(parsed: Turn, start: str | None) -> str:
+        stop = next(iter(spec.stops), "")
+        return render_json_turn(
+            parsed, envelope.render, content=turn.content, calls=turn.calls, stop=stop
+        )
+
+    return Format(
+        spec.name,
+        grammar,
+        render,
+        reserved=spec.stops,
+        prompts={None: spec.prompt},
+        summary=spec.summary,
+        markers={"call": f'{{"{turn.calls}": [{envelope.shown}, …]}}'},
     )
 
 

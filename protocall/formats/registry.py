@@ -122,6 +122,7 @@ _BUILTINS = (
     "iquest-q1",
     "inkling",
     "muse",
+    "generic",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

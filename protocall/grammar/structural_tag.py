@@ -34,6 +34,7 @@ def write(
     the schema keywords it drops (none where xgrammar reads the schemas whole)."""
     if not walk.chosen_tools(tools, options):
         raise UsageError("a structural tag needs declared tools (its tags are their calls)")
+    walk.no_trigger(walk.spec_of(fmt))
     if json_arguments(fmt):
         return json.dumps(structural_tag(fmt, tools, options), ensure_ascii=False), ()
     tag, dropped = _grammar_tags(fmt, tools, options)

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ..blocks.channels import under_header
 from ..blocks.render import escape_attribute, json_type
 from ..combinators import UsageError
-from ..spec import Call, Channel, Channels, Messages, Spec, Think
+from ..spec import Call, Channel, Channels, JsonTurn, Messages, Spec, Think
 from ..spec.codecs import (
     Attribute,
     BareObject,
@@ -78,6 +78,7 @@ HANDLED: Mapping[str, frozenset[str]] = {
     "Channels": frozenset({"channels", "tokens", "interleaved", "header", "label"}),
     "Channel": frozenset({"name", "open", "close", "label", "written"}),
     "Messages": frozenset({"hook", "channels", "tokens"}),
+    "JsonTurn": frozenset({"content", "calls", "single"}),
     "Call": frozenset({"template", "arguments", "name", "between", "optional", "id_pattern"}),
     "Section": frozenset({"begins", "ends", "each", "array", "framing", "written_bare"}),
     "Plain": frozenset({"pattern", "prefix"}),
@@ -300,7 +301,7 @@ def spec_of(fmt: Described) -> Spec:
     spec = spelled(spec)
     check_fields(spec)
     array = spec.section is not None and spec.section.array
-    if spec.call.template == "{call}" and not (array or spec.call.proof):
+    if spec.call.template == "{call}" and not (array or spec.call.proof or whole_object(spec)):
         raise UsageError(
             f"no grammar for format {fmt.name!r}: a `{{call}}` template alone in a section "
             "that holds no JSON array (the exporter writes calls from their template's tags)"
@@ -327,6 +328,22 @@ def register_turn(hook: str, grammar: TurnGrammar) -> None:
     if TURN_GRAMMARS.get(hook, grammar) is not grammar:
         raise UsageError(f"a turn grammar for the hook {hook!r} is already registered")
     TURN_GRAMMARS[hook] = grammar
+
+
+def whole_object(spec: Spec) -> bool:
+    """Whether `spec`'s turn is one JSON object (a `JsonTurn`), which no marker opens."""
+    return isinstance(spec.turn, JsonTurn)
+
+
+def no_trigger(spec: Spec) -> None:
+    """A `UsageError` for a turn whose calls no marker opens: a `JsonTurn` is one JSON
+    object from its first character, so a lazy grammar or a structural tag (text free up
+    to a trigger) cannot write it."""
+    if whole_object(spec):
+        raise UsageError(
+            f"no lazy grammar or structural tag for {spec.name!r}: the whole turn is one "
+            "JSON object, which no trigger opens (export the lark or gbnf grammar)"
+        )
 
 
 class Walk:
@@ -379,6 +396,8 @@ class Walk:
         turn = self.spec.turn
         if isinstance(turn, Messages):  # `spec_of` checked its hook has a grammar
             return TURN_GRAMMARS[turn.hook](self, turn)
+        if isinstance(turn, JsonTurn):
+            return self._json_turn(turn)
         if isinstance(turn, Channels):
             return self._interleaved(turn) if turn.interleaved else self._channels(turn)
         reasoning: Node = Lit("")
@@ -393,6 +412,27 @@ class Walk:
             elif self.options.reasoning:
                 reasoning = Opt(seq(self.text(opened), self._explicit(turn), self.text(closed)))
         return seq(reasoning, self._body())
+
+    def _json_turn(self, turn: JsonTurn) -> Node:
+        """The turn as the renderer writes it, one JSON object: the answer (a JSON string
+        under `content`), and with tools the calls in an array under `calls` after it or
+        alone (an array of one call without `parallel`; with a tool choice, the calls are
+        there); then a stop. (The parser also reads a call alone under `single`.)"""
+
+        def member(key: str, value: Node) -> Node:
+            return seq(Lit(json.dumps(key, ensure_ascii=False)), _WS, Lit(":"), _WS, value)
+
+        answer = member(turn.content, _JSON_STRING)
+        members = answer
+        if self.tools:
+            calls = member(turn.calls, self._array())
+            with_answer = (
+                seq(answer, _COMMA, calls)
+                if self.options.tool_choice != "auto"
+                else (seq(answer, Opt(seq(_COMMA, calls))))
+            )
+            members = alt(with_answer, calls)
+        return self._end(seq(Lit("{"), _WS, members, _WS, Lit("}")))
 
     def _explicit(self, turn: Think) -> Free:
         """The free text of a reasoning block the model opened: where the block is
@@ -420,6 +460,7 @@ class Walk:
         """From the first call's opening marker (the trigger) to the end of the turn."""
         if not self.tools:
             raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
+        no_trigger(self.spec)
         if isinstance(self.spec.turn, Messages):  # the hook's grammar sets the triggers
             return TURN_GRAMMARS[self.spec.turn.hook](self, self.spec.turn)
         opener, rest = self._run()
@@ -441,6 +482,7 @@ class Walk:
         `build_runs`)."""
         if not self.tools:
             raise UsageError("runs of calls need declared tools")
+        no_trigger(self.spec)
         opener, rest = self._run()
         assert isinstance(opener, Lit)
         if opener.text:

@@ -14,8 +14,11 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   its label when read; a channel opener that begins with the header is a message header
   whose label names the channel, so the label decides reasoning, content or a call: Muse's
   recipients), a `Channel`'s `also` other openers read as its own;
-  `Messages(hook, …)`: headed messages read by a named hook (below); `None`: content and
-  calls only.
+  `Messages(hook, …)`: headed messages read by a named hook (below); `JsonTurn(content,
+  calls, single)`: the turn is one JSON object, the string under `content` the answer
+  (streamed decoded), the calls in an array under `calls` or alone under `single`, each
+  the `{call}` codec's object, the object their envelope (`blocks.json_turn`); `None`:
+  content and calls only.
 - `stops`: the end-of-turn markers (the first, or all joined for channels not
   `interleaved`, is written; none: the turn runs to the end of the output).
 - `call`: one call as a template, `Call(template, arguments, name, spaced, between)`. The
@@ -171,6 +174,8 @@ How every family maps (every one is written as a spec):
   (content, Spark's `…to=commentary…` too; the recipient-less header an `also` opener);
   `Call("<|message|><atem:function_calls>\n<atem:invoke name=\"{name}\">…",
   XmlArguments(…), Plain(doubled="."), between="<|eom|>")`, `interleaved`.
+- *Generic (llama.cpp's): `JsonTurn("response", "tool_calls", "tool_call")`,
+  `Call("{call}", NameAndArguments(id="id"))`, no stop, `malformed_as_content=False`.
 - *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
   proof="llama-3")`: bare objects proven by the hook its module registers, after an
   optional `<|python_tag|>` (a `bare`, `written_bare` section without an end, whose
@@ -183,6 +188,7 @@ from .data import from_data, from_json, to_data, to_json
 from .parts import (
     Call,
     Channels,
+    JsonTurn,
     Messages,
     ProofHook,
     Section,
@@ -198,6 +204,7 @@ __all__ = [
     "Call",
     "Channel",
     "Channels",
+    "JsonTurn",
     "Messages",
     "ProofHook",
     "Section",

@@ -30,6 +30,7 @@ from .codecs import (
 from .parts import (
     Call,
     Channels,
+    JsonTurn,
     Messages,
     Section,
     Spec,
@@ -43,6 +44,7 @@ _PARTS = (
     Channel,
     Channels,
     Messages,
+    JsonTurn,
     Call,
     Section,
     Plain,

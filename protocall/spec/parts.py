@@ -104,6 +104,25 @@ class Messages:
 
 
 @dataclass(frozen=True)
+class JsonTurn:
+    """A turn that is one JSON object (llama.cpp's generic format): the string under
+    `content` is the visible answer, streamed as its decoded characters; the calls stand
+    in an array under `calls`, or one alone under `single`, each written as the spec's
+    `{call}` (a `NameAndArguments` object). The object is the calls' envelope: they
+    complete once it closes (see `blocks.json_turn`). It is written `{"<content>": "…"}`
+    for a turn without calls, `{"<calls>": […]}` for one without content."""
+
+    content: str = "response"
+    calls: str = "tool_calls"
+    single: str = "tool_call"
+
+    def __post_init__(self) -> None:
+        keys = (self.content, self.calls, self.single)
+        if len(set(keys)) != 3 or not all(keys):
+            raise UsageError(f"a JSON turn's content, calls and single keys differ: {keys}")
+
+
+@dataclass(frozen=True)
 class TurnHook:
     """A turn shape in code: `grammar(tools, start)` and `render(turn, start, call)`, where
     `call(use, index)` writes one call from the spec's template."""
@@ -284,7 +303,7 @@ class Spec:
     summary: str
     call: Call
     stops: tuple[str, ...]
-    turn: Think | Channels | Messages | None = field(default_factory=Think)
+    turn: Think | Channels | Messages | JsonTurn | None = field(default_factory=Think)
     section: Section | None = None
     prompt: str = ""
     default_start: str | None = None

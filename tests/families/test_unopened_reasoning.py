@@ -36,6 +36,7 @@ def unopened(fmt: Format) -> tuple[str, str, str | None]:
 
 WITHOUT_REASONING = {"llama-3", "llama-4", "pythonic", "jamba", "phi-4-mini", "granite-20b-fc"}
 WITHOUT_REASONING |= {"functionary-v3.1", "functionary-v3.2", "gigachat-3", "functiongemma"}
+WITHOUT_REASONING |= {"generic"}
 
 
 def test_every_format_with_a_reasoning_block_but_gpt_oss_is_covered() -> None:

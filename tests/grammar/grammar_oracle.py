@@ -89,6 +89,10 @@ def check(lark: str, text: str, specials: tuple[str, ...] | None = None) -> Verd
 EXPORTABLE = exportable()
 """The registered formats whose spec the grammar exporter writes."""
 
+TRIGGERED = [name for name in EXPORTABLE if not walk.whole_object(walk.spec_of(formats.get(name)))]
+"""Those whose calls a trigger opens: lazy grammars and structural tags write them (not a
+turn that is one JSON object, `JsonTurn`)."""
+
 DEL = "\x7f"
 """llguidance's JSON strings refuse a raw U+007F, which JSON allows (docs/grammar.md)."""
 
