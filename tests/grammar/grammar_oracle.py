@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
 from protocall.formats import exportable
-from protocall.grammar import walk
+from protocall.grammar import DIALECTS, walk
 from protocall.testing import arguments, prose, tool_sets
 from protocall.tools import Tools, normalize_tools
 
@@ -92,6 +92,13 @@ EXPORTABLE = exportable()
 TRIGGERED = [name for name in EXPORTABLE if not walk.whole_object(walk.spec_of(formats.get(name)))]
 """Those whose calls a trigger opens: lazy grammars and structural tags write them (not a
 turn that is one JSON object, `JsonTurn`)."""
+
+
+def dialects(name: str) -> tuple[str, ...]:
+    """The dialects format `name` exports: every one, or, for a turn that is one JSON
+    object, the two without triggers (the others refuse it by name)."""
+    return DIALECTS if name in TRIGGERED else ("lark", "gbnf")
+
 
 DEL = "\x7f"
 """llguidance's JSON strings refuse a raw U+007F, which JSON allows (docs/grammar.md)."""

@@ -22,10 +22,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from grammar_oracle import EXPORTABLE, check
+from grammar_oracle import EXPORTABLE, check, dialects
 
 from protocall import formats
-from protocall.grammar import DIALECTS, Options, export, schemas, structural_tag, walk
+from protocall.grammar import Options, export, schemas, structural_tag, walk
 from protocall.tools import Tools, normalize_tools
 
 ONE = {"name": "f", "parameters": {"type": "object"}}
@@ -161,7 +161,7 @@ def test_every_format_exports_bfcl_functions_in_every_dialect(name: str) -> None
     run (`runs_per_tool`)."""
     fmt = formats.get(name)
     tools = bfcl_tools()
-    for dialect in DIALECTS:
+    for dialect in dialects(name):
         options = Options()
         if dialect == "structural-tag" and runs_per_tool(fmt):
             options = Options(parallel=False)

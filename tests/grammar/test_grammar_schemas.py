@@ -18,12 +18,12 @@ from typing import Any
 import jsonschema
 import pytest
 from gbnf_recognizer import Recognizer
-from grammar_oracle import EXPORTABLE, check, completes, in_order
+from grammar_oracle import EXPORTABLE, check, completes, dialects, in_order
 from sampled import every_format
 
 from protocall import formats
 from protocall.blocks.turns import ToolUse, Turn
-from protocall.grammar import DIALECTS, Options, export, schemas, walk
+from protocall.grammar import Options, export, schemas, walk
 from protocall.spec.codecs import JsonObject, NameAndArguments, NameKey, PythonKeywords
 from protocall.tools import normalize_tools
 
@@ -55,7 +55,7 @@ def exported(name: str, dialect: str) -> Any:
 
 @pytest.mark.parametrize("name", EXPORTABLE)
 def test_the_real_tools_export_in_every_dialect_and_the_engines_compile_them(name: str) -> None:
-    for dialect in DIALECTS:
+    for dialect in dialects(name):
         result = exported(name, dialect)
         for line in result.dropped:  # `where: keyword value`, never an annotation
             keyword = line.rsplit(": ", 1)[1].split(" ")[0]
