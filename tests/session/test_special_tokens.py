@@ -33,7 +33,9 @@ def specials(fmt: protocall.formats.Format) -> list[str]:
 
 def tokenize(text: str, tokens: list[str]) -> Spans:
     """`text` as a tokenizer with `tokens` as special tokens reads it: each occurrence is a
-    special span, the text between is ordinary."""
+    special span, the text between is ordinary (all of it, with no tokens)."""
+    if not tokens:
+        return [(text, False)] if text else []
     spans: Spans = []
     at = 0
     for match in re.finditer("|".join(map(re.escape, tokens)), text):

@@ -3,6 +3,7 @@ of the output in one place at most, every text span the output's own text there.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,13 +13,16 @@ from sampled import every_format
 
 from protocall import ast, formats
 from protocall.ast import Node, TextSpan
+from protocall.spec import JsonTurn
 from protocall.testing import cases, chunkings
 
 
-def well_formed(node: Node, text: str, arguments: bool = False) -> None:
+def well_formed(node: Node, text: str, arguments: bool = False, decoded: bool = False) -> None:
     """`node` spans its children, which follow one another without overlapping; a text
     span is the output's text at its offsets (but in a call's arguments, whose text is
-    their JSON, written by the format where its arguments are not JSON)."""
+    their JSON, written by the format where its arguments are not JSON; and, where the
+    turn is one JSON object (`decoded`), the answer's text from its offsets on as the
+    inside of a JSON string spells it: an escape stands for its character)."""
     assert node.end is not None and node.start <= node.end, node
     at = node.start
     arguments = arguments or node.tag == ast.TOOL_ARGUMENTS
@@ -26,15 +30,28 @@ def well_formed(node: Node, text: str, arguments: bool = False) -> None:
         if isinstance(child, TextSpan):
             if not arguments:
                 assert at <= child.start and child.end <= node.end, (node, child)
-                assert text[child.start : child.end] == child.text, child
+                written = text[child.start : child.end] == child.text
+                assert written or (decoded and json_spelled(text, child)), child
                 at = child.end
             continue
         assert at <= child.start and child.end is not None and child.end <= node.end, (
             node,
             child,
         )
-        well_formed(child, text, arguments)
+        well_formed(child, text, arguments, decoded)
         at = child.end
+
+
+def json_spelled(text: str, span: TextSpan) -> bool:
+    """Whether the output from the span's start on spells its text as the inside of a JSON
+    string (an escape is at most 6 characters for one it stands for)."""
+    for end in range(span.start + len(span.text), span.start + 6 * len(span.text) + 1):
+        try:
+            if json.loads(f'"{text[span.start : end]}"') == span.text:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 @st.composite
@@ -66,7 +83,9 @@ def test_the_tree_of_a_damaged_turn_is_well_formed(name: str, data: st.DataObjec
         for chunk in chunks:
             session.feed(chunk)
         session.finish()
-        well_formed(session.ast, text)
+        well_formed(
+            session.ast, text, decoded=isinstance(getattr(fmt.spec, "turn", None), JsonTurn)
+        )
 
 
 def test_a_malformed_call_is_one_error_node() -> None:
