@@ -13,17 +13,22 @@ the header `<|begin|>assistant`, the reasoning, the answer and the calls each a 
 - The reasoning ends at `<|end|><|begin|>assistant` (the next message's header), or at
   `<|tool_calls|>`; `<|content|>` is dropped. A reasoning message cut by the end of the
   output is reasoning (vLLM's parser does the same).
-- An answer and calls in one turn: `<|end|><|begin|>assistant` between them (llama.cpp's
-  Solar Open handler reads the answer so, its test output ending the content with `\\n`),
-  and `<|flush|>` (which some variants write right before `<|tool_calls|>`) are dropped,
-  never content. `<|end|>` alone ends the turn: text after it is no part of the answer.
+- An answer and calls in one turn: llama.cpp's Solar Open handler reads the answer, then
+  `<|end|><|begin|>assistant` and the calls (its test output ends the answer with `\\n`,
+  stripped here as all content is); some variants write `<|flush|>` between the answer
+  and `<|tool_calls|>` instead. Both are read: `<|end|>` is the stop and the header
+  `<|begin|>assistant`, like `<|content|>` and `<|flush|>`, is dropped wherever it stands,
+  never content (text between `<|end|>` and a header joins the answer, as vLLM reads it).
 - Each call's id (any text up to the next token, possibly empty) is kept as its id; an
   empty one gets a new id. The calls complete as each closes; a turn cut before
   `<|calls|>` (the peers' test outputs end so: a server may stop on it) keeps them.
-- Where protocall differs from vLLM's Solar Open reasoning parser: text between
-  `<|end|>` and the next `<|begin|>assistant` after the reasoning (no shape the template
-  writes) is read up to the stop `<|end|>` only, as every format reads its stop tokens,
-  where vLLM drops the header and keeps the text after it.
+- A call without the section (`<|tool_call:begin|>` with no `<|tool_calls|>` before it,
+  which the template never writes) is a call too, as mlx-openai-server's Solar Open parser
+  reads it; it ends the reasoning, as `<|tool_calls|>` does.
+- Where protocall differs from the peers: mlx-openai-server drops the model's call id
+  and reads a call's arguments as text (JSON or a Python literal); here the id is kept and
+  arguments that are no JSON object make the call an error with its raw text, never a
+  guess (passed through as content, as every family's malformed call is).
 """
 
 from __future__ import annotations
@@ -33,20 +38,19 @@ from ..spec import Call, Section, Spec, Think
 from ..spec.codecs import JsonObject
 
 HEADER = "<|begin|>assistant"
-NEXT_MESSAGE = "<|end|>" + HEADER
 
 SPEC = Spec(
     name="solar-open",
     summary="Upstage Solar Open: <|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{…}",
-    turn=Think("<|think|>", NEXT_MESSAGE, off="<|think|>" + NEXT_MESSAGE),
+    turn=Think("<|think|>", "<|end|>" + HEADER, off="<|think|><|end|>" + HEADER),
     call=Call(
         "<|tool_call:begin|>{id}<|tool_call:name|>{name}<|tool_call:args|>{arguments}"
         "<|tool_call:end|>",
         JsonObject(),
         id_pattern=r"[^\s<]*",
     ),
-    section=Section(("<|tool_calls|>",), ("<|calls|>",)),
-    dropped=("<|content|>", "<|flush|>", NEXT_MESSAGE),
+    section=Section(("<|tool_calls|>",), ("<|calls|>",), bare=True),
+    dropped=("<|content|>", "<|flush|>", HEADER),
     stops=("<|end|>",),
     prompt=HEADER,
 )
