@@ -129,3 +129,7 @@ def test_the_template_s_render_of_a_turn_reads_back(
     assert written.startswith(history + HEADER)
     turn = written[len(history + HEADER) :]
     verify(FORMAT, turn, prompt[len(history) :], tools=TOOLS, expected=expected)
+
+
+def test_the_model_s_name_is_the_family() -> None:
+    assert get("Solar-Open-100B") is FORMAT
