@@ -12,23 +12,25 @@ the header `<|begin|>assistant`, the reasoning, the answer and the calls each a 
   (`<|begin|>assistant<|think|><|end|><|begin|>assistant`).
 - The reasoning ends at `<|end|><|begin|>assistant` (the next message's header), or at
   `<|tool_calls|>`; `<|content|>` is dropped. A reasoning message cut by the end of the
-  output is reasoning (vLLM's parser does the same).
-- An answer and calls in one turn: llama.cpp's Solar Open handler reads the answer, then
-  `<|end|><|begin|>assistant` and the calls (its test output ends the answer with `\\n`,
-  stripped here as all content is); some variants write `<|flush|>` between the answer
-  and `<|tool_calls|>` instead. Both are read: `<|end|>` is the stop and the header
-  `<|begin|>assistant`, like `<|content|>` and `<|flush|>`, is dropped wherever it stands,
-  never content (text between `<|end|>` and a header joins the answer, as vLLM reads it).
-- Each call's id (any text up to the next token, possibly empty) is kept as its id; an
+  output is reasoning (as the Solar Open reasoning parser of a vLLM fork, oesni/vllm, reads
+  it).
+- An answer and calls in one turn: a Dart port of llama.cpp's Solar Open handler reads the
+  answer, then `<|end|><|begin|>assistant` and the calls (its test output ends the answer
+  with `\\n`, stripped here as all content is); some parsers expect `<|flush|>` between
+  the answer and `<|tool_calls|>` instead. Both are read: `<|end|>` is the stop, and the
+  header `<|begin|>assistant`, like `<|content|>` and `<|flush|>`, is dropped wherever it
+  stands, never content (text between `<|end|>` and a header joins the answer, as that
+  vLLM fork reads it).
+- Each call's id (text without whitespace or `<`, possibly empty) is kept as its id; an
   empty one gets a new id. The calls complete as each closes; a turn cut before
   `<|calls|>` (the peers' test outputs end so: a server may stop on it) keeps them.
 - A call without the section (`<|tool_call:begin|>` with no `<|tool_calls|>` before it,
   which the template never writes) is a call too, as mlx-openai-server's Solar Open parser
   reads it; it ends the reasoning, as `<|tool_calls|>` does.
 - Where protocall differs from the peers: mlx-openai-server drops the model's call id
-  and reads a call's arguments as text (JSON or a Python literal); here the id is kept and
-  arguments that are no JSON object make the call an error with its raw text, never a
-  guess (passed through as content, as every family's malformed call is).
+  (its parser skips to the name); here the id is kept. Arguments that are no JSON object
+  make the call an error with its raw text, never a guess (passed through as content, as
+  every family's malformed call is).
 """
 
 from __future__ import annotations

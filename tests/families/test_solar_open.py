@@ -1,8 +1,8 @@
 """The `solar-open` format, one-shot and streamed in every test: the shapes of the peers'
-tests (our own strings) — vLLM's Solar Open reasoning parser
+tests (our own strings) — the Solar Open reasoning parser of a vLLM fork
 (oesni/vllm tests/reasoning/test_solar_open_reasoning_parser.py: reasoning then the answer
 or the calls, the calls without `<|calls|>`, the answer alone after a low-effort prompt),
-llama.cpp's Solar Open handler as ported and tested in Dart (the answer ending `\\n`, then
+a Dart port of llama.cpp's Solar Open handler and its test (the answer ending `\\n`, then
 `<|end|><|begin|>assistant` and the calls, ids like `0`), a tool-parser test writing
 `<|flush|>` before the calls with an empty id, mlx-openai-server's Solar Open parser
 (litmudoc/mlx-openai-server app/handler/parser/solar_open.py: a call without the section)
