@@ -43,7 +43,7 @@ HEADER = "<|begin|>assistant"
 
 SPEC = Spec(
     name="solar-open",
-    summary="Upstage Solar Open: <|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{…}",
+    summary="Upstage Solar Open: <|tool_call:begin|>ID<|tool_call:name|>N<|tool_call:args|>{…}",
     turn=Think("<|think|>", "<|end|>" + HEADER, off="<|think|><|end|>" + HEADER),
     call=Call(
         "<|tool_call:begin|>{id}<|tool_call:name|>{name}<|tool_call:args|>{arguments}"
