@@ -47,7 +47,7 @@ class ToolCall:
     as strings), schema violations, when validation ran, and bytes in the call that were
     not UTF-8 (replaced by U+FFFD: the arguments are not what the model wrote). `id` is
     unique within the turn: `model_id` is the id the model wrote (None if it wrote none),
-    which `id` is unless an earlier call of the turn already had it."""
+    which `id` is unless it is empty or an earlier call of the turn already had it."""
 
     id: str
     name: str

@@ -847,10 +847,10 @@ class Session:
         events.append(ToolCallStart(call.index, call.id, call.name))
 
     def _unique_id(self, model_id: str | None, index: int) -> str:
-        """The id of call `index`: the model's own id, else a new one from the id factory;
-        one an earlier call of the turn already has gets `_INDEX` appended (until unique),
-        so it is the same for the same output whatever the chunking."""
-        wanted = self._new_id(index) if model_id is None else model_id
+        """The id of call `index`: the model's own id, else (none, or empty) a new one from
+        the id factory; one an earlier call of the turn already has gets `_INDEX` appended
+        (until unique), so it is the same for the same output whatever the chunking."""
+        wanted = model_id or self._new_id(index)
         while wanted in self._ids:
             wanted = f"{wanted}_{index}"
         self._ids.add(wanted)

@@ -78,6 +78,7 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "laguna-xs.2": ("poolside-v1", None),
     "minicpm5-1b": ("minicpm5", None),
     "minicpm-sala": ("minicpm5", None),
+    "solar-open-100b": ("solar-open", None),
     "step-3.5-flash": ("qwen3-coder", "reasoning"),  # vLLM's and SGLang's step3p5
     "step-3.7": ("qwen3-coder", "reasoning"),
     "step-5": ("qwen3-coder", None),  # vLLM's step5: Qwen3-Coder, thinking off

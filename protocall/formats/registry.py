@@ -123,6 +123,7 @@ _BUILTINS = (
     "inkling",
     "muse",
     "generic",
+    "solar-open",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

@@ -189,11 +189,19 @@ def _call(spec: Spec, tool: Tool) -> dict[str, Any]:
     if isinstance(name, IdName):  # `functions.NAME:IDX`: the index is a number
         pre, post = before.split("{id}")
         digits = {"type": "regex", "pattern": "[0-9]{1,20}"}
-        rest = [digits, {"type": "const_string", "value": post}, content]
+        rest = [digits, _constant(post), content]
         return _tag(
             pre + name.prefix + tool.name + ":", {"type": "sequence", "elements": rest}, after
         )
     before = before.replace("{name}", written)
-    if _HOLE.search(before + after):
+    pre, has_id, post = before.partition("{id}")  # the model's id: what its pattern allows
+    if _HOLE.search(pre + post + after):
         raise UsageError(f"no structural tag for the call template {call.template!r}")
+    if has_id:
+        rest = [{"type": "regex", "pattern": call.id_pattern}, _constant(post), content]
+        return _tag(pre, {"type": "sequence", "elements": rest}, after)
     return _tag(before, content, after)
+
+
+def _constant(text: str) -> dict[str, Any]:
+    return {"type": "const_string", "value": text}

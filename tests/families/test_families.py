@@ -183,6 +183,7 @@ FAMILIES = {
         "test_qwen3_coder", ((20, 0),), opener="<tool_call>", escaped_values=False
     ),
     "seed-oss": Family("test_seed_oss", runs=((15, 0),), escaped_values=False),
+    "solar-open": Family("test_solar_open"),
 }
 NAMES = formats.names()
 

@@ -19,7 +19,8 @@ from protocall import cli, formats
 from protocall.formats import Format
 from protocall.testing import chunkings, stream
 
-NOT_A_BLOCK = {"gpt-oss", "inkling", "muse", "muse-glimmer"}  # their closes end any block
+NOT_A_BLOCK = {"gpt-oss", "inkling", "muse", "muse-glimmer", "solar-open"}
+"""Their closes end any block (Solar Open's any message: an answer's before the calls')."""
 THINKING = [
     name
     for name in formats.names()

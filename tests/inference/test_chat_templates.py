@@ -149,6 +149,7 @@ FAMILIES = [
     ("allenai-olmo-3.2-tokenizer-think-release", "olmo-3"),
     ("tencent-Hy3", "hy3"),
     ("meetkai-functionary-medium-v3.1", "functionary-v3.1"),
+    ("upstage-Solar-Open-100B", "solar-open"),
 ]
 
 
@@ -436,6 +437,9 @@ INFERRED = [
     ("meituan-longcat-LongCat-2.0", "<longcat_tool_call>{name}\n{arguments}</longcat_tool_call>"),
     ("tencent-Hy3",
      "<tool_call:opensource>{name}<tool_sep:opensource>\n{arguments}</tool_call:opensource>"),
+    ("upstage-Solar-Open-100B",
+     "<|tool_call:begin|>{id}<|tool_call:name|>{name}<|tool_call:args|>{arguments}"
+     "<|tool_call:end|>"),
 ]  # fmt: skip
 
 
@@ -525,9 +529,10 @@ def test_an_answer_past_the_end_of_turn_after_the_reasoning_is_an_error() -> Non
 def test_a_turn_of_messages_each_after_the_prompt_again_is_one_turn() -> None:
     """Solar Open writes its reasoning (`message.reasoning`) and the answer as messages of
     their own, each ended by `<|end|>`, the answer after the prompt `<|begin|>assistant`
-    again: the turn goes on there, the reasoning block closed by both."""
+    again: the turn goes on there, the reasoning block closed by both (inferred alone, as
+    before the family `solar-open`)."""
     source = real("upstage-Solar-Open-100B")
-    detection = detect(source)
+    detection = detect(source, families=False)
     turn = detection.format.spec.turn
     assert (turn.open, turn.close) == ("<|think|>", "<|end|><|begin|>assistant")
     assert (detection.family, detection.confidence) == (None, "high")

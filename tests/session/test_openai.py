@@ -172,6 +172,18 @@ def test_repeated_model_ids_become_unique_and_stable(
     assert [call["id"] for call in got] == unique
 
 
+@settings(max_examples=20)
+@given(data=st.data())
+def test_an_empty_model_id_is_replaced_by_a_new_one(data: st.DataObject) -> None:
+    fmt = formats.get("solar-open")  # `<|tool_call:begin|>{id}<|tool_call:name|>`
+    call = "<|tool_call:begin|><|tool_call:name|>get_weather<|tool_call:args|>{}<|tool_call:end|>"
+    text = f"<|tool_calls|>{call}{call}<|calls|>"
+    parsed = fmt.parser(TOOLS, fmt.prompts[None], id_factory=lambda index: f"call{index}")
+    served(parsed, data.draw(chunkings(text, fmt.reserved)))
+    ids = [(call.id, call.model_id) for call in parsed.message.tool_calls]
+    assert ids == [("call0", ""), ("call1", "")]
+
+
 def test_an_id_factory_repeating_itself_still_gives_unique_ids() -> None:
     hermes = formats.get("hermes")
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "A"}}\n</tool_call>'
