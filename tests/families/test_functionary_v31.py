@@ -1,11 +1,11 @@
 """The `functionary-v3.1` format, from the shapes of llama.cpp's tests of its
 `FUNCTIONARY_V3_1_LLAMA_3_1` chat format (ggml-org/llama.cpp `tests/test-chat.cpp`: content
-alone, and `<function=special_function>{"arg1": 1}</function>`; our own strings), one-shot
-and streamed in every test."""
+alone, `<function=special_function>{"arg1": 1}</function>`, and `<|python_tag|>` then code
+as a `python` call; our own strings), one-shot and streamed in every test."""
 
 from __future__ import annotations
 
-from peer_tools import TOOLS
+from peer_tools import STRING, TOOLS, tool
 
 import protocall
 from protocall.formats.functionary_v31 import FORMAT
@@ -28,12 +28,27 @@ test_peer_shapes = example_tests(FORMAT, EXAMPLES, tools=TOOLS, max_examples=3)
 """Each example one-shot, in every chunking `verify` makes, and in drawn chunkings."""
 
 
-def test_a_code_interpreter_call_stays_text() -> None:
-    """`<|python_tag|>` code calls are not read (the family's docstring): text, whole."""
-    text = "<|python_tag|>print(1)<|eom_id|>"
+PYTHON = [*TOOLS, tool("python", code=STRING)]
+TAG, EOM = "<|python_tag|>", "<|eom_id|>"
+CODE_EXAMPLES = [
+    (TAG + "print('hey')" + EOM, PROMPT, {
+        "reasoning_content": None, "content": None, "tool_calls": [
+            {"name": "python", "arguments": {"code": "print('hey')"}}]}),
+    ("Let me compute it." + TAG + "import math\nprint(math.pi)", PROMPT, {
+        "reasoning_content": None, "content": "Let me compute it.", "tool_calls": [
+            {"name": "python", "arguments": {"code": "import math\nprint(math.pi)"}}]}),
+    (TAG + '<function=get_time>{"zone": "UTC"}</function>' + EOM, PROMPT, {
+        "reasoning_content": None, "content": None, "tool_calls": [
+            {"name": "get_time", "arguments": {"zone": "UTC"}}]}),
+]  # fmt: skip
+
+test_code_interpreter_calls = example_tests(FORMAT, CODE_EXAMPLES, tools=PYTHON, max_examples=3)
+"""llama.cpp's shape of the code interpreter's call (`<|python_tag|>` then the code, the
+rest of the turn): a call of the declared `python` tool, one-shot and in every chunking."""
+
+
+def test_code_without_a_python_tool_stays_text() -> None:
+    """With no `python` tool declared, the tag and the code are content, whole."""
+    text = TAG + "print(1)" + EOM
     message = protocall.parse(text, "functionary-v3.1", TOOLS, PROMPT)
-    assert (message.content, message.tool_calls, message.errors) == (
-        "<|python_tag|>print(1)",
-        (),
-        (),
-    )
+    assert (message.content, message.tool_calls, message.errors) == (TAG + "print(1)", (), ())
