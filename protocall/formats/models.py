@@ -83,6 +83,9 @@ MODELS: Mapping[str, tuple[str, str | None]] = {
     "step-3.7": ("qwen3-coder", "reasoning"),
     "step-5": ("qwen3-coder", None),  # vLLM's step5: Qwen3-Coder, thinking off
     "nanbeige4": ("qwen3-coder", None),  # SGLang's nanbeige: Qwen3-Coder calls, `<think>`
+    "granite-4.2": ("qwen3-coder", None),  # vLLM's granite_toolcall_parser: Nemotron 3's
+    "ripple": ("hermes", None),  # vLLM's ripple: `<think>` optional, Hermes's JSON calls
+    "zaya1": ("zaya", "reasoning"),
 }
 
 

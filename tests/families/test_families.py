@@ -184,6 +184,7 @@ FAMILIES = {
     ),
     "seed-oss": Family("test_seed_oss", runs=((15, 0),), escaped_values=False),
     "solar-open": Family("test_solar_open"),
+    "zaya": Family("test_zaya", ((12, 0),), opener="<zyphra_tool_call>", escaped_values=False),
 }
 NAMES = formats.names()
 
