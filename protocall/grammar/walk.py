@@ -136,6 +136,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
             "empty",
             "proof",
             "closer_proves",
+            "other_closers",
         }
     ),
     "Section": frozenset(
@@ -158,7 +159,14 @@ TOLERATED: Mapping[str, frozenset[str]] = {
     "XmlArguments": frozenset({"block"}),
     "NameAndArguments": frozenset({"anywhere"}),
     "Layout": frozenset(
-        {"committed_opener", "unclosed_at_opener", "unclosed_at_end", "quote", "quote_when"}
+        {
+            "committed_opener",
+            "unclosed_at_opener",
+            "unclosed_at_end",
+            "quote",
+            "quote_when",
+            "other_ends",
+        }
     ),
 }
 """Read tolerances: other spellings and strays the parser accepts, which the written form
