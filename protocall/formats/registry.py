@@ -124,6 +124,7 @@ _BUILTINS = (
     "muse",
     "generic",
     "solar-open",
+    "beam",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""
