@@ -791,15 +791,15 @@ class Walk:
         layout = codec.layout
         close = self.text(layout.value_close)
         options = []
+        framing = "\n" if layout.framing_newlines and layout.framing_written else ""
         for kind, value in self._raw_values(schema, where, schema):
             if layout.key_attribute:
                 head = self.text(
-                    f"{layout.opener}{_attributes(layout, key, kind)}{layout.key_close}"
+                    f"{layout.opener}{_attributes(layout, key, kind)}{layout.key_close}{framing}"
                 )
-                options.append(seq(head, value, close))
+                options.append(seq(head, value, Lit(framing), close))
                 continue
             gap = "\n" if codec.newline and layout.value_open else ""
-            framing = "\n" if layout.framing_newlines and layout.framing_written else ""
             head = self.text(
                 f"{layout.opener}{key}{layout.key_close}{gap}{layout.value_open}{framing}"
             )

@@ -3,23 +3,25 @@
 What is real: vLLM's parser code, run as it ships (`vllm/parser/beam.py`'s `BeamParser`
 over `response_template.py` and `chat_parsing/`), built with a character tokenizer whose
 special tokens are Beam's markers (`servers_shim.Tokenizer`) and given a generation prompt
-ending `<|start|>assistant`.
+ending `<|start|>assistant`; and the response template SGLang ships for Beam
+(`sglang/srt/parser/beam.py`, `BEAM_RESPONSE_TEMPLATE`), which vLLM's parser reads the
+family's `SGLANG_SHAPE` examples with.
 
-What is imitated: the checkpoint's `response_template` (tokenizer_config.json metadata, not
-public), written here in the shape a public test of SGLang's model gateway gives a Beam-like
-checkpoint's: the start anchor `<|start|>assistant`; `thinking` opened by
-`<|channel|>analysis<|message|>`, closed by `<|end|>`; `content` opened by
-`<|channel|>final<|message|>`, closed by `<|return|>` or `<|end|>`; `tool_calls` opened by
-`(<|start|>assistant )?to=NAME<|channel|>analysis( <|constrain|>xml)?<|message|>`, closed by
-`<|call|>` or `<|end|>`, its body `<rfl:parameter name="K">V</rfl:parameter>` elements
-(values not stripped: `STRIPPED` is the other setting), repeated, each call
-`{"type": "function", "function": {"name", "arguments"}}`. vLLM's serving accepts only
-`role` among a template's defaults, so the gateway test's defaults (`""`, `""`, `[]`) are
-left out: they change nothing parsed.
+What is imitated: the checkpoint's own `response_template` (tokenizer_config.json metadata,
+not public) for the `GATEWAY_SHAPE` examples, written here in the shape a public test of
+SGLang's model gateway gives a Beam-like checkpoint's: the start anchor
+`<|start|>assistant`; `thinking` opened by `<|channel|>analysis<|message|>`, closed by
+`<|end|>`; `content` opened by `<|channel|>final<|message|>`, closed by `<|return|>` or
+`<|end|>`; `tool_calls` opened by `(<|start|>assistant )?to=NAME<|channel|>analysis(
+<|constrain|>xml)?<|message|>`, closed by `<|call|>` or `<|end|>`, its body `<rfl:parameter
+name="K">V</rfl:parameter>` elements (values not stripped: `STRIPPED` is the other setting),
+repeated, each call `{"type": "function", "function": {"name", "arguments"}}`. vLLM's
+serving accepts only `role` among a template's defaults, so the gateway test's defaults
+(`""`, `""`, `[]`) are left out: they change nothing parsed.
 
-Every example of tests/families/test_beam.py reads the same reasoning, content and calls
-in both (protocall one-shot and streamed, vLLM one-shot), except those listed in
-`DIFFERENT`, where each reads as asserted (docs/semantics.md says why)."""
+Every example of tests/families/test_beam.py reads the same reasoning, content and calls in
+both (each shape with its template; protocall one-shot and streamed, vLLM one-shot), except
+those listed in `DIFFERENT`, where each reads as asserted (docs/semantics.md says why)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,15 @@ if FAMILY_TESTS not in sys.path:
     sys.path.append(FAMILY_TESTS)  # the examples' module and the shared tools
 
 import test_beam  # noqa: E402
-from test_beam import ANSWER, EXAMPLES, PROMPT, REASONING, TOOLS, call  # noqa: E402
+from test_beam import (  # noqa: E402
+    ANSWER,
+    GATEWAY_SHAPE,
+    PROMPT,
+    REASONING,
+    SGLANG_SHAPE,
+    TOOLS,
+    call,
+)
 
 from protocall.testing import stream, verify  # noqa: E402
 
@@ -153,8 +163,25 @@ protocall, as a genuine call head ends reasoning in every family, here a malform
 the turn too, is content in protocall (vLLM drops it)."""
 
 
-@pytest.mark.parametrize(("text", "prompt", "expected"), EXAMPLES)
-def test_vllm_reads_each_example_as_protocall_does(
+def sglang_template() -> dict[str, Any]:
+    """The response template SGLang ships for Beam."""
+    servers_shim.sglang_packages()
+    servers_shim.require("sglang.srt.parser.beam")
+    from sglang.srt.parser.beam import BEAM_RESPONSE_TEMPLATE
+
+    return copy.deepcopy(BEAM_RESPONSE_TEMPLATE)
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), SGLANG_SHAPE)
+def test_vllm_reads_each_example_of_sglang_s_template_as_protocall_does(
+    text: str, prompt: str, expected: dict[str, Any]
+) -> None:
+    assert vllm_reads(text, prompt, sglang_template()) == expected
+    verify(test_beam.FORMAT, text, prompt, tools=TOOLS, expected=expected)
+
+
+@pytest.mark.parametrize(("text", "prompt", "expected"), GATEWAY_SHAPE)
+def test_vllm_reads_each_example_of_the_gateway_shape_as_protocall_does(
     text: str, prompt: str, expected: dict[str, Any]
 ) -> None:
     assert vllm_reads(text, prompt) == expected
@@ -174,14 +201,14 @@ def test_where_vllm_reads_otherwise(
 
 def test_stripped_values_are_the_template_s_other_setting() -> None:
     """With the gateway test's other setting (`strip: true`) vLLM strips each value; the
-    family keeps a value verbatim, as the checkpoint wrote it (the strings other families'
-    templates write verbatim are read so too)."""
-    text = call("get_time", header=" ", zone=" UTC\n")
+    family keeps a value's spaces as the checkpoint wrote them (only the framing newlines
+    of SGLang's template are not value text)."""
+    text = call("get_time", header=" ", zone=" UTC ")
     assert vllm_reads(text, PROMPT, STRIPPED)["tool_calls"] == [
         {"name": "get_time", "arguments": {"zone": "UTC"}}
     ]
     assert vllm_reads(text, PROMPT)["tool_calls"] == [
-        {"name": "get_time", "arguments": {"zone": " UTC\n"}}
+        {"name": "get_time", "arguments": {"zone": " UTC "}}
     ]
 
 
