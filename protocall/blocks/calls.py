@@ -188,40 +188,46 @@ def xml_calls(
     tools: Tools | None,
     layout: Layout,
     opener: str,
-    name_end: str = "",
+    name_end: str | Parser[Any] = "",
     *,
     stops: Iterable[str] = (),
     section: tuple[str, str] | None = None,
     lead: str = "",
 ) -> Calls:
     """Calls with tag-delimited arguments (GLM, Ling, MiniMax, Seed-OSS): `opener`, optional
-    whitespace, the tool name and `name_end`, then `layout` arguments typed by the tool's
-    schema, then `layout.end`, which closes the call. Without `name_end` the name ends where,
-    after optional whitespace, an argument opener or `layout.end` follows (a call may have no
-    arguments); it is final only then.
+    whitespace, the tool name and `name_end` (its text, or a parser of it where pieces of
+    it may be missing), then `layout` arguments typed by the tool's schema, then
+    `layout.end` (or one of its `other_ends`), which closes the call. Without `name_end`
+    the name ends where, after optional whitespace, an argument opener or an end follows (a
+    call may have no arguments); it is final only then.
 
     With `section` (begin, end) the calls stand in `begin` … `end`, separated by optional
     whitespace, a missing end tolerated (see `section_calls`). `lead` (a newline) is what
     the template writes before each call, or each section: where present it belongs to the
     call, not to the content. Calls or sections separated only by whitespace form one run
     (`in_runs`). A call that fails after its head is skipped (see `tool_call`) to its
-    closer, the next opener, the section end or one of `stops`."""
+    closer (the first end; another one stops the skip unconsumed), the next opener, the
+    section end or one of `stops`."""
     parameters = per_tool(
         tools, lambda schema: arguments(xml_arguments(layout, schema_typing(schema)))
     )
-    following = peek(whitespace.then(markers(layout.opener, layout.end)))
-    ending = literal(name_end) if name_end else following
+    ends = (layout.end, *layout.other_ends)
+    following = peek(whitespace.then(markers(layout.opener, *ends)))
+    if isinstance(name_end, str):
+        ending = literal(name_end) if name_end else following
+    else:
+        ending = name_end
 
     def head(start: Parser[Any]) -> Parser[str]:
         return seq(start, whitespace, tool_name(), ending).map(lambda parts: parts[2])
 
     def body(name: str) -> Parser[Any]:
-        return parameters(name).skip(literal(layout.end))
+        return parameters(name).skip(markers(*ends))
 
     first = section[0] if section else opener
     openers = (lead + first, first) if lead else (first,)
     led = seq(optional(literal(lead)), literal(first)) if lead else literal(first)
-    resync = (layout.end, opener, *(section or ()), *stops)
+    resync = (layout.end, opener, *layout.other_ends, *(section or ()), *stops)
     if section is None:
         calls = tool_calls(openers, head(led), body, resync)
     else:

@@ -125,12 +125,12 @@ def json_type(value: Any) -> str:
 
 
 def render_argument(layout: Layout, key: str, value: Any) -> str:
-    """One argument of a layout whose key is an attribute, the way `xml_arguments` reads it
-    back: the opener with the key attribute and, where the layout has one, the type
-    attribute (the value's JSON type, or the `type_values` entry for `string` or `json`),
-    then `key_close`, the raw text (a string verbatim, other values as JSON; quoted where
-    `layout_text` quotes it) and `value_close`. Attribute values are entity-escaped where
-    the layout decodes entities."""
+    """One argument of a layout whose key is an attribute, the way `xml_arguments` reads it back:
+    the opener with the key attribute and, where the layout has one, the type attribute (the
+    value's JSON type, or the `type_values` entry for `string` or `json`), then `key_close`,
+    the raw text (a string verbatim, other values as JSON; quoted where `layout_text` quotes
+    it) between its `framing` newlines, and `value_close`. Attribute values are
+    entity-escaped where the layout decodes entities."""
     escape = escape_attribute if layout.decode_entities else str
     attributes = f' {layout.key_attribute}="{escape(key)}"'
     if layout.type_attribute is not None:
@@ -140,4 +140,16 @@ def render_argument(layout: Layout, key: str, value: Any) -> str:
             kind = spelled.get(kind) or spelled["json"]
         attributes += f' {layout.type_attribute}="{kind}"'
     text = layout_text(layout, value)
-    return f"{layout.opener}{attributes}{layout.key_close}{text}{layout.value_close}"
+    before, after = framing(layout, text)
+    return f"{layout.opener}{attributes}{layout.key_close}{before}{text}{after}{layout.value_close}"
+
+
+def framing(layout: Layout, text: str) -> tuple[str, str]:
+    """The framing newlines written before and after a value's raw `text`: both where the
+    layout has them and writes them, else each only where `text` needs it to read back
+    (where it begins, or ends, with a newline that would be read as framing)."""
+    if not layout.framing_newlines:
+        return "", ""
+    if layout.framing_written:
+        return "\n", "\n"
+    return "\n" * text.startswith("\n"), "\n" * text.endswith("\n")

@@ -124,11 +124,36 @@ class Envelope(XmlCalls, TemplateCalls):
                 f"a `doubled` name is read in a call template's head or a wrapped XML call "
                 f"(not `loose`, not `bare`), not {call.template!r}"
             )
+        if call.other_closers:
+            self._check_other_closers()
         if call.bare and self._xml_layout() is None:
             self._check_bare()
         if call.unclosed_value and self._xml_layout() is None:
             raise UsageError(
                 f"`unclosed_value` needs a name right before XML arguments, not {call.template!r}"
+            )
+
+    def _check_other_closers(self) -> None:
+        """`Call.other_closers` are other spellings of a closer the template has, read
+        where it is read piece by piece or after XML arguments (not in a `loose` call, a
+        JSON array, calls proven bare, Python calls or a `{call}` object)."""
+        call = self.spec.call
+        piecewise = not (
+            call.loose
+            or self.array
+            or call.proof
+            or call.optional
+            or isinstance(call.arguments, (PythonKeywords, NameAndArguments, NameKey))
+        )
+        if (
+            not self.closer
+            or self.closer in call.other_closers
+            or not (piecewise or self._xml_layout() is not None)
+        ):
+            raise UsageError(
+                f"`other_closers` {call.other_closers} are other spellings of the closer of a "
+                f"call template read piece by piece or with XML arguments, its last marker "
+                f"after the arguments, not {call.template!r}"
             )
 
     def _frame(self) -> tuple[str, str]:
@@ -160,7 +185,7 @@ class Envelope(XmlCalls, TemplateCalls):
         if re.fullmatch(r"<[\w:-]+=", tokens[0]):  # `<function=NAME>`: the tag the name is in
             tags = (tokens[0], *(tag for tag in tags if tag != ">"))
         tags = () if isinstance(call.arguments, PythonKeywords) else tags  # `name(…)`: none
-        self.markers = (*tags, *call.arguments.markers)
+        self.markers = (*tags, *call.other_closers, *call.arguments.markers)
         layout = self._xml_layout()
         if layout is not None:
             self._check_xml(layout)
@@ -321,8 +346,8 @@ class Envelope(XmlCalls, TemplateCalls):
         if before[-1] == "{name}" and isinstance(codec, (JsonObject, BareObject)):
             # a name right before `{` (whitespace aside) ends there: the head needs the `{`
             head = head.skip(peek(ws.then(literal("{"))))
-        others = (self.opener, *(section.ends if section else ()), *spec.stops)
-        resync = (self.closer, *(m for m in others if m))
+        others = (self.opener, *spec.call.other_closers, *(section.ends if section else ()))
+        resync = (self.closer, *(m for m in (*others, *spec.stops) if m))
         if section is None:
             calls = in_runs(tool_calls((self.opener,), head, body, resync))
         elif section.opens_at == "marker":

@@ -137,6 +137,8 @@ class TemplateCalls:
         values = per_tool(tools, lambda schema: arguments(codec.parser(schema)))
 
         pieces = self._optional()
+        if after and call.other_closers:  # the closer, its last marker, in any spelling
+            after[-1] = markers(self.closer, *call.other_closers)
         closing = [ws, *after] if after else []  # no closer: the whitespace after is not its
         if after and call.unclosed:  # the closer may be missing before a stop or a call
             missing = peek(ws.then(markers(*self.spec.stops, self.opener)))

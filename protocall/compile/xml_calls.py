@@ -27,7 +27,8 @@ class XmlCalls:
     def _xml_layout(self) -> Layout | None:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
         (what is between them, if anything, ends the name; see `blocks.calls.xml_calls`).
-        With `Call.unclosed_value`, a missing last value close is tolerated at the layout's
+        A call's `other_closers` are the layout's `other_ends`. With `Call.unclosed_value`,
+        a missing last value close is tolerated at the layout's
         end followed by what the template writes after it or, where it writes nothing, by
         the next call's opener, or by a stop (`Layout.unclosed_at_end`)."""
         call = self.spec.call
@@ -36,6 +37,8 @@ class XmlCalls:
         if not isinstance(call.arguments, XmlArguments):
             return None
         layout = call.arguments.layout
+        if call.other_closers:  # the call's closer is the layout's end (`_check_xml`)
+            layout = replace(layout, other_ends=call.other_closers)
         if not call.unclosed_value:
             return layout
         if layout.unclosed_at_end is not None:
@@ -58,7 +61,8 @@ class XmlCalls:
         assert layout is not None
         tagged = tuple(m for m in (layout.key_close, layout.value_open) if m.startswith("<"))
         heads = re.split(r"\s+(?=<)", before.strip())  # `<invoke name="` is one
-        return (*heads, *after.split(), layout.opener, *tagged, layout.value_close)
+        closers = (*after.split(), *self.spec.call.other_closers)
+        return (*heads, *closers, layout.opener, *tagged, layout.value_close)
 
     def _wrapping(self) -> bool:
         """Whether the template's named tag stands in an outer tag."""
@@ -89,6 +93,11 @@ class XmlCalls:
                 f"an XML call template ending with {layout.end!r} (one section spelling), "
                 f"not {spec.call.template!r}"
             )
+        if (spec.call.other_closers or spec.call.optional) and self._wrapping():
+            raise UsageError(
+                f"`other_closers` and `optional` pieces are read in an XML call whose named "
+                f"tag stands in no outer one, not {spec.call.template!r}"
+            )
 
     def _xml(self, tools: Tools | None, layout: Layout) -> Calls:
         """Calls of an XML layout (`blocks.calls.xml_calls`): the template's leading whitespace,
@@ -105,11 +114,30 @@ class XmlCalls:
             tools,
             layout,
             before.strip(),
-            between.strip(),
+            self._name_end(between),
             stops=spec.stops,
             section=markers,
             lead=lead,
         )
+
+    def _name_end(self, between: str) -> str | Parser[Any]:
+        """The text between the name and the arguments, which ends the name: as written, or,
+        where `Call.optional` pieces stand in it, a parser of it in which they may be
+        missing (whitespace in it read as any, or none, as in every template)."""
+        pieces = "".join(self.spec.call.optional)
+        if not pieces:
+            return between.strip()
+        before, after = between.split(pieces, 1)
+
+        def text(part: str) -> list[Parser[Any]]:
+            return [ws if p.isspace() else literal(p) for p in re.split(r"(\s+)", part) if p]
+
+        # each piece written or not, as alternatives (not `optional`): a piece the end of
+        # input cuts off is then a head cut off, a truncated call, not text
+        rest: Parser[Any] = seq(*text(after.rstrip()))
+        for piece in reversed(self.spec.call.optional):
+            rest = alt(seq(*text(piece), rest), rest)
+        return seq(*text(before.lstrip()), rest)
 
     def _wrapped(self, tools: Tools | None, layout: Layout) -> Calls:
         """Calls whose named tag stands in an outer tag (`<tool_call>` around

@@ -125,6 +125,7 @@ _BUILTINS = (
     "generic",
     "solar-open",
     "zaya",
+    "beam",
 )
 """The built-in family modules (a dash reads as an underscore). Each exposes its `FORMAT`,
 or a tuple `FORMATS` when one module defines several registry names."""

@@ -136,6 +136,7 @@ TOLERATED: Mapping[str, frozenset[str]] = {
             "empty",
             "proof",
             "closer_proves",
+            "other_closers",
         }
     ),
     "Section": frozenset(
@@ -158,7 +159,14 @@ TOLERATED: Mapping[str, frozenset[str]] = {
     "XmlArguments": frozenset({"block"}),
     "NameAndArguments": frozenset({"anywhere"}),
     "Layout": frozenset(
-        {"committed_opener", "unclosed_at_opener", "unclosed_at_end", "quote", "quote_when"}
+        {
+            "committed_opener",
+            "unclosed_at_opener",
+            "unclosed_at_end",
+            "quote",
+            "quote_when",
+            "other_ends",
+        }
     ),
 }
 """Read tolerances: other spellings and strays the parser accepts, which the written form
@@ -783,15 +791,15 @@ class Walk:
         layout = codec.layout
         close = self.text(layout.value_close)
         options = []
+        framing = "\n" if layout.framing_newlines and layout.framing_written else ""
         for kind, value in self._raw_values(schema, where, schema):
             if layout.key_attribute:
                 head = self.text(
-                    f"{layout.opener}{_attributes(layout, key, kind)}{layout.key_close}"
+                    f"{layout.opener}{_attributes(layout, key, kind)}{layout.key_close}{framing}"
                 )
-                options.append(seq(head, value, close))
+                options.append(seq(head, value, Lit(framing), close))
                 continue
             gap = "\n" if codec.newline and layout.value_open else ""
-            framing = "\n" if layout.framing_newlines and layout.framing_written else ""
             head = self.text(
                 f"{layout.opener}{key}{layout.key_close}{gap}{layout.value_open}{framing}"
             )

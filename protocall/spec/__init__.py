@@ -40,7 +40,13 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   head then ends at the first and is proven by the first token of any or the arguments'
   `{`; a piece holding `{id}` is written only for a call with an id (Mistral's
   `[CALL_ID]{id}`, `[ARGS]`), and the call has no closer (a failed one resumes at the
-  next opener or a stop).
+  next opener or a stop). Between a `Plain` name and XML arguments, `optional` pieces of
+  the text that ends the name may be missing there (Beam's ` <|constrain|>xml`); always
+  written.
+  `other_closers` are other spellings of the call's closer (its last marker, after the
+  arguments), each closing a call as it does (Beam's `<|end|>` for `<|call|>`): read in a
+  template read piece by piece or with XML arguments (for those, the layout's
+  `other_ends`), never written (the renderer and the grammar write the template's).
   With `closer_proves`, the call's closer where the head's last marker should stand
   (`<|tool_call_begin|>ID<|tool_call_end|>`) proves a call too: a malformed one, its raw
   text whole, never text whose closer the content then drops as a stray.

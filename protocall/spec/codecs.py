@@ -42,6 +42,7 @@ from ..blocks.names import (
 )
 from ..blocks.render import (
     escape_attribute,
+    framing,
     layout_text,
     render_argument,
     unescape_attribute,
@@ -241,7 +242,7 @@ class XmlArguments:
             return render_argument(layout, key, value)
         gap = "\n" if self.newline and layout.value_open else ""
         text = layout_text(layout, value)
-        before, after = _framing(layout, text)
+        before, after = framing(layout, text)
         value_text = f"{layout.value_open}{before}{text}{after}"
         return f"{layout.opener}{key}{layout.key_close}{gap}{value_text}{layout.value_close}"
 
@@ -258,17 +259,6 @@ class XmlArguments:
         if layout.key_attribute:
             return render_argument(layout, "K", "V")
         return f"{layout.opener}K{layout.key_close}{layout.value_open}V{layout.value_close}"
-
-
-def _framing(layout: Layout, text: str) -> tuple[str, str]:
-    """The framing newlines written before and after a value's raw `text`: both where the
-    layout has them and writes them, else each only where `text` needs it to read back
-    (where it begins, or ends, with a newline that would be read as framing)."""
-    if not layout.framing_newlines:
-        return "", ""
-    if layout.framing_written:
-        return "\n", "\n"
-    return "\n" * text.startswith("\n"), "\n" * text.endswith("\n")
 
 
 @dataclass(frozen=True)

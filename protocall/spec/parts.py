@@ -23,6 +23,7 @@ from .codecs import (
     NameAndArguments,
     NameKey,
     Plain,
+    XmlArguments,
 )
 
 PLACEHOLDER = re.compile(r"(\{(?:name|id|index|arguments|call)\})")
@@ -200,6 +201,7 @@ class Call:
     id_pattern: str = r"[^\s\[{]+"
     proof: str = ""
     closer_proves: bool = False
+    other_closers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         holes = PLACEHOLDER.findall(self.template)
@@ -213,14 +215,24 @@ class Call:
                 f"a call template with {' and '.join(wanted)} once each for {kinds}, "
                 f"not {self.template!r}"
             )
-        if self.optional and (
-            "".join(self.optional) + "{arguments}" not in self.template
-            or not isinstance(self.arguments, JsonObject)
-        ):
+        if self.optional and not self._optional_placed():
             raise UsageError(
-                f"optional pieces {self.optional} right before JSON {{arguments}}, "
-                f"in {self.template!r}"
+                f"optional pieces {self.optional} right before JSON {{arguments}}, or "
+                f"between {{name}} and XML {{arguments}}, in {self.template!r}"
             )
+        if any(not closer.strip() for closer in self.other_closers):
+            raise UsageError(f"a call's other closers are marker texts, not {self.other_closers}")
+
+    def _optional_placed(self) -> bool:
+        """Whether the `optional` pieces stand together right before JSON arguments, or
+        between the name and XML arguments (pieces of the text that ends the name)."""
+        pieces = "".join(self.optional)
+        if isinstance(self.arguments, JsonObject):
+            return pieces + "{arguments}" in self.template
+        if not isinstance(self.arguments, XmlArguments) or "{name}" not in self.template:
+            return False
+        between = self.template.split("{name}", 1)[1].split("{arguments}", 1)[0]
+        return pieces in between and "{" not in pieces
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,9 @@ class Layout:
       into `"` and `&`). Without it the key is the bare text before `key_close`, stripped,
       on one line and without `<` or `>`.
     - `value_open` (after optional whitespace) precedes the value, `value_close` ends it.
-    - `end` ends the arguments; it is not consumed.
+    - `end` ends the arguments; it is not consumed. `other_ends`: other markers that end
+      them as `end` does (a call closed by either of two tokens: `Call.other_closers`);
+      the renderer writes none, as it writes no `end` of its own.
     - `framing_newlines`: one newline right after the key part and one right before the
       value's terminator, where present, are framing, not value text. `framing_written`
       (default on): the renderer writes them around every value; off, only where the value
@@ -123,6 +125,7 @@ class Layout:
     unclosed_at_end: tuple[str, ...] | None = None
     quote: tuple[str, str] | None = None
     quote_when: str = ""
+    other_ends: tuple[str, ...] = ()
 
 
 class Typed(Protocol):
@@ -179,7 +182,7 @@ class Terminators:
     """What a layout's value scan looks for, compiled from the layout."""
 
     def __init__(self, layout: Layout) -> None:
-        self.heads = (layout.opener, layout.end)
+        self.heads = (layout.opener, layout.end, *layout.other_ends)
         self.kinds = {layout.value_close: _CLOSE}
         if layout.unclosed_at_opener:
             self.kinds["\n" + layout.opener] = _OPENER
@@ -219,7 +222,7 @@ class XmlArguments(Parser[Arguments]):
         while True:
             pos = yield from skip_space(inp, pos, None)
             head = yield from self._choose(inp, pos, self.terminators.heads, pos)
-            if head == 1:
+            if head >= 1:  # an end
                 inp.out.append(Text("}" if arguments else "{}", pos))
                 return arguments, pos
             inp.out.append(Text(", " if arguments else "{", pos))

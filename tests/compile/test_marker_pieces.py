@@ -1,16 +1,23 @@
 """Spec pieces for what real outputs need (#35): a `sealed` section, `bare` calls that
 count in the content only, reasoning that `ends_at` a section opener, and a prefixed call
-that may stand `bare` where content starts or miss its closer (`unclosed`)."""
+that may stand `bare` where content starts or miss its closer (`unclosed`), and a call
+closed by any of several closers (`other_closers`) whose head has `optional` pieces between
+its name and XML arguments (Beam's)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import pytest
 
+from protocall.blocks.turns import ToolUse, Turn
 from protocall.combinators import UsageError
 from protocall.compile.factory import build
 from protocall.spec import Call, Section, Spec, Think
-from protocall.spec.codecs import Plain
+from protocall.spec.codecs import Plain, XmlArguments
 from protocall.testing import stream, verify
+from protocall.values.xmlargs import Layout
 
 OWL = build(
     Spec(
@@ -134,3 +141,98 @@ def test_a_call_cut_short_by_its_closer_is_malformed_when_the_closer_proves_it()
         message = verify(build(spec), text + "<|eot|>", tools=HERON_TOOLS)
         assert message.content == expected
         assert [e.code for e in message.errors] == (["malformed"] if proves else [])
+
+
+WREN_LAYOUT = Layout("<arg", ">", "</arg>", "<|call|>", key_attribute="name")
+WREN = build(
+    Spec(
+        name="wren",
+        summary="Wren: <|c|>NAME<|as|> json<|m|> XML arguments, closed by <|call|> or <|end|>",
+        call=Call(
+            "<|c|>{name}<|as|> json<|m|>{arguments}<|call|>",
+            XmlArguments(WREN_LAYOUT),
+            optional=(" json",),
+            other_closers=("<|end|>",),
+        ),
+        stops=("<|eot|>",),
+    )
+)
+WREN_TOOLS = [
+    {"name": "get_time", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+]
+
+
+@pytest.mark.parametrize("kind", [" json", ""])
+@pytest.mark.parametrize("closer", ["<|call|>", "<|end|>"])
+def test_a_call_closes_at_any_spelling_of_its_closer_and_an_optional_piece_may_be_missing(
+    kind: str, closer: str
+) -> None:
+    text = f'Hi.<|c|>get_time<|as|>{kind}<|m|><arg name="n">3</arg>{closer} Bye.<|eot|>'
+    message = verify(WREN, text, tools=WREN_TOOLS)
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_time", {"n": 3})]
+    assert message.content == "Hi. Bye."
+
+
+def test_the_first_closer_and_every_optional_piece_are_written() -> None:
+    turn = Turn(None, (ToolUse("get_time", {"n": 3}),))
+    assert (
+        WREN.render(turn, None)
+        == '<|c|>get_time<|as|> json<|m|><arg name="n">3</arg><|call|><|eot|>'
+    )
+    assert "<|end|>" in WREN.reserved
+
+
+def test_an_optional_piece_cut_off_is_a_truncated_call() -> None:
+    message = verify(WREN, "Hi.<|c|>get_time<|as|> js", tools=WREN_TOOLS)
+    assert message.content == "Hi." and [e.code for e in message.errors] == ["truncated"]
+
+
+def test_other_closers_close_a_call_read_piece_by_piece() -> None:
+    spec = Spec(
+        name="finch",
+        summary="Finch: <|c|>NAME<|a|>{…}<|call|> or <|end|>",
+        call=Call("<|c|>{name}<|a|>{arguments}<|call|>", other_closers=("<|end|>",)),
+        stops=("<|eot|>",),
+    )
+    for closer in ("<|call|>", "<|end|>"):
+        text = f'<|c|>get_time<|a|>{{"n": 3}}{closer}<|eot|>'
+        message = verify(build(spec), text, tools=WREN_TOOLS)
+        assert [(c.name, c.arguments) for c in message.tool_calls] == [("get_time", {"n": 3})]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: Call("<|c|>{name}<|a|>{arguments}", other_closers=("<|end|>",)),
+            "other spellings",
+        ),
+        (
+            lambda: Call("<|c|>{name}<|a|>{arguments}<|x|>", other_closers=("<|x|>",)),
+            "other spellings",
+        ),
+        (lambda: Call("<|c|>{name}{arguments}<|x|>", other_closers=(" ",)), "marker texts"),
+        (
+            lambda: Call(
+                "<w>\n<f={name}>\n{arguments}</f>\n</w>",
+                XmlArguments(Layout("<p=", ">", "</p>", "</f>")),
+                other_closers=("<|end|>",),
+            ),
+            "no outer one",
+        ),
+        (
+            lambda: Call(
+                "<|c|>{name} json<|m|>{arguments}<|call|>",
+                XmlArguments(WREN_LAYOUT),
+                optional=("<|m|>{arguments}",),
+            ),
+            "between {name} and XML {arguments}",
+        ),
+    ],
+)
+def test_other_closers_and_xml_optional_pieces_are_refused_where_unread(
+    make: Callable[[], Call], message: str
+) -> None:
+    """Refused when the call is made (`Call`) or the spec built (`build`)."""
+    with pytest.raises(UsageError, match=re.escape(message)):
+        build(Spec(name="refused", summary="refused", call=make(), stops=("<|eot|>",)))

@@ -106,6 +106,7 @@ MINIMAX_M3_TAGS = tuple(m for m in formats.get("minimax-m3").reserved if m.start
 
 FAMILIES = {
     "apertus": Family("test_apertus", ((15, 0),), opener="<|tools_prefix|>", names_cut_call=False),
+    "beam": Family("test_beam", ((12, 0),), escaped_values=False),
     "cohere": Family("test_cohere", ((15, 0),), opener="<|START_ACTION|>", names_cut_call=False),
     "deepseek-v3": Family("test_deepseek:BY_NAME"),
     "deepseek-v3.1": Family("test_deepseek:BY_NAME"),

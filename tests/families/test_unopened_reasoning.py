@@ -19,8 +19,9 @@ from protocall import cli, formats
 from protocall.formats import Format
 from protocall.testing import chunkings, stream
 
-NOT_A_BLOCK = {"gpt-oss", "inkling", "muse", "muse-glimmer", "solar-open"}
-"""Their closes end any block (Solar Open's any message: an answer's before the calls')."""
+NOT_A_BLOCK = {"gpt-oss", "inkling", "muse", "muse-glimmer", "solar-open", "beam"}
+"""Their closes end any block (Solar Open's any message: an answer's before the calls';
+Beam's `<|end|>` an answer's and a call's too)."""
 THINKING = [
     name
     for name in formats.names()

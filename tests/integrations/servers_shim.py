@@ -81,7 +81,7 @@ class Tokenizer:
         self.vocab.update(zip(text, ids, strict=True))
         return ids
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
         ids, at = [], 0
         while at < len(text):
             special = next((s for s in self.specials if text.startswith(s, at)), None)
