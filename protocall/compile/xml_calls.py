@@ -28,9 +28,9 @@ class XmlCalls:
         """The layout of a call whose `Plain` name stands right before `XmlArguments`
         (what is between them, if anything, ends the name; see `blocks.calls.xml_calls`).
         A call's `other_closers` are the layout's `other_ends`. With `Call.unclosed_value`,
-        a missing last value close is tolerated at the layout's
-        end followed by what the template writes after it or, where it writes nothing, by
-        the next call's opener, or by a stop (`Layout.unclosed_at_end`)."""
+        a missing last value close is tolerated at the layout's end followed by what the
+        template writes after it or, where it writes nothing, by the next call's opener, or
+        by a stop (`Layout.unclosed_at_end`)."""
         call = self.spec.call
         if call.loose or not isinstance(call.name, Plain):
             return None
