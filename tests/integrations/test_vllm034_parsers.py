@@ -71,9 +71,9 @@ def tool_parser(name: str) -> Any:
 def test_vllm_034_s_parser_reads_what_the_family_reads(
     parser: str, family: str, tools: list[dict[str, Any]], outputs: list[tuple[str, str | None]]
 ) -> None:
+    parser_class = tool_parser(parser)  # first: without vLLM 0.34 the test skips here
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 
-    parser_class = tool_parser(parser)
     request = ChatCompletionRequest(model="m", messages=[], tools=tools, tool_choice="auto")
     for text, prompt in outputs:
         found = parser_class(servers_shim.Tokenizer([]), request.tools).extract_tool_calls(
