@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from .. import ast
 from ..blocks.channels import under_header
 from ..blocks.json_turn import json_turn, render_json_turn
 from ..blocks.prose import Reasoning
@@ -15,7 +16,6 @@ from ..blocks.turns import Turn
 from ..combinators import Parser, UsageError
 from ..spec.codecs import NameAndArguments
 from ..spec.parts import (
-    TURN_HOOKS,
     Channels,
     JsonTurn,
     Messages,
@@ -27,6 +27,7 @@ from ..tools import Tools
 from .envelope import Envelope
 from .families import channel_format, turn_format
 from .format import Format
+from .messages import Headed
 
 
 def build(stated: Spec) -> Format:
@@ -125,23 +126,25 @@ def build(stated: Spec) -> Format:
 
 
 def _messages(spec: Spec, turn: Messages, envelope: Envelope) -> Format:
-    """The `Format` of a turn whose grammar and renderer are the hook `turn.hook`."""
-    hook = TURN_HOOKS[turn.hook]
+    """The `Format` of a turn of headed messages (`compile.messages`), its calls written
+    from the spec's template."""
+    headed = Headed(spec, turn)
 
     def render(parsed: Turn, start: str | None) -> str:
-        return hook.render(parsed, start, envelope.render)
+        return headed.render(parsed, start, envelope.render)
 
-    shown = {c.name: f"{c.open}…{c.close}" for c in turn.channels if c.name == "reasoning"}
+    states = (ast.REASONING, ast.CONTENT)
+    channels = {state: (turn.opener(turn.opened(state)), turn.end) for state in states}
     return Format(
         spec.name,
-        hook.grammar,
+        headed.grammar,
         render,
-        reserved=tuple(dict.fromkeys((*turn.tokens, *spec.stops))),
-        channels={c.name: (c.open, c.close) for c in turn.channels},
+        reserved=turn.tokens(spec.stops),
+        channels=channels,
         default_start=spec.default_start,
-        prompts={None: spec.prompt} | {c.name: spec.prompt + c.open for c in turn.channels},
+        prompts={None: spec.prompt} | {state: spec.prompt + c[0] for state, c in channels.items()},
         summary=spec.summary,
-        markers=shown | {"call": envelope.shown},
+        markers={"reasoning": "…".join(channels["reasoning"]), "call": envelope.shown},
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any, Protocol
 
@@ -77,7 +77,20 @@ HANDLED: Mapping[str, frozenset[str]] = {
     "Think": frozenset({"open", "close", "written", "opened_by", "off", "prompt"}),
     "Channels": frozenset({"channels", "tokens", "interleaved", "header", "label"}),
     "Channel": frozenset({"name", "open", "close", "label", "written"}),
-    "Messages": frozenset({"hook", "channels", "tokens"}),
+    "Messages": frozenset(
+        {
+            "bodies",
+            "start",
+            "channel",
+            "message",
+            "end",
+            "to",
+            "functions",
+            "types",
+            "code",
+            "dropped",
+        }
+    ),
     "JsonTurn": frozenset({"content", "calls", "single"}),
     "Call": frozenset({"template", "arguments", "name", "between", "optional", "id_pattern"}),
     "Section": frozenset({"begins", "ends", "each", "array", "framing", "written_bare"}),
@@ -314,28 +327,7 @@ def spec_of(fmt: Described) -> Spec:
             f"no grammar for format {fmt.name!r}: a `{{call}}` template alone in a section "
             "that holds no JSON array (the exporter writes calls from their template's tags)"
         )
-    if isinstance(spec.turn, Messages) and spec.turn.hook not in TURN_GRAMMARS:
-        raise UsageError(
-            f"no grammar for the turn hook {spec.turn.hook!r} (a turn in code: its "
-            "grammar piece is registered with `grammar.walk.register_turn`)"
-        )
     return spec
-
-
-TurnGrammar = Callable[["Walk", Messages], Node]
-"""The grammar of a turn a `Messages` hook reads, written by the walk's pieces; with
-`Walk.lazy`, of the rest of the turn from its first call on, the words that trigger it set
-as `Walk.triggers`."""
-
-TURN_GRAMMARS: dict[str, TurnGrammar] = {}
-"""The turn grammars by the name of the `Messages` hook they write (`register_turn`)."""
-
-
-def register_turn(hook: str, grammar: TurnGrammar) -> None:
-    """Make `grammar` the grammar of the turns that the `Messages` hook `hook` reads."""
-    if TURN_GRAMMARS.get(hook, grammar) is not grammar:
-        raise UsageError(f"a turn grammar for the hook {hook!r} is already registered")
-    TURN_GRAMMARS[hook] = grammar
 
 
 def whole_object(spec: Spec) -> bool:
@@ -402,8 +394,8 @@ class Walk:
 
     def _turn(self) -> Node:
         turn = self.spec.turn
-        if isinstance(turn, Messages):  # `spec_of` checked its hook has a grammar
-            return TURN_GRAMMARS[turn.hook](self, turn)
+        if isinstance(turn, Messages):
+            return self._messages(turn)
         if isinstance(turn, JsonTurn):
             return self._json_turn(turn)
         if isinstance(turn, Channels):
@@ -420,6 +412,60 @@ class Walk:
             elif self.options.reasoning:
                 reasoning = Opt(seq(self.text(opened), self._explicit(turn), self.text(closed)))
         return seq(reasoning, self._body())
+
+    def _messages(self, turn: Messages) -> Node:
+        """A turn of headed messages as the renderer writes it: messages joined by the
+        spec's `prompt`, each a message closed by the turn's `end` (reasoning, with
+        `reasoning`, and a content preamble), a call (closed as its template closes) or the
+        answer (in the channel the content start state opens, closed by what ends the
+        turn); a turn that ends otherwise (or has no message) ends with the first stop. A
+        call names its recipient after the channel's name, as the spec's template writes
+        it, or before the channel, as a chat template renders a call, each with every one
+        of the content types. A generation prompt that opened a channel leaves its first
+        message's body open; its calls as `options` allow. With `lazy`, the turn from the
+        first call's opener (either placement) on, the triggers set."""
+        options, text, stop = self.options, self.text, self.spec.stops[0]
+        if self.start == "reasoning" and not options.reasoning:
+            raise UsageError(
+                "reasoning=False, but the generation prompt opened the "
+                f"{turn.opened('reasoning')} channel"
+            )
+        end = text(turn.end)
+        other = alt(
+            *(
+                seq(text(turn.opener(name)), FREE, end)
+                for name, node, close in turn.bodies
+                if close == turn.end and (options.reasoning or node != "reasoning")
+            )
+        )
+        answer = turn.opened("content")
+        final = seq(text(turn.opener(answer)), FREE, text(turn.close(answer)))
+        ending = alt(final, seq(other, text(stop)))
+        after = text(self.spec.prompt)
+        gap = Star(seq(other, after))
+        rest = alt(seq(gap, ending), text(stop))  # the stop alone: an empty turn
+        if self.tools:
+            in_channel, in_header = (
+                alt(*(self.pieces(header, tool) for tool in self.tools for header in headers))
+                for headers in _call_headers(self.spec.call.template, turn)
+            )
+            calls = alt(in_channel, in_header)
+            call = self.grammar.rule("call", seq(gap, calls))
+            more = Star(seq(after, call)) if options.parallel else Lit("")
+            with_calls = seq(call, more, Opt(seq(after, rest)))
+            if self.lazy:  # from the first call's opener (either trigger) on
+                split = [head(spelling) for spelling in (in_channel, in_header)]
+                self.triggers = tuple(trigger for trigger, _ in split)
+                first = alt(*(seq(Lit(trigger), after_trigger) for trigger, after_trigger in split))
+                return seq(first, more, Opt(seq(after, rest)))
+            rest = with_calls if options.tool_choice != "auto" else alt(with_calls, rest)
+        if self.start is None:
+            return rest
+        # the prompt opened the first message: its body, then the rest of the turn
+        then = seq(after, rest)
+        if options.tool_choice == "auto" or not self.tools:
+            then = alt(text(stop), then)
+        return seq(FREE, text(turn.end), then)
 
     def _json_turn(self, turn: JsonTurn) -> Node:
         """The turn as the renderer writes it, one JSON object: the answer (a JSON string
@@ -469,8 +515,8 @@ class Walk:
         if not self.tools:
             raise UsageError("a lazy grammar needs declared tools (its trigger opens a call)")
         no_trigger(self.spec)
-        if isinstance(self.spec.turn, Messages):  # the hook's grammar sets the triggers
-            return TURN_GRAMMARS[self.spec.turn.hook](self, self.spec.turn)
+        if isinstance(self.spec.turn, Messages):  # its grammar sets the triggers
+            return self._messages(self.spec.turn)
         opener, rest = self._run()
         turn = self.spec.turn
         after = self._joined_stops()  # channels: one section, then stops
@@ -934,3 +980,22 @@ def _ordered(schema: Any) -> Any:
         order = sorted(properties, key=lambda key: key not in required)
         result["properties"] = {key: _ordered(properties[key]) for key in order}
     return result
+
+
+def _call_headers(template: str, turn: Messages) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A headed message's call `template` with each of the turn's content types: with the
+    recipient after the channel's name (as the template writes it), and before the
+    channel (as a chat template renders a call)."""
+    channel, _, rest = template.partition(turn.to)
+    named, _, tail = rest.partition("{name}")
+    body = tail[tail.find(turn.message) :]
+    if not rest or not tail or not body.startswith(turn.message):
+        raise UsageError(
+            f"a headed message's call template is `{turn.channel}NAME{turn.to}…{{name}}…"
+            f"{turn.message}{{arguments}}…`, not {template!r}"
+        )
+    recipient = f"{turn.to}{named}{{name}}"
+    kinds = ["".join(kind) for kind in turn.types] or [""]
+    in_channel = tuple(f"{channel}{recipient}{kind}{body}" for kind in kinds)
+    in_header = tuple(f"{recipient}{channel}{kind}{body}" for kind in kinds)
+    return in_channel, in_header

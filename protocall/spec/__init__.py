@@ -14,7 +14,9 @@ A spec is a tree of frozen dataclasses, plain data that `to_data`/`to_json` prin
   its label when read; a channel opener that begins with the header is a message header
   whose label names the channel, so the label decides reasoning, content or a call: Muse's
   recipients), a `Channel`'s `also` other openers read as its own;
-  `Messages(hook, …)`: headed messages read by a named hook (below); `JsonTurn(content,
+  `Messages(bodies, start, channel, message, end, to, …)`: headed messages whose channel,
+  named in each header, says what the body is, a recipient in the header making it a call
+  (gpt-oss's Harmony); `JsonTurn(content,
   calls, single)`: the turn is one JSON object, the string under `content` the answer
   (streamed decoded), the calls in an array under `calls` or alone under `single`, each
   the `{call}` codec's object, the object their envelope (`blocks.json_turn`); `None`:
@@ -125,11 +127,10 @@ From this the factory derives, never restated: the grammar (through the blocks o
 turn's, the section's, the template's tags, the codec's, the stops, the dropped ones),
 the channels, the prompts and the marker summary (`Format.markers["call"]`).
 
-A turn no data describes is a named hook: `Messages(hook, …)` names a `TurnHook` (a
-grammar and a renderer in code, registered with `register_turn`), as gpt-oss's headers.
-So is what proves a call object standing bare in the content a call: a `{call}` template
-in no array section names a `ProofHook` (`Call.proof`, registered with `register_proof`;
-Llama 3's); such calls follow one another separated by `between`'s text (`;`).
+What proves a call object standing bare in the content a call is a named hook: a `{call}`
+template in no array section names a `ProofHook` (`Call.proof`, registered with
+`register_proof`; Llama 3's); such calls follow one another separated by `between`'s
+text (`;`).
 
 How every family maps (every one is written as a spec):
 
@@ -145,7 +146,8 @@ How every family maps (every one is written as a spec):
   `literals="python"` and `between=", "`, which makes the calls a Python list `[…]`
   (`blocks.python_calls.python_call_list`; the brackets are written, not reserved): bare,
   in a `bare` section `written_bare` (Llama 4's `<|python_start|>`), or in a section (LFM2).
-- *gpt-oss: `Messages("harmony", …)`, calls written from the template.
+- *gpt-oss: `Messages` of analysis (reasoning), commentary (a preamble) and final (the
+  answer) bodies, calls written from the template.
 - *DeepSeek: `loose` calls in a `Section` of every spelling (`bare` for R1/V3 and V3.1);
   DSML is `XmlArguments(DSML)` with `empty='"/>'`, the `Section.opener` `<｜DSML｜` and
   the proxies' spellings of `｜DSML｜` `respelled`.
@@ -201,9 +203,7 @@ from .parts import (
     Spec,
     Tags,
     Think,
-    TurnHook,
     register_proof,
-    register_turn,
 )
 
 __all__ = [
@@ -217,11 +217,9 @@ __all__ = [
     "Spec",
     "Tags",
     "Think",
-    "TurnHook",
     "from_data",
     "from_json",
     "register_proof",
-    "register_turn",
     "to_data",
     "to_json",
 ]

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ..blocks.channels import Channel
-from ..blocks.turns import ToolUse, Turn
 from ..combinators import (
     Parser,
     UsageError,
@@ -94,14 +93,72 @@ class Channels:
 
 @dataclass(frozen=True)
 class Messages:
-    """A turn of messages whose headers a named hook reads (gpt-oss Harmony): `hook` names
-    a `TurnHook` registered with `register_turn`; `channels` are the start states a
-    generation prompt leaves open (the prompt plus the channel's opener); every marker
-    begins with one of `tokens`, which are the reserved markers."""
+    """A turn of headed messages (OpenAI Harmony, gpt-oss). A message is written
+    `{channel}NAME{message}BODY` and the close its entry of `bodies` names, `(NAME, node,
+    close)`, its body `reasoning` or `content`: the reasoning channel, the preamble (content
+    closed by `end`) and the answer (content whose close ends the turn). The first message
+    stands right after the generation prompt, each later one after the spec's `prompt`
+    again (`start` and the role); a prompt may also pre-open the reasoning channel or the
+    answer's (the prompt plus its header). A message with a recipient is a call:
+    `{to}{functions}TOOL` names a declared function, `{to}TOOL` a built-in tool (those in
+    `code` take their body as their code, others JSON arguments); it stands after the
+    channel's name (as the spec's call template writes it) or before `{channel}` (as a
+    chat template renders a call), then a content type (`types`: its introducer and kind,
+    the first written), `{message}` and the arguments, closed as the template closes. The
+    reserved markers (`tokens`) are `start`, `channel`, `message`, `end`, the stops and
+    the content types' tokens.
 
-    hook: str
-    channels: tuple[Channel, ...]
-    tokens: tuple[str, ...]
+    Read more widely than written: a body runs to any of the tokens (an `end` after it is
+    consumed); in a reasoning body, `{message}`, a content type's token and a `{channel}`
+    that begins no header are its text; `start` may be missing before `{channel}`; the
+    content type may be missing or of any kind; a channel part naming one of `dropped`
+    (addressed `{to}` the role, or to no one) is dropped where another `{channel}` follows
+    it, as is a stray `end`; any other malformed header is an error, whose region runs to
+    the next `start`, `end` or stop. Text outside messages is content."""
+
+    bodies: tuple[tuple[str, str, str], ...]
+    start: str
+    channel: str
+    message: str
+    end: str
+    to: str
+    functions: str = ""
+    types: tuple[tuple[str, str], ...] = ()
+    code: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        kinds = sorted((node, close == self.end) for _, node, close in self.bodies)
+        if kinds != [("content", False), ("content", True), ("reasoning", True)]:
+            raise UsageError(
+                "a headed message turn's bodies are a reasoning channel and a preamble "
+                f"closed by `end` ({self.end!r}), and an answer closed otherwise: {self.bodies}"
+            )
+
+    def named(self, node: str, closed: bool) -> str:
+        """The channel whose body is `node`, closed by `end` or (`closed=False`) not."""
+        return next(
+            n for n, kind, close in self.bodies if (kind, close == self.end) == (node, closed)
+        )
+
+    def opener(self, name: str) -> str:
+        """The header of a message in channel `name` without a recipient."""
+        return f"{self.channel}{name}{self.message}"
+
+    def opened(self, start: str) -> str:
+        """The channel that the start state `start` (`reasoning` or `content`) opens: the
+        reasoning channel or the answer's."""
+        return self.named(start, start == "reasoning")
+
+    def close(self, name: str) -> str:
+        """What closes a message in channel `name` as written."""
+        return next(close for named, _, close in self.bodies if named == name)
+
+    def tokens(self, stops: tuple[str, ...]) -> tuple[str, ...]:
+        """The reserved markers, with the turn's `stops`."""
+        kinds = (token.strip() for token, _ in self.types)
+        marked = (self.start, self.channel, self.message, self.end, *stops, *kinds)
+        return tuple(dict.fromkeys(token for token in marked if token))
 
 
 @dataclass(frozen=True)
@@ -121,15 +178,6 @@ class JsonTurn:
         keys = (self.content, self.calls, self.single)
         if len(set(keys)) != 3 or not all(keys):
             raise UsageError(f"a JSON turn's content, calls and single keys differ: {keys}")
-
-
-@dataclass(frozen=True)
-class TurnHook:
-    """A turn shape in code: `grammar(tools, start)` and `render(turn, start, call)`, where
-    `call(use, index)` writes one call from the spec's template."""
-
-    grammar: Callable[[Tools | None, str | None], Parser[Any]]
-    render: Callable[[Turn, str | None, Callable[[ToolUse, int], str]], str]
 
 
 H = TypeVar("H")
@@ -154,14 +202,6 @@ class Hooks(Generic[H]):
             known = ", ".join(self.named) or "none"
             raise UsageError(f"no {self.kind} hook named {name!r} (registered: {known})")
         return hook
-
-
-TURN_HOOKS: Hooks[TurnHook] = Hooks("turn")
-
-
-def register_turn(name: str, hook: TurnHook) -> None:
-    """Make `hook` the turn shape that `Messages(name, …)` names."""
-    TURN_HOOKS.register(name, hook)
 
 
 @dataclass(frozen=True)

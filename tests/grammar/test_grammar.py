@@ -151,10 +151,11 @@ def test_an_unhandled_spec_field_is_named() -> None:
     changed = from_json(json.dumps(data))
     fmt = dataclasses.replace(formats.get("hermes"), spec=changed)
     assert fmt.decoding_grammar(TOOLS)  # unchanged: fine
-    hooked = formats.get("gpt-oss").spec
-    unknown = dataclasses.replace(hooked, turn=dataclasses.replace(hooked.turn, hook="other"))
-    with pytest.raises(UsageError, match="no grammar for the turn hook 'other'"):
-        dataclasses.replace(formats.get("gpt-oss"), spec=unknown).decoding_grammar(TOOLS)
+    headed = formats.get("gpt-oss").spec
+    call = dataclasses.replace(headed.call, template="<|channel|>commentary {name} {arguments}")
+    unshaped = dataclasses.replace(headed, call=call)
+    with pytest.raises(UsageError, match="a headed message's call template is"):
+        dataclasses.replace(formats.get("gpt-oss"), spec=unshaped).decoding_grammar(TOOLS)
 
 
 def test_a_field_the_walk_does_not_know_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

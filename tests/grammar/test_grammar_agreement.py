@@ -13,7 +13,6 @@ from gbnf_recognizer import Recognizer
 from grammar_oracle import check, special_tokens
 
 from protocall import formats
-from protocall.formats import gpt_oss
 from protocall.grammar import walk
 
 TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "required": ["city"],
@@ -199,15 +198,19 @@ def test_a_call_spaced_otherwise_is_read_only_never_content(name: str, text: str
     assert verdicts(name, text, prompt) == (False, False)
 
 
-@pytest.mark.parametrize("in_role", [False, True])
-@pytest.mark.parametrize("content_type", gpt_oss.CONTENT_TYPES)
-def test_every_gpt_oss_call_header_is_read_and_written(
-    in_role: bool, content_type: tuple[str, str]
-) -> None:
-    """gpt-oss's call headers, described once (`call_header`, `CONTENT_TYPES`): each place
-    of the recipient with each content type is read as the call and accepted by both
-    grammars."""
-    header = gpt_oss.call_header(in_role, content_type).replace("{name}", "get_weather")
+GPT_OSS_CALL_HEADERS = [
+    "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>",
+    "<|channel|>commentary to=functions.get_weather json<|message|>",
+    " to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>",
+    " to=functions.get_weather<|channel|>commentary json<|message|>",
+]
+
+
+@pytest.mark.parametrize("header", GPT_OSS_CALL_HEADERS)
+def test_every_gpt_oss_call_header_is_read_and_written(header: str) -> None:
+    """gpt-oss's call headers, the recipient after the channel or before it (as the chat
+    template renders a call), each with either content type: read as the call and accepted
+    by both grammars, which the spec's `Messages` writes them from."""
     text = header + '{"city": "P"}<|call|>'
     prompt = formats.get("gpt-oss").prompt_for(None)
     assert read("gpt-oss", text, prompt) == (True, [("get_weather", {"city": "P"})])
