@@ -31,7 +31,7 @@ from ..inference.roundtrip import Trailer, problems
 from ..spec import Spec, to_json
 from .registry import get, names
 
-BARE_CALL_PROOF = "llama-3"
+BARE_CALL_PROOF = "declared-call"
 """The proof hook an inferred spec's bare call objects use (`Call.proof`: a `{"name": …,
 "arguments": …}` object naming a declared tool, as Llama 3's and xLAM's are read)."""
 

@@ -129,8 +129,8 @@ the channels, the prompts and the marker summary (`Format.markers["call"]`).
 
 What proves a call object standing bare in the content a call is a named hook: a `{call}`
 template in no array section names a `ProofHook` (`Call.proof`, registered with
-`register_proof`; Llama 3's); such calls follow one another separated by `between`'s
-text (`;`).
+`register_proof`; the built-in `declared-call`, Llama 3's); such calls follow one another
+separated by `between`'s text (`;`).
 
 How every family maps (every one is written as a spec):
 
@@ -185,7 +185,7 @@ How every family maps (every one is written as a spec):
 - *Generic (llama.cpp's): `JsonTurn("response", "tool_calls", "tool_call")`,
   `Call("{call}", NameAndArguments(id="id"))`, no stop, `malformed_as_content=False`.
 - *Llama 3: `Call("{call}", NameAndArguments(("parameters", "arguments")), between="; ",
-  proof="llama-3")`: bare objects proven by the hook its module registers, after an
+  proof="declared-call")`: bare objects proven by the built-in proof, after an
   optional `<|python_tag|>` (a `bare`, `written_bare` section without an end, whose
   `method` `.call` reads the built-in tools' calls and whose `code` `("python", "code")`
   the code interpreter's).

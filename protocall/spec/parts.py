@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ..blocks import bare_calls
 from ..blocks.channels import Channel
 from ..combinators import (
     Parser,
@@ -220,6 +221,10 @@ PROOF_HOOKS: Hooks[ProofHook] = Hooks("proof")
 def register_proof(name: str, hook: ProofHook) -> None:
     """Make `hook` the proof that `Call(…, proof=name)` names."""
     PROOF_HOOKS.register(name, hook)
+
+
+register_proof("declared-call", ProofHook(bare_calls.OBJECT_STARTS, bare_calls.proof))
+"""The built-in proof: an object naming a declared tool, with its arguments (Llama 3's)."""
 
 
 @dataclass(frozen=True)

@@ -408,7 +408,10 @@ def test_bare_call_objects_are_proven_by_a_named_hook() -> None:
         "bare",
         "bare",
         Call(
-            "{call}", NameAndArguments(("arguments", "parameters")), between=" | ", proof="llama-3"
+            "{call}",
+            NameAndArguments(("arguments", "parameters")),
+            between=" | ",
+            proof="declared-call",
         ),
         ("<eot>",),
         turn=None,

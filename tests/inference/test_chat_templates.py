@@ -251,10 +251,10 @@ def test_a_template_writing_its_last_turn_otherwise_is_probed_with_its_history(
 
 def test_bare_call_objects_are_proven_calls_by_the_bare_call_proof() -> None:
     """Call objects with no marker around them (Phi-4-mini's example template in vLLM):
-    what proves one a call is the registered proof hook Llama 3's and xLAM's use."""
+    what proves one a call is the built-in proof Llama 3's and xLAM's use."""
     spec = detect(own("bare-objects")).format.spec
     assert (spec.call.template, spec.call.between, spec.section) == ("{call}", ",", None)
-    assert spec.call.proof == "llama-3"
+    assert spec.call.proof == "declared-call"
 
 
 def test_a_history_writing_a_marker_its_prompt_lacks_is_read_after_the_prompt() -> None:

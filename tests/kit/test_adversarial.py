@@ -595,14 +595,14 @@ def test_nested_bare_objects_cost_the_same_work_whatever_the_depth_bound(delta: 
     `LOOKAHEAD_DEPTH` levels; the candidates nested in one are decided by one scan, so the
     work per character does not grow with the bound (read again from each start: about
     16× more at 64 levels than at 4)."""
-    from protocall.formats import llama3
+    from protocall.blocks import bare_calls
 
     generate = degenerate_inputs(formats.get("llama-3"))["'{\"a\":' nested"]
     small, large = generate(1000), generate(3000)
     per_character = {}
     for depth in (4, 64):
         with pytest.MonkeyPatch.context() as patch, recompiled():
-            patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
+            patch.setattr(bare_calls, "LOOKAHEAD_DEPTH", depth)
             patch.setattr(recovery, "LEARNED", 0)  # the scan's work, not a learned head
             parse("llama-3", small, delta)  # grammar caches warm: not counted
             extra = calls("llama-3", large, delta) - calls("llama-3", small, delta)
@@ -845,11 +845,11 @@ def test_the_content_scan_reads_a_start_as_the_turn_would(
     (its head by a glance, its object by the scan) as text equal those with the turn
     trying a call at each and every choice running every branch (llama-3, with bounds
     small enough for the scan to decide inside the text)."""
-    from protocall.formats import llama3
+    from protocall.blocks import bare_calls
 
     with pytest.MonkeyPatch.context() as patch, recompiled():
-        patch.setattr(llama3, "LOOKAHEAD_DEPTH", depth)
-        patch.setattr(llama3, "LOOKAHEAD", size)
+        patch.setattr(bare_calls, "LOOKAHEAD_DEPTH", depth)
+        patch.setattr(bare_calls, "LOOKAHEAD", size)
         with disabled():
             expected = outcome("llama-3", text, delta)
         assert outcome("llama-3", text, delta) == expected
