@@ -138,8 +138,9 @@ class Messages:
 
     def named(self, node: str, closed: bool) -> str:
         """The channel whose body is `node`, closed by `end` or (`closed=False`) not."""
+        wanted = (node, closed)
         return next(
-            n for n, kind, close in self.bodies if (kind, close == self.end) == (node, closed)
+            name for name, kind, close in self.bodies if (kind, close == self.end) == wanted
         )
 
     def opener(self, name: str) -> str:
