@@ -49,9 +49,13 @@ class Cache(dict[K, V]):
 
 def clear_all() -> None:
     """Empty every cache there is (for tests and benchmarks that start cold, and for the
-    switch: nothing worked out with shortcuts on serves a parse with them off)."""
+    switch: nothing worked out with shortcuts on serves a parse with them off). The caches
+    leave the registry as they are emptied, and enter it again with their next entry: the
+    next `clear_all` walks the caches filled since, not every one a process ever filled."""
     for cache in list(_caches.values()):
         cache.clear()
+        cache.registered = False
+    _caches.clear()
 
 
 def built_once(build: Callable[[Any], Parser[Any]]) -> Callable[[Any], Parser[Any]]:

@@ -13,6 +13,7 @@ from protocall.combinators import Alt, Run
 from protocall.combinators.primitives import Literal
 from protocall.combinators.text import Until
 from protocall.shortcuts import Cache, clear_all, disabled, enabled
+from protocall.shortcuts import cache as caching
 from protocall.shortcuts import choice as planned
 from protocall.shortcuts import primitives as leaves
 
@@ -73,3 +74,25 @@ def test_clear_all_empties_every_cache() -> None:
     second.keep(1, "a")
     clear_all()
     assert not first and not second
+
+
+def test_a_cache_refilled_after_clear_all_is_emptied_by_the_next() -> None:
+    cache: Cache[str, int] = Cache(4)
+    cache.keep("a", 1)
+    clear_all()
+    cache.keep("b", 2)
+    clear_all()
+    assert not cache
+
+
+def test_clear_all_walks_only_the_caches_filled_since_the_last() -> None:
+    """A process that switches the shortcuts often (a differential test) pays for the
+    caches it used since, not for every cache it ever filled."""
+    caches = [Cache[int, int](4) for _ in range(1000)]
+    for number, cache in enumerate(caches):
+        cache.keep(number, number)
+    clear_all()
+    caches[0].keep(0, 0)
+    assert list(caching._caches.values()) == [caches[0]]
+    clear_all()
+    assert not caches[0] and not caching._caches
