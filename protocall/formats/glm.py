@@ -57,4 +57,3 @@ GLM_47 = replace(
     default_start="reasoning",
 )
 FORMATS = (build(GLM_45), build(GLM_47))
-RESERVED = FORMATS[0].reserved

@@ -46,7 +46,6 @@ SPEC = Spec(
     default_start="reasoning",
 )
 FORMAT = build(SPEC)
-RESERVED = FORMAT.reserved
 KEEP_THINK = build(
     replace(
         SPEC,

@@ -39,4 +39,3 @@ SPEC = Spec(
     prompt="]~b]ai\n",
 )
 FORMAT = build(SPEC)
-RESERVED = FORMAT.reserved

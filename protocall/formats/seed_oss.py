@@ -49,4 +49,3 @@ SPEC = Spec(
     prompt="<seed:bos>assistant\n",
 )
 FORMAT = build(SPEC)
-RESERVED = FORMAT.reserved

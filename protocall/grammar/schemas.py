@@ -54,9 +54,6 @@ LARK_FORMATS = frozenset(
 )
 """The string formats llguidance's `%json` knows (another is a compile error there)."""
 
-GBNF_FORMATS = frozenset({"date", "time", "date-time", "uuid"})
-"""The string formats the GBNF writer spells out."""
-
 _SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
