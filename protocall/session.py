@@ -434,14 +434,9 @@ class Session:
         max_depth: int | None = None,
         record: bool = True,
     ) -> None:
-        for name, limit, least in (
-            ("max_output", max_output, 0),
-            ("max_calls", max_calls, 0),
-            ("max_argument_size", max_argument_size, 0),
-            ("max_depth", max_depth, 1),
-        ):
-            if limit is not None and (type(limit) is not int or limit < least):
-                raise UsageError(f"{name} is a number of at least {least} or None, not {limit!r}")
+        limits = (max_output, max_calls, max_argument_size, max_depth)
+        if limits != _NO_LIMITS:
+            _check_limits(*limits)
         self._max_output = max_output
         self._max_calls = max_calls
         self._max_argument_size = _UNLIMITED if max_argument_size is None else max_argument_size
@@ -1076,6 +1071,18 @@ def _logged(entry: tuple[Any, ...]) -> Item:
 
 def _drop(text: str) -> list[Event]:
     return []
+
+
+_NO_LIMITS = (None, None, None, None)
+
+
+def _check_limits(*limits: int | None) -> None:
+    """`Session`'s limits, in its order: a `UsageError` for one that is no number of at
+    least its least value (1 for `max_depth`, else 0)."""
+    names = ("max_output", "max_calls", "max_argument_size", "max_depth")
+    for name, limit, least in zip(names, limits, (0, 0, 0, 1), strict=True):
+        if limit is not None and (type(limit) is not int or limit < least):
+            raise UsageError(f"{name} is a number of at least {least} or None, not {limit!r}")
 
 
 def _random_ids(seed: int | None) -> IdFactory:

@@ -101,9 +101,10 @@ class Format:
         turn = compiled(self, tools, self.start_state(generation_prompt))
         options.setdefault("passthrough_malformed", self.malformed_as_content)
         session = Session(turn.grammar, turn.tools, **options)
-        primed = self._primed(generation_prompt)
-        if primed:
-            session.feed(primed, special=True)
+        if self.primed:
+            primed = self._primed(generation_prompt)
+            if primed:
+                session.feed(primed, special=True)
         return session
 
     def _primed(self, generation_prompt: str | None) -> str:
