@@ -37,25 +37,15 @@ def longest_first(markers: Iterable[str]) -> str:
     return "|".join(map(re.escape, sorted(markers, key=lambda m: (-len(m), m))))
 
 
-def held_prefix(markers: Iterable[str], newline: bool = False) -> re.Pattern[str]:
-    """A regex whose `fullmatch` tells a held tail that is still only a proper prefix of
-    one of `markers`, none of them complete at its start (with `newline`, after an optional
-    leading newline too: a framing newline held with the prefix)."""
-    ordered = longest_first(markers)
-    prefix = f"(?!{ordered})(?:{proper_prefixes(sorted(markers)) or '(?!)'})"
-    return re.compile(f"(?!{ordered})\\n?{prefix}" if newline else prefix)
-
-
 @functools.lru_cache(maxsize=1024)
-def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], ...]:
-    """The regexes for a marker set, compiled once per set (grammars are built per session):
-    the markers; while the stream is open, the earliest complete marker or the earliest
-    proper marker prefix that reaches the end of the buffer (to hold back); a held tail
-    that stays held (see `held_prefix`)."""
+def _patterns(markers: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The regexes for a marker set, compiled once per set (grammars are built per tool
+    set): the markers; while the stream is open, the earliest complete marker or the
+    earliest proper marker prefix that reaches the end of the buffer (to hold back)."""
     ordered = longest_first(markers)
     prefixes = proper_prefixes(sorted(markers))
     scan = f"{ordered}|(?:{prefixes})\\Z" if prefixes else ordered
-    return re.compile(ordered), re.compile(scan), held_prefix(markers)
+    return re.compile(ordered), re.compile(scan)
 
 
 class Gathered:
@@ -116,7 +106,7 @@ class Until(Parser[str]):
         self.markers = markers
         self.guard: Parser[Any] | None = None if text_markers is None else text_markers[0]
         self.text_markers = frozenset(() if text_markers is None else text_markers[1])
-        self.find, self.scan, self.held = _patterns(frozenset(markers))
+        self.find, self.scan = _patterns(frozenset(markers))
         self.emit = emit
         self.required = required
         self.nonempty = nonempty

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from json.encoder import encode_basestring
 from typing import Any, Protocol
 
 from ..combinators.stream import RELEASE, Input
-from ..combinators.text import JOIN, Gathered, held_prefix
+from ..combinators.text import JOIN, Gathered, longest_first, proper_prefixes
 
 
 class Absorber(Protocol):
@@ -52,7 +53,32 @@ class PartialMarker:
         return "", self.pos
 
 
+def held_prefix(markers: Iterable[str], newline: bool = False) -> re.Pattern[str]:
+    """A regex whose `fullmatch` tells a held tail that is still only a proper prefix of
+    one of `markers`, none of them complete at its start (with `newline`, after an optional
+    leading newline too: a framing newline held with the prefix)."""
+    ordered = longest_first(markers)
+    prefix = f"(?!{ordered})(?:{proper_prefixes(sorted(markers)) or '(?!)'})"
+    return re.compile(f"(?!{ordered})\\n?{prefix}" if newline else prefix)
+
+
 _held = functools.lru_cache(maxsize=1024)(held_prefix)
+
+
+class HeldTail:
+    """`held_prefix` of an `until`'s markers, told by the two regexes its scan compiled
+    (`find`, the markers; `scan`, a marker or a proper prefix of one that ends the text):
+    the tail is held where no marker starts it and the whole of it is a proper prefix.
+    Nothing more to compile per marker set."""
+
+    __slots__ = ("find", "scan")
+
+    def __init__(self, find: re.Pattern[str], scan: re.Pattern[str]) -> None:
+        self.find = find
+        self.scan = scan
+
+    def fullmatch(self, tail: str) -> bool:
+        return self.find.match(tail) is None and self.scan.fullmatch(tail) is not None
 
 
 class TokenWait:
@@ -113,7 +139,7 @@ class Scanning(Gathered):
     newline before that prefix, or at the end), the rest held back. Emitted text is the
     input itself, or with `escape` its JSON string escaping (without quotes); nothing with
     `emit=False`. Suspended with a tail held back, it takes input that keeps the tail held
-    (`held`, as given by `held_prefix`), emitting nothing, and, without `framing`, input
+    (`held`: `held_prefix`, or a `HeldTail`), emitting nothing, and, without `framing`, input
     that rules the tail out: the tail and it are then scanned as one delta, as above.
     With `until`, the `Until` whose scan it is, a text marker complete in the input is
     decided as the resumed scan would (`text.marker_is_text`, the delta put in the buffer
@@ -147,7 +173,7 @@ class Scanning(Gathered):
         *,
         emit: bool = True,
         escape: bool = False,
-        held: re.Pattern[str],
+        held: re.Pattern[str] | HeldTail,
         scan: tuple[re.Pattern[str], re.Pattern[str]],
         framing: bool = False,
         until: Any = None,
@@ -239,7 +265,7 @@ class Scanning(Gathered):
     def _hold(self, inp: Input, whole: str, text: str) -> tuple[str, int] | None:
         """With a tail held back: take `text` when `whole`, the tail and it, is still held
         (else, without `framing`, `absorb` scans it as one delta)."""
-        if self.held.fullmatch(whole) is None:
+        if not self.held.fullmatch(whole):
             return None
         inp.append(text)
         return "", self.emitted

@@ -13,7 +13,7 @@ from ..combinators.result import Backtrack
 from ..combinators.stream import Input, new_text
 from ..combinators.tags import JsonEscaped, escaped
 from ..combinators.text import Until
-from .absorbers import Scanning, marker_starts
+from .absorbers import HeldTail, Scanning, marker_starts
 from .cache import Cache
 from .glance import EMPTY, WAITING, Glance, failing
 from .learned import running
@@ -29,6 +29,7 @@ class _Checking(Until):
 
     guard: Any
     starts: Any  # see `marker_starts`
+    held: HeldTail
     reach_guard: int  # the guard's reach
     windows: Cache[str, bool | tuple[Parser[Any], ...] | None]  # see `marker_is_text`
     marker_is_text: Any  # installed: see the function
@@ -197,12 +198,12 @@ def _escaping(inp: Input) -> None:
         inp.fast.escape = True
 
 
-_cached_starts = functools.cached_property(lambda self: marker_starts(frozenset(self.markers)))
 install(Until, "step", until_step)
 install(JsonEscaped, "step", json_escaped_step)
 install(
     Until, "starts", functools.cached_property(lambda self: marker_starts(frozenset(self.markers)))
 )
+install(Until, "held", functools.cached_property(lambda self: HeldTail(self.find, self.scan)))
 install(Until, "reach_guard", functools.cached_property(lambda self: self.guard.reach()))
 install(Until, "marker_is_text", marker_is_text)
 install(Until, "windows", functools.cached_property(lambda self: Cache(WINDOWS)))

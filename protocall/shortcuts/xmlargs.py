@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from ..combinators.stream import Input
-from ..combinators.text import held_prefix
 from ..values.xmlargs import (
     ATTRIBUTE,
     ATTRIBUTE_PREFIX,
@@ -22,7 +21,7 @@ from ..values.xmlargs import (
     ValueText,
     XmlArguments,
 )
-from .absorbers import APPENDED, PartialMarker, Scanning, TokenWait, marker_starts
+from .absorbers import APPENDED, PartialMarker, Scanning, TokenWait, held_prefix, marker_starts
 from .cache import Cache
 from .registry import install
 
