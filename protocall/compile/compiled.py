@@ -109,9 +109,14 @@ def compiled(fmt: Grammared, tools: ToolsArgument, start: str | None) -> Compile
     """`fmt`'s grammar for `tools` starting in channel `start`: from the cache when this
     tool set was compiled before, else compiled now (tools checked: a bad schema is a
     `UsageError`) and kept."""
-    if tools is not None and not isinstance(tools, list | tuple | Tools):
-        tools = list(tools)  # read once: the key and the compilation read it
-    key = _tools_key(tools) if not isinstance(tools, Tools) else id(tools)
+    if type(tools) is list or tools is None:  # the common case: no abstract class to ask
+        key = _tools_key(tools)
+    elif isinstance(tools, Tools):
+        key = id(tools)
+    else:
+        if not isinstance(tools, tuple):
+            tools = list(tools)  # read once: the key and the compilation read it
+        key = _tools_key(tools)
     if key is None:
         return _compile(fmt, tools, start)
     # Keyed by the format's grammar function (which formats derived by `replace` share),

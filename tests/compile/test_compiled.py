@@ -113,6 +113,7 @@ def test_tool_objects_are_keyed_by_content_and_a_tools_mapping_by_identity() -> 
     tool = Tool("get_weather", {"type": "object"})
     assert compiled(hermes, [tool], None) is compiled(hermes, [Tool(*vars(tool).values())], None)
     assert compiled(hermes, (t for t in [tool]), None).tools == Tools([tool])
+    assert compiled(hermes, (tool,), None) is compiled(hermes, [tool], None)  # the same JSON
     declared = Tools([tool])
     assert compiled(hermes, declared, None).tools is declared
     assert compiled(hermes, declared, None) is compiled(hermes, declared, None)
