@@ -14,8 +14,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import httpx
-from langchain_core.messages import AIMessageChunk
-from langchain_openai import ChatOpenAI
 from openai import LengthFinishReasonError, OpenAI
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk, ParsedChatCompletion, ParsedChoice
@@ -101,6 +99,9 @@ def sdk_streamed(
 def langchain_streamed(chunks: Sequence[dict[str, Any]], cuts: Iterable[int] = ()) -> Any:
     """The `AIMessageChunk` LangChain's `ChatOpenAI.stream()` adds up from an SSE response
     of `chunks`."""
+    from langchain_core.messages import AIMessageChunk  # imported by the tests that use it:
+    from langchain_openai import ChatOpenAI  # a second to import, at every collection else
+
     http = httpx.Client(transport=transport(sse(chunks), cuts))
     model = ChatOpenAI(model="m", api_key="test", base_url=URL, http_client=http, max_retries=0)
     total = AIMessageChunk(content="")
