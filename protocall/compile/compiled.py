@@ -109,6 +109,7 @@ def compiled(fmt: Grammared, tools: ToolsArgument, start: str | None) -> Compile
     """`fmt`'s grammar for `tools` starting in channel `start`: from the cache when this
     tool set was compiled before, else compiled now (tools checked: a bad schema is a
     `UsageError`) and kept."""
+    key: _Text | int | None
     if type(tools) is list or tools is None:  # the common case: no abstract class to ask
         key = _tools_key(tools)
     elif isinstance(tools, Tools):
