@@ -3,6 +3,7 @@ and the markers that tell from the generation prompt which channel is pre-opened
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 Grammar = Callable[[Tools | None, str | None], Parser[Any]]
 Renderer = Callable[[Turn, str | None], str]
+
+
+_CHECKED_TOKEN_SETS = 64
+"""Special-token sets a format remembers having checked (a server passes one per model)."""
 
 
 class GrammarRequest(TypedDict, total=False):
@@ -117,6 +122,12 @@ class Format:
         if isinstance(tokens, str):
             raise UsageError("special_tokens takes a collection of texts, not one string")
         tokens = tuple(tokens)
+        checked = self._checked_tokens
+        try:
+            if tokens in checked:  # a server gives every session the same
+                return tokens
+        except TypeError:  # an unhashable token, which the check names
+            pass
         markers = [*self.reserved, *(marker for pair in self.channels.values() for marker in pair)]
         for token in tokens:
             if not isinstance(token, str) or not token or not any(token in m for m in markers):
@@ -125,7 +136,14 @@ class Format:
                     f"special token {token!r} is no part of any marker of format "
                     f"`{self.name}` (its markers: {shown})"
                 )
+        if len(checked) < _CHECKED_TOKEN_SETS:
+            checked.add(tokens)
         return tokens
+
+    @functools.cached_property
+    def _checked_tokens(self) -> set[tuple[str, ...]]:
+        """The `special_tokens` sets found to be parts of the format's markers."""
+        return set()
 
     def decoding_grammar(
         self,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -283,6 +284,18 @@ def test_no_special_tokens_declared_is_the_default_behaviour() -> None:
 def test_special_tokens_that_cannot_matter_are_a_usage_error(tokens: Any, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         protocall.formats.get("hermes").parser(special_tokens=tokens)
+
+
+def test_a_set_of_special_tokens_is_checked_once_and_a_bad_one_every_time() -> None:
+    fmt = replace(protocall.formats.get("hermes"))  # its own memory of the sets checked
+    for _ in range(2):
+        with pytest.raises(UsageError, match="no part of any marker"):
+            fmt.parser(special_tokens=["<nope>"])
+        with pytest.raises(UsageError, match="no part of any marker"):
+            fmt.parser(special_tokens=[["<tool_call>"]])  # unhashable: refused all the same
+    fmt.parser(special_tokens=["<tool_call>", "</tool_call>"])
+    fmt.parser(special_tokens=("<tool_call>", "</tool_call>"))
+    assert fmt._checked_tokens == {("<tool_call>", "</tool_call>")}
 
 
 def test_special_tokens_may_be_any_iterable() -> None:
