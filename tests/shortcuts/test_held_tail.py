@@ -4,11 +4,17 @@ its own for: the same verdict on every text, for every marker set."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from protocall.combinators.text import Until
+from protocall.shortcuts import enabled
 from protocall.shortcuts.absorbers import held_prefix
+
+pytestmark = pytest.mark.skipif(
+    not enabled(), reason="PROTOCALL_SHORTCUTS=0: no shortcut tells a held tail"
+)
 
 # Few characters, so that markers share prefixes and contain one another.
 MARKERS = st.frozensets(st.text("<>/ab", min_size=1, max_size=6), min_size=1, max_size=5)
